@@ -1,0 +1,134 @@
+"""One error hierarchy. Every error has a stable ``code`` and a message that says what to do next.
+
+The CLI maps the families to exit codes: bad input (manifest, plan, options, policy, missing browser)
+is 2, a planning failure is 3. Errors raised *inside* a running step never escape the executor: they
+become a failed step result instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a document: where (file, step, JSON pointer) and why."""
+
+    message: str
+    pointer: str = ""
+    source: str = ""
+    step: int | None = None
+
+    def __str__(self) -> str:
+        where = [p for p in (self.source, f"step {self.step}" if self.step is not None else "", self.pointer) if p]
+        return f"{': '.join(where)}: {self.message}" if where else self.message
+
+    def to_dict(self) -> dict:
+        return {"message": self.message, "pointer": self.pointer, "source": self.source, "step": self.step}
+
+
+class CurllmError(Exception):
+    """Base of every error curllm raises on purpose."""
+
+    code = "CURLLM_ERROR"
+    exit_code = 1
+
+    def __init__(self, message: str, *, code: str | None = None, problems: list[Problem] | None = None):
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        self.problems: list[Problem] = list(problems or [])
+
+    def __str__(self) -> str:
+        if not self.problems:
+            return self.message
+        return self.message + "".join(f"\n  - {p}" for p in self.problems)
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+class UsageError(CurllmError):
+    """Bad options or arguments."""
+
+    code = "BAD_USAGE"
+    exit_code = 2
+
+
+class ManifestError(CurllmError):
+    """A manifest file is unreadable or invalid."""
+
+    code = "BAD_MANIFEST"
+    exit_code = 2
+
+
+class PlanError(CurllmError):
+    """A plan document is unreadable or fails the check; nothing has run."""
+
+    code = "BAD_PLAN"
+    exit_code = 2
+
+
+class PlanningError(CurllmError):
+    """No plan could be made for an instruction."""
+
+    code = "PLANNING_FAILED"
+    exit_code = 3
+
+
+class ToolError(CurllmError):
+    """A tool failed while running (turned into a failed step result by the executor)."""
+
+    code = "TOOL_FAILED"
+
+
+class ToolNotFound(CurllmError):
+    code = "UNKNOWN_TOOL"
+    exit_code = 2
+
+
+class BrowserError(CurllmError):
+    """The browser could not be started or a page could not be opened."""
+
+    code = "BROWSER_ERROR"
+
+
+class BrowserNotFound(BrowserError):
+    code = "BROWSER_NOT_FOUND"
+    exit_code = 2
+
+
+class NavigationError(BrowserError):
+    """A page failed to load (HTTP status >= 400, DNS failure, timeout). Transient: retried."""
+
+    code = "NAVIGATION_FAILED"
+
+
+class PolicyError(CurllmError):
+    """A URL refused by the network policy (``BLOCKED_URL``, ``SSRF_BLOCKED_URL``)."""
+
+    code = "BLOCKED_URL"
+    exit_code = 2
+
+
+class StepTimeout(ToolError):
+    code = "STEP_TIMEOUT"
+
+
+class OutputInvalid(ToolError):
+    code = "OUTPUT_INVALID"
+
+
+@dataclass
+class Warnings:
+    """Collected non-fatal problems (bad manifests skipped, plugin load errors, name clashes)."""
+
+    items: list[str] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        self.items.append(text)

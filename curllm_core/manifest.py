@@ -1,0 +1,158 @@
+"""The tool manifest: a JSON document that says what a tool does, when to use it and how to call it.
+
+`manifest.schema.json` (beside the built-in manifests) is the source of truth for the format; the
+`Manifest` dataclass mirrors it (a test keeps the two in step). Checking a manifest needs the
+`jsonschema` package, imported here only when a document is actually checked: the registry caches
+manifests that passed, so listing tools does not pay for it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .errors import ManifestError, Problem
+
+CATEGORIES = ("extraction", "forms", "navigation", "validation")
+#: Order of the categories in a plan built by rules.
+CATEGORY_ORDER = {c: i for i, c in enumerate(("forms", "navigation", "extraction", "validation"))}
+PAGE_DEPENDENCIES = {"page", "playwright"}
+
+
+def manifests_dir() -> Path:
+    """Directory of the built-in manifests: packaged inside curllm_core, or at the top of a checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "tools_manifests"
+    return packaged if packaged.is_dir() else here.parent / "tools_manifests"
+
+
+@cache
+def manifest_schema() -> dict:
+    return json.loads((manifests_dir() / "manifest.schema.json").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A validated tool manifest. ``source`` names who registered it; ``path`` is its file, if any."""
+
+    name: str
+    version: str
+    description: str
+    category: str
+    parameters: dict
+    output_schema: dict
+    entrypoint: str
+    triggers: tuple[str, ...] = ()
+    examples: tuple[dict, ...] = ()
+    dependencies: tuple[str, ...] = ()
+    timeout_ms: int = 30000
+    consumes: tuple[str, ...] = ()
+    produces: tuple[str, ...] = ()
+    sites: tuple[str, ...] = ()
+    effects: str = "read"
+    selectors: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # x-* fields, kept as given
+    source: str = ""
+    path: str = ""
+
+    @property
+    def key(self) -> str:
+        """The address of the tool: ``category.name``."""
+        return f"{self.category}.{self.name}"
+
+    @property
+    def needs_page(self) -> bool:
+        return bool(PAGE_DEPENDENCIES & set(self.dependencies))
+
+    @classmethod
+    def from_dict(cls, doc: dict, *, source: str = "", path: str = "") -> Manifest:
+        """Build from a document that already passed `check_manifest`."""
+        tuples = ("triggers", "examples", "dependencies", "consumes", "produces", "sites")
+        known = {f for f in cls.__dataclass_fields__ if f not in ("extra", "source", "path")}
+        values = {k: (tuple(v) if k in tuples else v) for k, v in doc.items() if k in known}
+        values["parameters"] = normalize_parameters(doc["parameters"])
+        extra = {k: v for k, v in doc.items() if k.startswith("x-")}
+        return cls(**values, extra=extra, source=source, path=path)
+
+    def to_dict(self) -> dict:
+        """The manifest as a JSON document (the form the schema describes)."""
+        doc = asdict(self)
+        for k in ("extra", "source", "path"):
+            doc.pop(k)
+        for k, v in list(doc.items()):
+            if isinstance(v, tuple):
+                doc[k] = list(v)
+        doc.update(self.extra)
+        return doc
+
+
+def normalize_parameters(schema: dict) -> dict:
+    """Accept the design's ``"optional": true`` on a property: it is dropped from ``required``."""
+    props = schema.get("properties") or {}
+    optional = {name for name, prop in props.items() if isinstance(prop, dict) and prop.get("optional") is True}
+    if not optional or "required" not in schema:
+        return schema
+    return {**schema, "required": [r for r in schema["required"] if r not in optional]}
+
+
+def _pointer(path) -> str:
+    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
+
+
+def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
+    """Every problem with a manifest document: schema, sub-schemas, triggers, examples."""
+    from jsonschema import Draft202012Validator
+
+    problems = [
+        Problem(e.message, _pointer(e.absolute_path), source)
+        for e in sorted(Draft202012Validator(manifest_schema()).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    ]
+    if problems:
+        return problems
+    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+    for key in ("parameters", "output_schema"):
+        for e in meta.iter_errors(doc[key]):
+            problems.append(Problem(f"not a valid JSON Schema: {e.message}", _pointer([key, *e.absolute_path]), source))
+    if doc["parameters"].get("type", "object") != "object":
+        problems.append(Problem("parameters must be a JSON Schema of type object", "/parameters/type", source))
+    for i, trigger in enumerate(doc.get("triggers", [])):
+        try:
+            re.compile(trigger)
+        except re.error as e:
+            problems.append(Problem(f"trigger is not a valid regular expression: {e}", f"/triggers/{i}", source))
+    if problems:
+        return problems
+    params = Draft202012Validator(normalize_parameters(doc["parameters"]))
+    for i, example in enumerate(doc.get("examples", [])):
+        for e in params.iter_errors(example["parameters"]):
+            problems.append(
+                Problem(f"example parameters do not match parameters: {e.message}",
+                        _pointer(["examples", i, "parameters", *e.absolute_path]), source)
+            )
+    return problems
+
+
+def read_manifest(path: Path) -> dict:
+    """Parse a manifest file; a file that is not JSON raises ManifestError naming line and column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot read manifest: {e.strerror}", problems=[Problem(str(e), "", str(path))]) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        msg = f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+        raise ManifestError(f"{path}: {msg}", problems=[Problem(msg, "", str(path))]) from None
+
+
+def load_manifest(path: Path, *, source: str = "") -> Manifest:
+    """Read and check one manifest file. Raises ManifestError with every problem."""
+    doc = read_manifest(path)
+    problems = check_manifest(doc, source=str(path))
+    if problems:
+        raise ManifestError(f"{path}: invalid manifest", problems=problems)
+    return Manifest.from_dict(doc, source=source, path=str(path))

@@ -1,0 +1,142 @@
+"""Plugin discovery: the built-in default plugin, entry points of group ``curllm``, CURLLM_TOOLS_PATH.
+
+Entry points are read straight from the ``*.dist-info/entry_points.txt`` files on ``sys.path``:
+``importlib.metadata`` costs ~80 ms to import here, more than the rest of ``curllm tools list``.
+A plugin that fails to import or to register is recorded with its error; the others still load.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pluggy
+
+from . import builtin, hookspecs
+from .registry import ManifestCache, PluginInfo, Registry, cache_dir
+
+GROUP = "curllm"
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    name: str
+    value: str  # module[:attr]
+    dist: str
+    version: str
+
+
+def _parse_entry_points(text: str, group: str) -> list[tuple[str, str]]:
+    found, section = [], None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section == group and "=" in line:
+            name, _, value = line.partition("=")
+            found.append((name.strip(), value.split("[")[0].strip()))
+    return found
+
+
+def entry_points(group: str = GROUP) -> list[EntryPoint]:
+    """Installed entry points of ``group``, first on sys.path wins, sorted by name."""
+    seen: dict[str, EntryPoint] = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for dirname in names:
+            if not dirname.endswith((".dist-info", ".egg-info")):
+                continue
+            file = os.path.join(entry or ".", dirname, "entry_points.txt")
+            try:
+                with open(file, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            if f"[{group}]" not in text:
+                continue
+            stem = dirname.rsplit(".", 1)[0]
+            dist, _, version = stem.partition("-")
+            for name, value in _parse_entry_points(text, group):
+                seen.setdefault(name, EntryPoint(name, value, dist, version.partition("-")[0]))
+    return [seen[n] for n in sorted(seen)]
+
+
+def _load_object(value: str):
+    module, _, attr = value.partition(":")
+    obj = importlib.import_module(module.strip())
+    for part in filter(None, attr.strip().split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+def allowed_plugins(env: dict) -> set[str] | None:
+    """None: every plugin. A set: only those names (empty: none). From CURLLM_LOAD_PLUGINS."""
+    if "CURLLM_LOAD_PLUGINS" not in env:
+        return None
+    return {n.strip() for n in env["CURLLM_LOAD_PLUGINS"].split(",") if n.strip()}
+
+
+def load_registry(env: dict | None = None, *, use_cache: bool = True) -> Registry:
+    """Build the registry: built-in tools, installed plugins, then CURLLM_TOOLS_PATH directories."""
+    env = os.environ if env is None else env
+    cache = ManifestCache(cache_dir() / "manifests.json" if use_cache and not env.get("CURLLM_NO_MANIFEST_CACHE") else None)
+    registry = Registry(cache=cache)
+    pm = pluggy.PluginManager(GROUP)
+    pm.add_hookspecs(hookspecs)
+
+    ordered: list[tuple[PluginInfo, object]] = []
+    pm.register(builtin, name="builtin")
+    ordered.append((PluginInfo("builtin", _curllm_version(), builtin.__name__, builtin=True), builtin))
+
+    allow = allowed_plugins(env)
+    eps = entry_points()
+    for ep in eps:
+        if allow is not None and ep.name not in allow:
+            continue
+        info = PluginInfo(ep.name, ep.version, ep.value)
+        try:
+            plugin = _load_object(ep.value)
+            pm.register(plugin, name=ep.name)
+        except Exception as e:  # third-party import errors are reported, never fatal
+            info.error = f"failed to load: {type(e).__name__}: {e}"
+            registry.plugins.append(info)
+            continue
+        ordered.append((info, plugin))
+    if allow:
+        for missing in sorted(allow - {ep.name for ep in eps}):
+            registry.plugins.append(PluginInfo(missing, error="named in CURLLM_LOAD_PLUGINS but not installed"))
+
+    impls = {impl.plugin_name: impl for impl in pm.hook.curllm_register_tools.get_hookimpls()}
+    for info, _plugin in ordered:
+        impl = impls.get(info.name)
+        if impl is not None:
+            try:
+                impl.function(register=lambda item, _info=info: _info.tools.extend(
+                    registry.register(item, source=_info.name)))
+            except Exception as e:  # a plugin's hook failing must not take the others down
+                info.error = f"curllm_register_tools failed: {type(e).__name__}: {e}"
+        registry.plugins.append(info)
+
+    for directory in filter(None, env.get("CURLLM_TOOLS_PATH", "").split(os.pathsep)):
+        info = PluginInfo(directory, module=str(Path(directory).resolve()))
+        try:
+            info.tools = registry.register(Path(directory), source=directory)
+        except Exception as e:
+            info.error = f"{type(e).__name__}: {e}"
+        registry.plugins.append(info)
+    cache.save()
+    return registry
+
+
+def _curllm_version() -> str:
+    from . import __version__
+
+    return __version__

@@ -1,0 +1,217 @@
+"""The tool API: what an implementation receives (`ToolContext`) and the two ways to write one.
+
+1. A manifest JSON file whose ``entrypoint`` names ``module:attr``: a `BaseTool` subclass or an
+   ``async def fn(ctx, **params) -> dict``. The module is imported only when the tool runs.
+2. Code first: ``@tool(category=...)`` on a typed async function. Its manifest is derived from the
+   signature (pydantic builds the parameter schema) and docstring, and the function itself is what
+   gets registered.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ToolError
+from .manifest import Manifest, check_manifest
+
+Emit = Callable[[str, dict], None]
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may use. Framework objects are injected here, never passed as parameters.
+
+    ``data`` is the pipeline data produced so far (read it; return what you produce). ``page`` is a
+    Playwright page for tools whose manifest depends on ``page``, else None.
+    """
+
+    page: Any = None
+    data: dict = field(default_factory=dict)
+    manifest: Manifest | None = None
+    settings: dict = field(default_factory=dict)
+    emit: Emit = lambda type_, data: None  # noqa: E731 - progress messages from inside a tool
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("curllm.tool"))
+    browser: Any = None  # the curllm Browser session, for tools that open further pages
+
+    @property
+    def selectors(self) -> dict:
+        """The manifest's declarative ``selectors`` block (site markup), or {}."""
+        return dict(self.manifest.selectors) if self.manifest else {}
+
+
+class BaseTool:
+    """Subclass and implement `run`. One instance is created per step attempt."""
+
+    async def run(self, ctx: ToolContext, **params: Any) -> dict:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+ToolFunc = Callable[..., Awaitable[dict]]
+
+
+def _import_module(module: str, near: str):
+    """Import ``module``; failing that, a ``module.py`` beside the manifest file ``near``."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if not near or e.name != module.split(".")[0]:
+            raise
+        candidate = Path(near).parent.joinpath(*module.split(".")).with_suffix(".py")
+        if not candidate.is_file():
+            raise
+        name = f"curllm_local_tools.{module}"
+        if name in sys.modules:
+            return sys.modules[name]
+        spec = importlib.util.spec_from_file_location(name, candidate)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return mod
+
+
+def entrypoint_findable(manifest: Manifest) -> str | None:
+    """Why the entrypoint's module cannot be found, or None. Does not execute the tool module."""
+    module = manifest.entrypoint.split(":", 1)[0]
+    try:
+        if importlib.util.find_spec(module) is not None:
+            return None
+    except (ImportError, ValueError) as e:
+        return f"entrypoint module {module!r} cannot be imported: {type(e).__name__}: {e}"
+    if manifest.path and Path(manifest.path).parent.joinpath(*module.split(".")).with_suffix(".py").is_file():
+        return None
+    return f"entrypoint module {module!r} not found (is its package installed?)"
+
+
+def load_callable(manifest: Manifest, impl: Any = None) -> ToolFunc:
+    """The coroutine function that runs a tool: ``await fn(ctx, **params)``."""
+    target = impl
+    if target is None:
+        module, attr = manifest.entrypoint.split(":", 1)
+        try:
+            target = _import_module(module, manifest.path)
+            for part in attr.split("."):
+                target = getattr(target, part)
+        except Exception as e:  # any import-time failure of third-party code is reported, not raised
+            raise ToolError(
+                f"{manifest.key}: entrypoint {manifest.entrypoint!r} does not import: {type(e).__name__}: {e}",
+                code="ENTRYPOINT_IMPORT",
+            ) from e
+    if isinstance(target, type) and issubclass(target, BaseTool):
+        cls = target
+
+        async def run_tool(ctx: ToolContext, **params: Any) -> dict:
+            return await cls().run(ctx, **params)
+
+        return run_tool
+    fn = getattr(target, "__curllm_func__", target)
+    if not inspect.iscoroutinefunction(fn):
+        raise ToolError(
+            f"{manifest.key}: entrypoint {manifest.entrypoint!r} is neither a BaseTool subclass nor an async function",
+            code="ENTRYPOINT_INVALID",
+        )
+    return fn
+
+
+# --- code-first tools -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CodeTool:
+    """A tool defined in code by `@tool`: its manifest and its function. Pass it to ``register``."""
+
+    manifest: Manifest
+    func: ToolFunc
+
+    async def __call__(self, ctx: ToolContext, **params: Any) -> dict:
+        return await self.func(ctx, **params)
+
+    @property
+    def __curllm_func__(self) -> ToolFunc:
+        return self.func
+
+
+def _doc_parts(fn: Callable) -> tuple[str, dict[str, str]]:
+    """Summary and per-argument descriptions from a Google-style docstring."""
+    doc = inspect.getdoc(fn) or ""
+    summary, _, rest = doc.partition("\n\n")
+    args: dict[str, str] = {}
+    in_args = False
+    for line in rest.splitlines():
+        stripped = line.strip()
+        if stripped.lower() in ("args:", "arguments:", "parameters:"):
+            in_args = True
+            continue
+        if in_args and ":" in stripped and not line.startswith("        "):
+            name, _, text = stripped.partition(":")
+            args[name.split("(")[0].strip()] = text.strip()
+    return " ".join(summary.split()), args
+
+
+def manifest_for_function(fn: Callable, **fields: Any) -> dict:
+    """The manifest document `@tool` derives for ``fn`` (a typed ``async def fn(ctx, ...)``)."""
+    import pydantic
+
+    if not inspect.iscoroutinefunction(fn):
+        raise TypeError(f"@tool needs an async function, got {fn!r}")
+    summary, arg_docs = _doc_parts(fn)
+    sig = inspect.signature(fn)
+    hints = inspect.get_annotations(fn, eval_str=True)
+    model_fields: dict[str, Any] = {}
+    for i, (pname, param) in enumerate(sig.parameters.items()):
+        if i == 0 or param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+            continue  # the first parameter is the ToolContext
+        annotation = hints.get(pname, Any)
+        default = ... if param.default is param.empty else param.default
+        model_fields[pname] = (annotation, pydantic.Field(default, description=arg_docs.get(pname)))
+    model = pydantic.create_model(f"{fn.__name__}_params", **model_fields)
+    params = model.model_json_schema()
+    params.pop("title", None)
+    for prop in params.get("properties", {}).values():
+        prop.pop("title", None)
+    params.setdefault("properties", {})
+    output_schema = fields.pop("output_schema", None) or {"type": "object"}
+    ret = hints.get("return")
+    if output_schema == {"type": "object"} and isinstance(ret, type) and issubclass(ret, pydantic.BaseModel):
+        output_schema = ret.model_json_schema()
+    module = fn.__module__
+    doc = {
+        "name": fields.pop("name", fn.__name__),
+        "version": fields.pop("version", "0.1.0"),
+        "description": fields.pop("description", summary or fn.__name__),
+        "category": fields.pop("category"),
+        "parameters": params,
+        "output_schema": output_schema,
+        "entrypoint": f"{module}:{fn.__qualname__}",
+        "dependencies": list(fields.pop("dependencies", ["playwright", "page"])),
+    }
+    doc.update({k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()})
+    return doc
+
+
+def tool(*, category: str, **fields: Any) -> Callable[[ToolFunc], CodeTool]:
+    """Turn a typed async function into a tool. Keyword arguments are manifest fields.
+
+    >>> @tool(category="validation", produces=["products"], consumes=["products"], dependencies=[])
+    ... async def cheap_only(ctx, limit: float = 100.0) -> dict:
+    ...     '''Keep products cheaper than ``limit``.'''
+    ...     return {"products": [p for p in ctx.data["products"] if (p["price"] or 0) < limit]}
+    """
+
+    def wrap(fn: ToolFunc) -> CodeTool:
+        doc = manifest_for_function(fn, category=category, **fields)
+        problems = check_manifest(doc, source=f"{fn.__module__}.{fn.__qualname__}")
+        if problems:
+            from .errors import ManifestError
+
+            raise ManifestError(f"@tool {fn.__qualname__}: invalid manifest", problems=problems)
+        return CodeTool(Manifest.from_dict(doc, source=fn.__module__), fn)
+
+    return wrap
