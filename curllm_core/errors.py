@@ -7,7 +7,7 @@ become a failed step result instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,11 @@ class BrowserNotFound(BrowserError):
 
 
 class NavigationError(BrowserError):
-    """A page failed to load (HTTP status >= 400, DNS failure, timeout). Transient: retried."""
+    """A page failed to load (HTTP status >= 400, DNS failure, timeout). Retried when ``transient``."""
 
     code = "NAVIGATION_FAILED"
+    transient = True
+    status: int | None = None
 
 
 class PolicyError(CurllmError):
@@ -118,17 +120,8 @@ class PolicyError(CurllmError):
 
 class StepTimeout(ToolError):
     code = "STEP_TIMEOUT"
+    transient = True
 
 
 class OutputInvalid(ToolError):
     code = "OUTPUT_INVALID"
-
-
-@dataclass
-class Warnings:
-    """Collected non-fatal problems (bad manifests skipped, plugin load errors, name clashes)."""
-
-    items: list[str] = field(default_factory=list)
-
-    def add(self, text: str) -> None:
-        self.items.append(text)

@@ -40,6 +40,9 @@ class ToolContext:
     emit: Emit = lambda type_, data: None  # noqa: E731 - progress messages from inside a tool
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("curllm.tool"))
     browser: Any = None  # the curllm Browser session, for tools that open further pages
+    #: ``await ctx.run_tool("extraction.products_generic", **params)`` runs another tool on the same
+    #: page and data (its parameters and output checked against its manifest); set by the executor.
+    run_tool: Callable[..., Awaitable[dict]] | None = None
 
     @property
     def selectors(self) -> dict:

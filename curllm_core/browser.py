@@ -1,0 +1,226 @@
+"""The browser layer: one Chromium per process (`Browser`), a fresh context per task (`Session`).
+
+Playwright is imported here and nowhere else in the engine, only when a page is really needed.
+A session enforces the network policy on every request and redirect hop, blocks images, media and
+fonts unless asked for (broken images make pages seconds slower), dismisses JS dialogs and closes
+popups so that they cannot derail a task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .browser_path import find_browser
+from .errors import BrowserError, NavigationError, PolicyError
+from .policy import NetworkPolicy
+from .urls import normalize_url
+
+log = logging.getLogger("curllm.browser")
+
+LAUNCH_ARGS = [
+    # This machine's network is closed: without these Chromium retries Google services at every start.
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-first-run", "--disable-quic", "--disable-gpu", "--disable-dev-shm-usage",
+]
+HEAVY_RESOURCES = {"image", "media", "font"}
+# Chromium net errors that will not go away by trying again.
+PERMANENT_NET_ERRORS = ("ERR_NAME_NOT_RESOLVED", "ERR_BLOCKED_BY_CLIENT", "ERR_INVALID_URL", "ERR_FILE_NOT_FOUND",
+                        "ERR_UNKNOWN_URL_SCHEME", "ERR_TOO_MANY_REDIRECTS", "ERR_ABORTED")
+
+
+@dataclass(frozen=True)
+class BrowserOptions:
+    """Per-task browser settings (the CLI's browser options)."""
+
+    headless: bool = True
+    locale: str | None = None
+    user_agent: str | None = None
+    viewport: tuple[int, int] = (1280, 900)
+    proxy: str | None = None
+    session_file: str | None = None
+    load_images: bool = False
+    screenshots: str | None = None
+    navigation_timeout_ms: int = 30000
+
+
+def parse_viewport(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+        if w > 0 and h > 0:
+            return w, h
+    except ValueError:
+        pass
+    raise ValueError(f"viewport must look like 1280x800, got {text!r}")
+
+
+class Browser:
+    """One Chromium for the process. Start it lazily; share it between tasks (batch runs)."""
+
+    def __init__(self, executable: str | None = None, headless: bool = True):
+        self.executable = executable
+        self.headless = headless
+        self._pw = None
+        self._browser = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def started(self) -> bool:
+        return self._browser is not None
+
+    async def start(self) -> Any:
+        async with self._lock:
+            if self._browser is not None:
+                return self._browser
+            executable = self.executable or find_browser()
+            from playwright.async_api import async_playwright
+
+            headless = self.headless
+            if not headless and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+                log.warning("--headful needs a display (DISPLAY is not set); running headless")
+                headless = True
+            self._pw = await async_playwright().start()
+            try:
+                self._browser = await self._pw.chromium.launch(
+                    executable_path=executable, headless=headless, args=LAUNCH_ARGS)
+            except Exception as e:
+                await self._pw.stop()
+                self._pw = None
+                raise BrowserError(f"could not start the browser {executable}: {str(e).splitlines()[0]}",
+                                   code="BROWSER_LAUNCH_FAILED") from e
+            return self._browser
+
+    async def new_session(self, options: BrowserOptions | None = None,
+                          policy: NetworkPolicy | None = None) -> Session:
+        browser = await self.start()
+        session = Session(options or BrowserOptions(), policy or NetworkPolicy())
+        await session.start(browser)
+        return session
+
+    async def close(self) -> None:
+        async with self._lock:
+            if self._browser is not None:
+                try:
+                    await self._browser.close()
+                finally:
+                    self._browser = None
+                    await self._pw.stop()
+                    self._pw = None
+
+
+class Session:
+    """A browser context and its main page, for one task."""
+
+    def __init__(self, options: BrowserOptions, policy: NetworkPolicy):
+        self.options = options
+        self.policy = policy
+        self.context = None
+        self.page = None
+        self.blocked: list[PolicyError] = []
+
+    async def start(self, browser) -> None:
+        o = self.options
+        kwargs: dict[str, Any] = {"viewport": {"width": o.viewport[0], "height": o.viewport[1]}}
+        if o.locale:
+            kwargs["locale"] = o.locale
+        if o.user_agent:
+            kwargs["user_agent"] = o.user_agent
+        if o.proxy:
+            kwargs["proxy"] = {"server": o.proxy}
+        if o.session_file and Path(o.session_file).is_file():
+            kwargs["storage_state"] = o.session_file
+        self.context = await browser.new_context(**kwargs)
+        self.context.set_default_timeout(o.navigation_timeout_ms)
+        if self.policy.active or not o.load_images:
+            await self.context.route("**/*", self._route)
+        self.page = await self.context.new_page()
+        self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
+        # Popups (window.open, target=_blank) are closed: the task stays on its own page.
+        self.context.on("page", lambda p: None if p is self.page else asyncio.ensure_future(_quietly(p.close())))
+
+    async def _route(self, route) -> None:
+        request = route.request
+        if not self.options.load_images and request.resource_type in HEAVY_RESOURCES:
+            await route.abort()
+            return
+        if self.policy.active:
+            try:
+                await self.policy.check(request.url)
+            except PolicyError as e:
+                self.blocked.append(e)
+                await route.abort("blockedbyclient")
+                return
+            if request.is_navigation_request() and request.url.startswith("http"):
+                # Fetch without following redirects and hand the 3xx to the browser: it follows the
+                # Location with a new request, which comes through this check again.
+                try:
+                    response = await route.fetch(max_redirects=0, timeout=self.options.navigation_timeout_ms)
+                except Exception:  # the browser's own request will report the network error
+                    await _quietly(route.continue_())
+                    return
+                await route.fulfill(response=response)
+                return
+        await _quietly(route.continue_())
+
+    async def open(self, url: str, timeout_ms: int | None = None) -> Any:
+        """Navigate the main page. Raises PolicyError or NavigationError naming the status or cause."""
+        url = normalize_url(url)
+        await self.policy.check(url)
+        timeout = timeout_ms or self.options.navigation_timeout_ms
+        from playwright.async_api import Error as PlaywrightError
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            response = await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout)
+        except PlaywrightTimeout:
+            raise NavigationError(f"timed out after {timeout} ms opening {url}", code="NAVIGATION_TIMEOUT") from None
+        except PlaywrightError as e:
+            if self.blocked:
+                raise self.blocked[-1] from None
+            reason = str(e).splitlines()[0].replace("Page.goto: ", "")
+            err = NavigationError(f"could not open {url}: {reason}")
+            err.transient = not any(code in reason for code in PERMANENT_NET_ERRORS)
+            raise err from None
+        if response is not None and response.status >= 400:
+            err = NavigationError(f"HTTP {response.status} {response.status_text} for {url}", code="HTTP_ERROR")
+            err.transient = response.status >= 500
+            err.status = response.status
+            raise err
+        try:
+            # The DOM is there; give scripts a moment to finish, but a slow sub-resource is no failure.
+            await self.page.wait_for_load_state("load", timeout=min(timeout, 5000))
+        except PlaywrightTimeout:
+            pass
+        return self.page
+
+    async def screenshot(self, path: Path) -> str | None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            await self.page.screenshot(path=str(path), timeout=5000)
+            return str(path)
+        except Exception as e:  # a screenshot is a diagnostic extra: never fail the task for it
+            log.warning("screenshot failed: %s", e)
+            return None
+
+    async def close(self) -> None:
+        if self.context is None:
+            return
+        if self.options.session_file:
+            try:
+                await self.context.storage_state(path=self.options.session_file)
+            except Exception as e:
+                log.warning("could not save the session to %s: %s", self.options.session_file, e)
+        await _quietly(self.context.close())
+        self.context = None
+
+
+async def _quietly(awaitable) -> None:
+    """Await a browser call whose failure only means the target is already gone."""
+    try:
+        await awaitable
+    except Exception:  # closed page, handled route, dismissed dialog: nothing left to do
+        pass

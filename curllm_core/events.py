@@ -1,0 +1,119 @@
+"""Step events: ``{"type": init|url_start|step|url_complete|complete|error, "data": {...}}``.
+
+An `EventBus` fans every event out to its sinks: a JSONL writer (``--events FILE|-``), a live
+terminal view on stderr, a Python callback, or an async queue. Events carry previews, never page
+HTML, and sinks do constant, small work per event so that they never slow the steps down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import IO, Any
+
+EVENT_TYPES = ("init", "url_start", "step", "url_complete", "complete", "error")
+PREVIEW_CHARS = 400
+PREVIEW_ITEMS = 3
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def preview(value: Any, limit: int = PREVIEW_CHARS) -> Any:
+    """A compact, bounded summary of a tool result: lists cut to a few items, long strings cut."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(v, list):
+                out[k] = {"count": len(v), "first": [preview(x, 120) for x in v[:PREVIEW_ITEMS]]}
+            else:
+                out[k] = preview(v, 120)
+        text = json.dumps(out, ensure_ascii=False, default=str)
+        return out if len(text) <= limit else {"summary": text[: limit - 1] + "…"}
+    if isinstance(value, str) and len(value) > limit:
+        return value[: limit - 1] + "…"
+    if isinstance(value, list):
+        return {"count": len(value), "first": [preview(x, 120) for x in value[:PREVIEW_ITEMS]]}
+    return value
+
+
+Sink = Callable[[dict], None]
+
+
+class EventBus:
+    """Sends events to sinks. A sink that raises is dropped with a warning, never the task."""
+
+    def __init__(self, sinks: list[Sink] | None = None):
+        self.sinks: list[Sink] = list(sinks or [])
+
+    def add(self, sink: Sink) -> None:
+        self.sinks.append(sink)
+
+    def emit(self, type_: str, data: dict) -> dict:
+        event = {"type": type_, "data": {**data, "timestamp": data.get("timestamp") or now_iso()}}
+        for sink in list(self.sinks):
+            try:
+                sink(event)
+            except Exception as e:  # a broken sink (closed pipe, user callback bug) must not stop the task
+                self.sinks.remove(sink)
+                print(f"curllm: event sink {sink!r} disabled: {type(e).__name__}: {e}", file=sys.stderr)
+        return event
+
+    def step(self, step_number: int, action: str, status: str, message: str, *, url: str | None = None,
+             extracted_data: dict | None = None, duration_ms: int | None = None) -> dict:
+        return self.emit("step", {
+            "step_number": step_number, "action": action, "url": url, "status": status, "message": message,
+            "extracted_data": extracted_data or {}, "duration_ms": duration_ms,
+        })
+
+
+class JsonlSink:
+    """One JSON object per line; flushed per event so a killed run keeps what it reported."""
+
+    def __init__(self, stream: IO[str], close: bool = False):
+        self.stream, self._close = stream, close
+
+    def __call__(self, event: dict) -> None:
+        self.stream.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self._close:
+            self.stream.close()
+
+
+class QueueSink:
+    """Feeds an asyncio.Queue, for ``async for event in ...`` consumers."""
+
+    def __init__(self, queue: asyncio.Queue):
+        self.queue = queue
+
+    def __call__(self, event: dict) -> None:
+        self.queue.put_nowait(event)
+
+
+class TerminalSink:
+    """A live one-line-per-step view on stderr (rich), for people watching a TTY."""
+
+    ICONS = {"running": "…", "completed": "✓", "failed": "✗"}
+
+    def __init__(self):
+        from rich.console import Console
+
+        self.console = Console(stderr=True, highlight=False)
+
+    def __call__(self, event: dict) -> None:
+        data, kind = event["data"], event["type"]
+        if kind == "step" and data["status"] != "running":
+            icon = self.ICONS.get(data["status"], "·")
+            style = "green" if data["status"] == "completed" else "red"
+            ms = f" [dim]{data['duration_ms']} ms[/dim]" if data.get("duration_ms") is not None else ""
+            self.console.print(f"[{style}]{icon}[/{style}] {data['message']}{ms}")
+        elif kind == "url_complete":
+            self.console.print(f"[dim]· opened {data.get('url')} ({data.get('duration_ms')} ms)[/dim]")
+        elif kind == "error":
+            self.console.print(f"[red]✗ {data.get('message')}[/red]")

@@ -1,0 +1,333 @@
+"""The executor: runs a checked plan step by step and always returns a `Result`.
+
+Per step: the start page is opened first if the tool needs a page; the tool runs under its time
+limit; its output is checked against its manifest's ``output_schema``; the keys it produces are
+merged into the data (see docs/plan.md, "Data and merging"). A failure is retried when transient
+(timeouts, navigation errors) with backoff, then handed to the step's fallback, then to the plan's
+fallback when that produces the same keys. Exceptions from tools never escape: they become failed
+step results and entries in ``errors``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .browser import Browser, BrowserOptions, Session
+from .errors import CurllmError, NavigationError, OutputInvalid, PolicyError, StepTimeout, ToolError
+from .events import EventBus, preview
+from .manifest import Manifest
+from .plan import DEFAULT_RETRIES, Plan, Step, fill_defaults, step_io
+from .policy import NetworkPolicy
+from .registry import Registry
+from .result import Result, StepResult, error_entry
+from .tool import ToolContext, load_callable
+
+log = logging.getLogger("curllm.executor")
+
+
+@dataclass
+class RunOptions:
+    """How to run a plan: start page, initial data, browser and network settings, limits."""
+
+    url: str | None = None
+    data: dict = field(default_factory=dict)
+    browser: BrowserOptions = field(default_factory=BrowserOptions)
+    policy: NetworkPolicy = field(default_factory=NetworkPolicy)
+    timeout_s: float | None = None  # the whole task
+    backoff_s: float = 0.25  # first retry delay; doubles per attempt
+    settings: dict = field(default_factory=dict)  # handed to tools as ctx.settings
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth another attempt: timeouts and navigation errors, not bugs or bad input."""
+    if getattr(exc, "transient", False):
+        return True
+    return type(exc).__name__ == "TimeoutError" and type(exc).__module__.startswith("playwright")
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message``, the form every step error takes."""
+    if isinstance(exc, CurllmError):
+        return f"{type(exc).__name__}: {exc.message}"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else "(no message)"
+    return f"{type(exc).__name__}: {text}"
+
+
+def error_code(exc: BaseException) -> str:
+    return exc.code if isinstance(exc, CurllmError) else "TOOL_FAILED"
+
+
+_validators: dict[int, Any] = {}
+
+
+def _output_validator(manifest: Manifest):
+    from jsonschema import Draft202012Validator
+
+    key = id(manifest.output_schema)
+    if key not in _validators:
+        _validators[key] = Draft202012Validator(manifest.output_schema)
+    return _validators[key]
+
+
+# Failures of getting the page at all: a fallback tool would meet the same wall.
+PAGE_ERRORS = {"NO_URL", "BLOCKED_URL", "SSRF_BLOCKED_URL", "BROWSER_NOT_FOUND", "BROWSER_LAUNCH_FAILED",
+               "HTTP_ERROR", "NAVIGATION_FAILED", "NAVIGATION_TIMEOUT"}
+
+
+class Execution:
+    """The state of one run of one plan."""
+
+    def __init__(self, plan: Plan, registry: Registry, options: RunOptions, events: EventBus,
+                 browser: Browser | None):
+        self.plan, self.registry, self.options, self.events = plan, registry, options, events
+        self.browser = browser
+        self.owns_browser = browser is None
+        self.session: Session | None = None
+        self.data: dict = dict(options.data)
+        self.outputs: dict[str, dict] = {}
+        self.steps: list[StepResult] = []
+        self.errors: list[dict] = []
+        self.timings: dict[str, int] = {"browser_ms": 0, "navigation_ms": 0, "steps_ms": 0}
+
+    # --- the page ------------------------------------------------------------------------------
+
+    @property
+    def page(self):
+        return self.session.page if self.session else None
+
+    @property
+    def url(self) -> str | None:
+        return self.page.url if self.page is not None and self.page.url != "about:blank" else self.options.url
+
+    async def ensure_page(self) -> None:
+        """Start the browser and open the start URL, before the first step that needs a page."""
+        if self.session is not None:
+            return
+        if not self.options.url:
+            raise ToolError("this step needs a web page but no URL was given (pass --url or a URL argument)",
+                            code="NO_URL")
+        await self.options.policy.check(self.options.url)  # refuse before starting anything
+        started = time.perf_counter()
+        if self.browser is None:
+            self.browser = Browser(headless=self.options.browser.headless)
+        self.session = await self.browser.new_session(self.options.browser, self.options.policy)
+        self.timings["browser_ms"] += _ms(started)
+        url = self.options.url
+        self.events.emit("url_start", {"url": url})
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                await self.session.open(url)
+                break
+            except NavigationError as e:
+                if not e.transient or attempt > DEFAULT_RETRIES:
+                    self.timings["navigation_ms"] += _ms(started)
+                    self.events.emit("url_complete", {"url": url, "status": "failed", "error": describe(e),
+                                                      "duration_ms": _ms(started)})
+                    raise
+                await asyncio.sleep(self.options.backoff_s * 2 ** (attempt - 1))
+            except PolicyError as e:
+                self.events.emit("url_complete", {"url": url, "status": "failed", "error": describe(e),
+                                                  "duration_ms": _ms(started)})
+                raise
+        self.timings["navigation_ms"] += _ms(started)
+        self.events.emit("url_complete", {"url": self.page.url, "status": "completed", "duration_ms": _ms(started),
+                                          "title": await self.page.title()})
+
+    # --- one tool call -------------------------------------------------------------------------
+
+    def context(self, manifest: Manifest, data: dict) -> ToolContext:
+        return ToolContext(
+            page=self.page if manifest.needs_page else None, data=data, manifest=manifest,
+            settings=self.options.settings, emit=self.events.emit, log=logging.getLogger(f"curllm.tool.{manifest.key}"),
+            browser=self.session, run_tool=lambda name, **params: self.run_nested(name, data, params),
+        )
+
+    async def call(self, manifest: Manifest, params: dict, data: dict, timeout_ms: int) -> dict:
+        """One attempt: run the tool under its time limit and check its output."""
+        if manifest.needs_page:
+            await self.ensure_page()
+        fn = load_callable(manifest, self.registry.impls.get(manifest.key))
+        try:
+            output = await asyncio.wait_for(fn(self.context(manifest, data), **params), timeout_ms / 1000)
+        except TimeoutError:
+            raise StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms") from None
+        if not isinstance(output, dict):
+            raise OutputInvalid(f"{manifest.key} returned {type(output).__name__}, not an object")
+        errors = sorted(_output_validator(manifest).iter_errors(output), key=lambda e: list(map(str, e.absolute_path)))
+        if errors:
+            e = errors[0]
+            where = "/" + "/".join(map(str, e.absolute_path))
+            raise OutputInvalid(f"{manifest.key} output does not match its output_schema at {where}: {e.message}"
+                                + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""))
+        return output
+
+    async def run_nested(self, name: str, data: dict, params: dict) -> dict:
+        """``ctx.run_tool``: another tool on the same page and data, parameters checked first."""
+        from .plan import parameter_problems
+
+        manifest = self.registry.resolve(name)
+        params = fill_defaults(manifest.parameters, params)
+        problems = parameter_problems(manifest, params, [])
+        if problems:
+            raise ToolError(f"bad parameters for {manifest.key}: " + "; ".join(p.message for p in problems))
+        return await self.call(manifest, params, data, manifest.timeout_ms)
+
+    async def attempts(self, index: int, step: Step, manifest: Manifest, params: dict, data: dict,
+                       fallback_for: str | None = None) -> StepResult:
+        """Run with retries of transient failures; the result says how many attempts it took."""
+        retries = DEFAULT_RETRIES if step.retries is None else step.retries
+        timeout_ms = step.timeout_ms if (step.timeout_ms and fallback_for is None) else manifest.timeout_ms
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                output = await self.call(manifest, params, data, timeout_ms)
+                return StepResult(manifest.key, True, output, None, _ms(started), attempt, index, step.id, fallback_for,
+                                  optional=step.optional)
+            except Exception as e:  # every failure of a tool becomes a step result, never an escape
+                if not is_transient(e) or attempt > retries:
+                    if not isinstance(e, CurllmError):
+                        log.debug("step %s failed", index, exc_info=True)
+                    return StepResult(manifest.key, False, None, describe(e), _ms(started), attempt, index, step.id,
+                                      fallback_for, optional=step.optional, code=error_code(e))
+                await asyncio.sleep(min(self.options.backoff_s * 2 ** (attempt - 1), 2.0))
+
+    def fallback_params(self, manifest: Manifest, params: dict) -> dict | None:
+        """The step's parameters that the fallback tool understands, with its defaults; None if invalid."""
+        from .plan import parameter_problems
+
+        props = manifest.parameters.get("properties") or {}
+        adapted = fill_defaults(manifest.parameters, {k: v for k, v in params.items() if k in props})
+        if parameter_problems(manifest, adapted, []):
+            adapted = fill_defaults(manifest.parameters, {})
+            if parameter_problems(manifest, adapted, []):
+                return None
+        return adapted
+
+    def fallbacks(self, step: Step, manifest: Manifest) -> list[Manifest]:
+        """The step's own fallback, then the plan's fallback if it produces the same keys."""
+        found = []
+        if step.fallback:
+            found.append(self.registry.resolve(step.fallback))
+        if self.plan.fallback:
+            plan_fb = self.registry.resolve(self.plan.fallback)
+            _, produces = step_io(manifest, step.parameters, self.registry)
+            if produces and set(produces) <= set(plan_fb.produces) and plan_fb.key != manifest.key:
+                found.append(plan_fb)
+        return [m for i, m in enumerate(found) if m.key not in {f.key for f in found[:i]}]
+
+    # --- the plan ------------------------------------------------------------------------------
+
+    async def run_step(self, index: int, step: Step) -> bool:
+        manifest = self.registry.resolve(step.tool)
+        data = self.outputs.get(step.input, {}) if step.input else self.data
+        self.events.step(index, "tool_call", "running", f"{manifest.key}: {step.description or manifest.description}",
+                         url=self.url, extracted_data={"tool": manifest.key, "params": step.parameters})
+        params = step.parameters
+        result = await self.attempts(index, step, manifest, params, data)
+        # No fallback can help when the page itself cannot be had.
+        if not result.success and result.code not in PAGE_ERRORS:
+            for fb in self.fallbacks(step, manifest):
+                fb_params = self.fallback_params(fb, step.parameters)
+                if fb_params is None:
+                    continue
+                self.record(result)
+                self.events.step(index, "tool_call", "running", f"{fb.key}: fallback for {manifest.key}",
+                                 url=self.url, extracted_data={"tool": fb.key, "params": fb_params})
+                manifest, params = fb, fb_params
+                result = await self.attempts(index, step, fb, fb_params, data, fallback_for=step.tool)
+                if result.success:
+                    break
+        self.record(result)
+        if result.success:
+            _, produces = step_io(manifest, params, self.registry)
+            self.data.update({k: result.result[k] for k in produces if k in result.result})
+            if step.id:
+                self.outputs[step.id] = dict(result.result)
+            return True
+        await self.screenshot(index, manifest)
+        what = "optional step" if step.optional else "step"
+        entry = error_entry(result.code, f"{what} {index} ({step.tool}) failed: {result.error}", step=index, tool=step.tool)
+        self.errors.append(entry | {"optional": True} if step.optional else entry)
+        return step.optional
+
+    def record(self, result: StepResult) -> None:
+        self.emit_step(result)
+        self.steps.append(result)
+
+    def emit_step(self, result: StepResult) -> None:
+        status = "completed" if result.success else "failed"
+        label = result.tool + (f" (fallback for {result.fallback_for})" if result.fallback_for else "")
+        message = f"{label}: " + (_summary(result.result) if result.success else result.error)
+        self.events.step(result.step, "tool_call", status, message, url=self.url, duration_ms=result.duration_ms,
+                         extracted_data={"tool": result.tool, "success": result.success,
+                                         "result_preview": preview(result.result) if result.success else None,
+                                         "error": result.error, "duration_ms": result.duration_ms,
+                                         "attempts": result.attempts})
+
+    async def screenshot(self, index: int, manifest: Manifest) -> None:
+        if self.options.browser.screenshots and self.session is not None:
+            path = Path(self.options.browser.screenshots) / f"step{index}-{manifest.key}.png"
+            if await self.session.screenshot(path):
+                self.steps[-1].screenshot = str(path)
+
+    async def run(self) -> Result:
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.options.timeout_s):
+                for index, step in enumerate(self.plan.steps, start=1):
+                    if not await self.run_step(index, step):
+                        break
+        except TimeoutError:
+            self.errors.append(error_entry("TASK_TIMEOUT", f"the task did not finish within {self.options.timeout_s:g} s"
+                                           " (--timeout); results so far are kept"))
+        finally:
+            self.timings["steps_ms"] = _ms(started) - self.timings["browser_ms"] - self.timings["navigation_ms"]
+            await self.close()
+        self.timings["total_ms"] = _ms(started)
+        return self.finish()
+
+    def finish(self) -> Result:
+        expected = self.plan.expected_output
+        if not self.errors and expected:
+            value = self.data.get(expected)
+            if value is None:
+                self.errors.append(error_entry("NO_OUTPUT", f"the expected output {expected!r} was not produced"))
+            elif isinstance(value, list | dict) and not value:
+                self.errors.append(error_entry("EMPTY_OUTPUT", f"the expected output {expected!r} is empty: "
+                                               "nothing on the page matched"))
+        ok = not [e for e in self.errors if not e.get("optional")]
+        return Result(ok=ok, data=self.data, steps=self.steps, errors=self.errors, plan=self.plan.to_dict(),
+                      timings=self.timings, url=self.url)
+
+    async def close(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+        if self.owns_browser and self.browser is not None:
+            await self.browser.close()
+
+
+def _summary(output: dict | None) -> str:
+    if not output:
+        return "done"
+    parts = [f"{len(v)} {k}" for k, v in output.items() if isinstance(v, list)]
+    return ", ".join(parts) if parts else "done"
+
+
+def _ms(since: float) -> int:
+    return int((time.perf_counter() - since) * 1000)
+
+
+async def execute(plan: Plan, registry: Registry, options: RunOptions | None = None, *,
+                  events: EventBus | None = None, browser: Browser | None = None) -> Result:
+    """Run a checked plan. ``browser`` is shared when given (batch runs), else started on demand."""
+    return await Execution(plan, registry, options or RunOptions(), events or EventBus(), browser).run()

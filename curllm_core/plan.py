@@ -1,0 +1,217 @@
+"""Plans: the JSON document that says which tools run, in which order, with which parameters.
+
+`check_plan` turns a document into a `Plan` or raises one `PlanError` that lists every problem (step
+index and JSON pointer each), before anything runs: the JSON Schema, that every tool exists, each
+step's parameters against its manifest (defaults filled in), the chain of data keys (a step that
+consumes ``products`` needs a producer before it) and that ``expected_output`` is produced.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from .errors import PlanError, Problem, ToolNotFound
+from .manifest import Manifest, manifests_dir
+from .registry import Registry
+
+DEFAULT_RETRIES = 2
+
+
+@dataclass
+class Step:
+    tool: str
+    parameters: dict = field(default_factory=dict)
+    description: str = ""
+    id: str | None = None
+    input: str | None = None
+    fallback: str | None = None
+    retries: int | None = None
+    timeout_ms: int | None = None
+    optional: bool = False
+
+    def to_dict(self) -> dict:
+        doc: dict[str, Any] = {"tool": self.tool, "parameters": self.parameters, "description": self.description}
+        for key in ("id", "input", "fallback", "retries", "timeout_ms"):
+            if getattr(self, key) is not None:
+                doc[key] = getattr(self, key)
+        if self.optional:
+            doc["optional"] = True
+        return doc
+
+
+@dataclass
+class Plan:
+    steps: list[Step]
+    expected_output: str | None = None
+    fallback: str | None = None
+    instruction: str | None = None
+    url: str | None = None
+    planner: str | None = None
+    #: Whether any step (or a fallback) needs a browser page; set by `check_plan`.
+    needs_page: bool = field(default=True, compare=False)
+
+    def to_dict(self) -> dict:
+        """The plan document: the same shape `check_plan` (and ``curllm --plan``) accepts."""
+        doc: dict[str, Any] = {"plan": [s.to_dict() for s in self.steps], "expected_output": self.expected_output}
+        for key in ("fallback", "instruction", "url", "planner"):
+            if getattr(self, key) is not None:
+                doc[key] = getattr(self, key)
+        return doc
+
+
+@cache
+def plan_schema() -> dict:
+    return json.loads((manifests_dir() / "plan.schema.json").read_text(encoding="utf-8"))
+
+
+def _pointer(path) -> str:
+    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
+
+
+def _problem(message: str, path: list) -> Problem:
+    step = path[1] if len(path) > 1 and path[0] == "plan" and isinstance(path[1], int) else None
+    return Problem(message, _pointer(path), step=step)
+
+
+def fill_defaults(schema: dict, params: dict) -> dict:
+    """Top-level ``default`` values of a parameters schema, under the given parameters."""
+    filled = dict(params)
+    for name, prop in (schema.get("properties") or {}).items():
+        if name not in filled and isinstance(prop, dict) and "default" in prop:
+            filled[name] = copy.deepcopy(prop["default"])
+    return filled
+
+
+def parameter_problems(manifest: Manifest, params: dict, path: list) -> list[Problem]:
+    from jsonschema import Draft202012Validator
+
+    errors = Draft202012Validator(manifest.parameters).iter_errors(params)
+    return [
+        _problem(f"{manifest.key}: parameter {e.message}" if e.absolute_path else f"{manifest.key}: {e.message}",
+                 [*path, *e.absolute_path])
+        for e in sorted(errors, key=lambda e: list(e.absolute_path))
+    ]
+
+
+def step_io(manifest: Manifest, params: dict, registry: Registry) -> tuple[list[str], list[str]]:
+    """The data keys a step reads and writes.
+
+    A manifest's ``consumes``/``produces`` are adjusted by two parameter conventions: ``key`` (a tool
+    that works on "an item list" reads and writes that key instead), and ``extract`` (a tool that runs
+    an extraction on each page, like pagination, produces what that extraction produces).
+    """
+    consumes, produces = list(manifest.consumes), list(manifest.produces)
+    props = manifest.parameters.get("properties") or {}
+    key = params.get("key")
+    if "key" in props and isinstance(key, str):
+        consumes = [key] if consumes else []
+        produces = [key] if produces else []
+    extract = params.get("extract")
+    if "extract" in props and isinstance(extract, str):
+        inner = registry.get(extract)
+        if inner is not None:
+            produces = list(inner.produces)
+    return consumes, produces
+
+
+def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
+    """A step that takes an ``extract`` tool but names none takes the extraction step that follows it."""
+    out: list[dict] = []
+    i = 0
+    while i < len(steps):
+        step = steps[i]
+        manifest = registry.get(step["tool"])
+        nxt = registry.get(steps[i + 1]["tool"]) if i + 1 < len(steps) else None
+        props = (manifest.parameters.get("properties") or {}) if manifest else {}
+        params = step.get("parameters") or {}
+        if "extract" in props and "extract" not in params and nxt is not None and nxt.category == "extraction" \
+                and not steps[i + 1].get("id") and not steps[i + 1].get("input"):
+            params = {**params, "extract": nxt.key}
+            if "extract_parameters" in props and steps[i + 1].get("parameters"):
+                params["extract_parameters"] = steps[i + 1]["parameters"]
+            out.append({**step, "parameters": params})
+            i += 2
+            continue
+        out.append(step)
+        i += 1
+    return out
+
+
+def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozenset = frozenset()) -> Plan:
+    """Check a plan document against the registry; return the `Plan` with defaults filled in.
+
+    Raises `PlanError` listing every problem. ``initial_keys`` are the data keys given up front
+    (``--input``), which count as produced before the first step.
+    """
+    from jsonschema import Draft202012Validator
+
+    problems = [
+        _problem(e.message, list(e.absolute_path))
+        for e in sorted(Draft202012Validator(plan_schema()).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+    if problems:
+        raise PlanError("the plan is invalid; nothing was run", problems=problems)
+
+    raw_steps = _fold_extraction(doc["plan"], registry)
+    steps: list[Step] = []
+    available = set(initial_keys)
+    outputs: dict[str, list[str]] = {}  # step id -> keys its output holds
+    needs_page = False
+    for i, raw in enumerate(raw_steps):
+        path = ["plan", i]
+        try:
+            manifest = registry.resolve(raw["tool"])
+        except ToolNotFound as e:
+            problems.append(_problem(e.message, [*path, "tool"]))
+            continue
+        params = fill_defaults(manifest.parameters, raw.get("parameters") or {})
+        problems += parameter_problems(manifest, params, [*path, "parameters"])
+        needs_page |= manifest.needs_page
+        step_fallback = raw.get("fallback")
+        if step_fallback:
+            fb = registry.get(step_fallback)
+            if fb is None:
+                problems.append(_problem(f"unknown fallback tool {step_fallback!r}", [*path, "fallback"]))
+            else:
+                step_fallback = fb.key
+                needs_page |= fb.needs_page
+        consumes, produces = step_io(manifest, params, registry)
+        visible = available
+        if raw.get("input"):
+            if raw["input"] not in outputs:
+                problems.append(_problem(f"input {raw['input']!r} is not the id of an earlier step", [*path, "input"]))
+            visible = set(outputs.get(raw["input"], []))
+        for key in consumes:
+            if key not in visible:
+                problems.append(_problem(
+                    f"{manifest.key} consumes {key!r} but no earlier step produces it "
+                    "(add a step that produces it before this one, or give it as --input data)", [*path, "tool"]))
+        if raw.get("id"):
+            if raw["id"] in outputs:
+                problems.append(_problem(f"duplicate step id {raw['id']!r}", [*path, "id"]))
+            outputs[raw["id"]] = produces
+        available |= set(produces)
+        steps.append(Step(
+            tool=manifest.key, parameters=params, description=raw.get("description", ""), id=raw.get("id"),
+            input=raw.get("input"), fallback=step_fallback,
+            retries=raw.get("retries"), timeout_ms=raw.get("timeout_ms"), optional=raw.get("optional", False),
+        ))
+    fallback = doc.get("fallback")
+    if fallback:
+        fb = registry.get(fallback)
+        if fb is None:
+            problems.append(_problem(f"unknown fallback tool {fallback!r}", ["fallback"]))
+        else:
+            fallback = fb.key
+            needs_page |= fb.needs_page
+    expected = doc.get("expected_output")
+    if expected and expected not in available:
+        problems.append(_problem(f"expected_output {expected!r} is not produced by any step", ["expected_output"]))
+    if problems:
+        raise PlanError("the plan is invalid; nothing was run", problems=problems)
+    return Plan(steps, expected, fallback, doc.get("instruction"), doc.get("url"), doc.get("planner"), needs_page)
+

@@ -1,0 +1,83 @@
+"""What a run returns: one `StepResult` per step and the `Result` of the task (the JSON contract)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class StepResult:
+    """``{"tool", "success", "result", "error", "duration_ms", "attempts"}`` plus where it came from."""
+
+    tool: str
+    success: bool
+    result: dict | None = None
+    error: str | None = None
+    duration_ms: int = 0
+    attempts: int = 0
+    step: int = 0
+    id: str | None = None
+    fallback_for: str | None = None  # set when this tool ran as the fallback of a failed one
+    optional: bool = False
+    code: str | None = None  # the error code of a failure (e.g. STEP_TIMEOUT, HTTP_ERROR)
+    screenshot: str | None = None  # taken when the step failed and --screenshots was given
+
+    def to_dict(self) -> dict:
+        doc = {"tool": self.tool, "success": self.success, "result": self.result, "error": self.error,
+               "duration_ms": self.duration_ms, "attempts": self.attempts, "step": self.step}
+        if self.id is not None:
+            doc["id"] = self.id
+        if self.fallback_for is not None:
+            doc["fallback_for"] = self.fallback_for
+        if self.optional:
+            doc["optional"] = True
+        if self.code is not None:
+            doc["code"] = self.code
+        if self.screenshot is not None:
+            doc["screenshot"] = self.screenshot
+        return doc
+
+
+@dataclass
+class Result:
+    """``{"ok", "data", "steps", "errors", "plan", "timings"}`` (plus ``usage`` when a model planned)."""
+
+    ok: bool
+    data: dict = field(default_factory=dict)
+    steps: list[StepResult] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+    plan: dict | None = None
+    timings: dict = field(default_factory=dict)
+    usage: dict | None = None
+    url: str | None = None
+
+    def to_dict(self) -> dict:
+        doc: dict[str, Any] = {
+            "ok": self.ok, "data": self.data, "steps": [s.to_dict() for s in self.steps],
+            "errors": self.errors, "plan": self.plan, "timings": self.timings,
+        }
+        if self.usage is not None:
+            doc["usage"] = self.usage
+        if self.url is not None:
+            doc["url"] = self.url
+        return doc
+
+    def items(self) -> tuple[str | None, list]:
+        """The main item list (the plan's expected output, else the first list in data) for tables."""
+        key = (self.plan or {}).get("expected_output")
+        if key and isinstance(self.data.get(key), list):
+            return key, self.data[key]
+        for k, v in self.data.items():
+            if isinstance(v, list):
+                return k, v
+        return None, []
+
+
+def error_entry(code: str, message: str, *, step: int | None = None, tool: str | None = None) -> dict:
+    entry: dict[str, Any] = {"code": code, "message": message}
+    if step is not None:
+        entry["step"] = step
+    if tool is not None:
+        entry["tool"] = tool
+    return entry
