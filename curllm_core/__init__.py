@@ -12,13 +12,16 @@ __version__ = "0.1.0"
 
 from .hookspecs import hookimpl  # noqa: E402
 
+# Imported eagerly: the submodule `curllm_core.tool` shares its name with the decorator, and this
+# binding must come last so that `from curllm_core import tool` gives the decorator.
+from .tool import BaseTool, CodeTool, ToolContext, tool  # noqa: E402
+
 __all__ = [
     "__version__", "hookimpl", "tool", "BaseTool", "ToolContext", "load_registry",
     "run", "arun", "execute_plan", "run_many", "Plan", "Result", "CurllmError",
 ]
 
 _LAZY = {
-    "tool": "tool", "BaseTool": "tool", "ToolContext": "tool", "CodeTool": "tool",
     "load_registry": "plugins",
     "run": "api", "arun": "api", "execute_plan": "api", "run_many": "batch",
     "Plan": "plan", "Step": "plan", "check_plan": "plan",
@@ -33,7 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .plan import Plan, Step, check_plan  # noqa: F401
     from .plugins import load_registry  # noqa: F401
     from .result import Result, StepResult  # noqa: F401
-    from .tool import BaseTool, CodeTool, ToolContext, tool  # noqa: F401
 
 
 def __getattr__(name: str):

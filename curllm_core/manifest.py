@@ -103,13 +103,24 @@ def _pointer(path) -> str:
     return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
 
 
+def _message(error) -> str:
+    """jsonschema's message, made actionable where it is cryptic (unknown fields)."""
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        unknown = sorted(k for k in error.instance if k not in allowed and not k.startswith("x-"))
+        if unknown:
+            return (f"Additional properties are not allowed: unknown field(s) {', '.join(map(repr, unknown))} "
+                    "(custom fields must start with 'x-')")
+    return error.message
+
+
 def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
     """Every problem with a manifest document: schema, sub-schemas, triggers, examples."""
     from jsonschema import Draft202012Validator
 
     problems = [
-        Problem(e.message, _pointer(e.absolute_path), source)
-        for e in sorted(Draft202012Validator(manifest_schema()).iter_errors(doc), key=lambda e: list(e.absolute_path))
+        Problem(_message(e), _pointer(e.absolute_path), source)
+        for e in sorted(Draft202012Validator(manifest_schema()).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
     ]
     if problems:
         return problems

@@ -119,7 +119,7 @@ class Registry:
         if isinstance(item, CodeTool):
             return [self.add(item.manifest, impl=item, source=source)]
         if isinstance(item, str | os.PathLike):
-            path = Path(item)
+            path = Path(item).resolve()  # once here: files found below it are then absolute already
             if path.is_dir():
                 files = sorted(p for p in path.rglob("*.json") if not p.name.endswith(".schema.json"))
                 return [k for f in files for k in self._register_file(f, source)]
@@ -129,11 +129,11 @@ class Registry:
         raise TypeError(f"register() takes a directory, a manifest file or a @tool, not {type(item).__name__}")
 
     def _register_file(self, file: Path, source: str) -> list[str]:
-        doc, problems = self._cache.check(file.resolve())
+        doc, problems = self._cache.check(file)
         if problems:
             self.problems.extend(problems)
             return []
-        manifest = Manifest.from_dict(doc, source=source, path=str(file.resolve()))
+        manifest = Manifest.from_dict(doc, source=source, path=str(file))
         return [self.add(manifest, source=source)]
 
     def add(self, manifest: Manifest, *, impl: Any = None, source: str | None = None) -> str:

@@ -83,14 +83,15 @@ def _import_module(module: str, near: str):
 def entrypoint_findable(manifest: Manifest) -> str | None:
     """Why the entrypoint's module cannot be found, or None. Does not execute the tool module."""
     module = manifest.entrypoint.split(":", 1)[0]
+    if manifest.path and Path(manifest.path).parent.joinpath(*module.split(".")).with_suffix(".py").is_file():
+        return None
     try:
         if importlib.util.find_spec(module) is not None:
             return None
+        reason = f"No module named {module!r}"
     except (ImportError, ValueError) as e:
-        return f"entrypoint module {module!r} cannot be imported: {type(e).__name__}: {e}"
-    if manifest.path and Path(manifest.path).parent.joinpath(*module.split(".")).with_suffix(".py").is_file():
-        return None
-    return f"entrypoint module {module!r} not found (is its package installed?)"
+        reason = str(e)
+    return f"entrypoint module {module!r} not found: {reason} (is its package installed?)"
 
 
 def load_callable(manifest: Manifest, impl: Any = None) -> ToolFunc:
@@ -192,7 +193,8 @@ def manifest_for_function(fn: Callable, **fields: Any) -> dict:
         "category": fields.pop("category"),
         "parameters": params,
         "output_schema": output_schema,
-        "entrypoint": f"{module}:{fn.__qualname__}",
+        # A function defined inside another is not importable; its CodeTool carries it anyway.
+        "entrypoint": f"{module}:{fn.__name__ if '<locals>' in fn.__qualname__ else fn.__qualname__}",
         "dependencies": list(fields.pop("dependencies", ["playwright", "page"])),
     }
     doc.update({k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()})

@@ -1,0 +1,101 @@
+"""Manifest format: every built-in manifest is valid; each kind of bad manifest is reported precisely."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from curllm_core.errors import ManifestError
+from curllm_core.manifest import Manifest, check_manifest, load_manifest, manifest_schema, manifests_dir
+
+BUILTIN = sorted(p for p in manifests_dir().rglob("*.json") if not p.name.endswith(".schema.json"))
+
+
+def good_doc(**overrides) -> dict:
+    doc = {
+        "name": "cheap_items", "version": "1.0.0", "description": "Keep cheap items.", "category": "validation",
+        "triggers": ["cheap"], "parameters": {"type": "object", "properties": {"limit": {"type": "number"}}},
+        "output_schema": {"type": "object"}, "entrypoint": "curllm_core.tools.validation.price_range_check:run",
+        "examples": [{"instruction": "cheap ones", "parameters": {"limit": 5}}],
+        "consumes": ["products"], "produces": ["products"], "dependencies": [],
+    }
+    doc.update(overrides)
+    return doc
+
+
+def test_schema_is_a_valid_draft_2020_12_schema():
+    Draft202012Validator.check_schema(manifest_schema())
+
+
+def test_schema_and_dataclass_name_the_same_fields():
+    schema_fields = set(manifest_schema()["properties"]) - {"$schema"}
+    model_fields = set(Manifest.__dataclass_fields__) - {"extra", "source", "path"}
+    assert schema_fields == model_fields
+
+
+@pytest.mark.parametrize("path", BUILTIN, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_builtin_manifest_is_valid(path: Path):
+    doc = json.loads(path.read_text())
+    assert check_manifest(doc, source=str(path)) == []
+    assert path.parent.name == doc["category"] and path.stem == doc["name"]
+
+
+def test_builtin_manifests_cover_four_categories():
+    assert {p.parent.name for p in BUILTIN} <= {"extraction", "forms", "navigation", "validation"}
+
+
+def test_good_manifest_round_trips():
+    m = Manifest.from_dict(good_doc(), source="test")
+    assert m.key == "validation.cheap_items"
+    assert not m.needs_page
+    assert check_manifest(m.to_dict()) == []
+
+
+@pytest.mark.parametrize("overrides, pointer, words", [
+    ({"category": "magic"}, "/category", "is not one of"),
+    ({"name": "Bad Name"}, "/name", "does not match"),
+    ({"triggers": ["(unclosed"]}, "/triggers/0", "not a valid regular expression"),
+    ({"parameters": {"type": "object", "properties": {"x": {"type": "nonsense"}}}}, "/parameters/properties/x/type",
+     "not a valid JSON Schema"),
+    ({"output_schema": {"type": 12}}, "/output_schema/type", "not a valid JSON Schema"),
+    ({"examples": [{"instruction": "x", "parameters": {"limit": "ten"}}]}, "/examples/0/parameters/limit",
+     "example parameters do not match"),
+    ({"entrypoint": "no colon"}, "/entrypoint", "does not match"),
+    ({"timeout_ms": 0}, "/timeout_ms", "minimum"),
+    ({"surprise": 1}, "", "Additional properties"),
+])
+def test_each_kind_of_bad_manifest_names_pointer_and_reason(overrides, pointer, words):
+    problems = check_manifest(good_doc(**overrides), source="x.json")
+    assert problems, "expected a problem"
+    assert any(p.pointer == pointer and words in p.message for p in problems), [str(p) for p in problems]
+    assert all(p.source == "x.json" for p in problems)
+
+
+def test_missing_required_field():
+    doc = good_doc()
+    del doc["entrypoint"]
+    assert any("'entrypoint' is a required property" in p.message for p in check_manifest(doc))
+
+
+def test_optional_true_means_not_required():
+    doc = good_doc(parameters={"type": "object", "required": ["a", "b"],
+                               "properties": {"a": {"type": "string"}, "b": {"type": "string", "optional": True}}},
+                   examples=[{"instruction": "x", "parameters": {"a": "1"}}])
+    assert check_manifest(doc) == []
+    assert Manifest.from_dict(doc).parameters["required"] == ["a"]
+
+
+def test_broken_json_names_line_and_column(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "x",\n  "version": }')
+    with pytest.raises(ManifestError) as info:
+        load_manifest(bad)
+    assert "line 2" in str(info.value) and str(bad) in str(info.value)
+
+
+def test_x_fields_are_kept():
+    m = Manifest.from_dict(good_doc(**{"x-author": "me"}))
+    assert m.to_dict()["x-author"] == "me"
