@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from .browser_path import find_browser
 from .errors import BrowserError, NavigationError, PolicyError
@@ -28,6 +29,7 @@ LAUNCH_ARGS = [
     "--no-first-run", "--disable-quic", "--disable-gpu", "--disable-dev-shm-usage",
 ]
 HEAVY_RESOURCES = {"image", "media", "font"}
+MAX_REDIRECTS = 20
 # Chromium net errors that will not go away by trying again.
 PERMANENT_NET_ERRORS = ("ERR_NAME_NOT_RESOLVED", "ERR_BLOCKED_BY_CLIENT", "ERR_INVALID_URL", "ERR_FILE_NOT_FOUND",
                         "ERR_UNKNOWN_URL_SCHEME", "ERR_TOO_MANY_REDIRECTS", "ERR_ABORTED")
@@ -154,17 +156,35 @@ class Session:
                 self.blocked.append(e)
                 await route.abort("blockedbyclient")
                 return
-            if request.is_navigation_request() and request.url.startswith("http"):
-                # Fetch without following redirects and hand the 3xx to the browser: it follows the
-                # Location with a new request, which comes through this check again.
-                try:
-                    response = await route.fetch(max_redirects=0, timeout=self.options.navigation_timeout_ms)
-                except Exception:  # the browser's own request will report the network error
-                    await _quietly(route.continue_())
-                    return
-                await route.fulfill(response=response)
+            if request.url.startswith("http"):
+                await self._fetch_checked(route)
                 return
         await _quietly(route.continue_())
+
+    async def _fetch_checked(self, route) -> None:
+        """Fetch a request hop by hop, checking every redirect target before it is requested.
+
+        Chromium follows redirects of an intercepted request without routing them again, so the
+        whole chain is walked and checked here first; then the browser gets the first response and
+        follows the (checked) chain itself.
+        """
+        timeout = self.options.navigation_timeout_ms
+        try:
+            first = response = await route.fetch(max_redirects=0, timeout=timeout)
+            url, hops = route.request.url, 0
+            while 300 <= response.status < 400 and response.headers.get("location") and hops < MAX_REDIRECTS:
+                hops += 1
+                url = urljoin(url, response.headers["location"])
+                await self.policy.check(url)
+                response = await route.fetch(url=url, method="GET", max_redirects=0, timeout=timeout)
+        except PolicyError as e:
+            self.blocked.append(e)
+            await _quietly(route.abort("blockedbyclient"))
+            return
+        except Exception:  # a network failure: let the browser's own request report it
+            await _quietly(route.continue_())
+            return
+        await _quietly(route.fulfill(response=first))
 
     async def open(self, url: str, timeout_ms: int | None = None) -> Any:
         """Navigate the main page. Raises PolicyError or NavigationError naming the status or cause."""

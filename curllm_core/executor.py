@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .browser import Browser, BrowserOptions, Session
+from .browser_path import find_browser
 from .errors import CurllmError, NavigationError, OutputInvalid, PolicyError, StepTimeout, ToolError
 from .events import EventBus, preview
 from .manifest import Manifest
@@ -88,11 +90,15 @@ class Execution:
         self.browser = browser
         self.owns_browser = browser is None
         self.session: Session | None = None
+        self.opened = False  # the start URL is loaded in the session's page
         self.data: dict = dict(options.data)
         self.outputs: dict[str, dict] = {}
         self.steps: list[StepResult] = []
         self.errors: list[dict] = []
         self.timings: dict[str, int] = {"browser_ms": 0, "navigation_ms": 0, "steps_ms": 0}
+        #: Called after a failed step with (execution, index of the step); returns a revised plan (the
+        #: steps run so far, then new ones) or None to stop. Set by ``arun`` when a model may re-plan.
+        self.replan: Callable[[Execution, int], Awaitable[Plan | None]] | None = None
 
     # --- the page ------------------------------------------------------------------------------
 
@@ -105,38 +111,33 @@ class Execution:
         return self.page.url if self.page is not None and self.page.url != "about:blank" else self.options.url
 
     async def ensure_page(self) -> None:
-        """Start the browser and open the start URL, before the first step that needs a page."""
-        if self.session is not None:
+        """Start the browser and open the start URL, before the first step that needs a page.
+
+        One attempt per call: a failed opening raises, and the step's own retries try again.
+        """
+        if self.opened:
             return
         if not self.options.url:
             raise ToolError("this step needs a web page but no URL was given (pass --url or a URL argument)",
                             code="NO_URL")
         await self.options.policy.check(self.options.url)  # refuse before starting anything
-        started = time.perf_counter()
-        if self.browser is None:
-            self.browser = Browser(headless=self.options.browser.headless)
-        self.session = await self.browser.new_session(self.options.browser, self.options.policy)
-        self.timings["browser_ms"] += _ms(started)
+        if self.session is None:
+            started = time.perf_counter()
+            if self.browser is None:
+                self.browser = Browser(headless=self.options.browser.headless)
+            self.session = await self.browser.new_session(self.options.browser, self.options.policy)
+            self.timings["browser_ms"] += _ms(started)
         url = self.options.url
         self.events.emit("url_start", {"url": url})
         started = time.perf_counter()
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                await self.session.open(url)
-                break
-            except NavigationError as e:
-                if not e.transient or attempt > DEFAULT_RETRIES:
-                    self.timings["navigation_ms"] += _ms(started)
-                    self.events.emit("url_complete", {"url": url, "status": "failed", "error": describe(e),
-                                                      "duration_ms": _ms(started)})
-                    raise
-                await asyncio.sleep(self.options.backoff_s * 2 ** (attempt - 1))
-            except PolicyError as e:
-                self.events.emit("url_complete", {"url": url, "status": "failed", "error": describe(e),
-                                                  "duration_ms": _ms(started)})
-                raise
+        try:
+            await self.session.open(url)
+        except (NavigationError, PolicyError) as e:
+            self.timings["navigation_ms"] += _ms(started)
+            self.events.emit("url_complete", {"url": url, "status": "failed", "error": describe(e),
+                                              "duration_ms": _ms(started)})
+            raise
+        self.opened = True
         self.timings["navigation_ms"] += _ms(started)
         self.events.emit("url_complete", {"url": self.page.url, "status": "completed", "duration_ms": _ms(started),
                                           "title": await self.page.title()})
@@ -280,32 +281,47 @@ class Execution:
             if await self.session.screenshot(path):
                 self.steps[-1].screenshot = str(path)
 
+    async def run_steps(self) -> None:
+        """Run the plan's steps in order; after a failed step, `replan` (when set) may replace the rest."""
+        index = 0
+        while index < len(self.plan.steps):
+            step = self.plan.steps[index]
+            index += 1
+            if await self.run_step(index, step):
+                continue
+            revised = await self.replan(self, index) if self.replan is not None else None
+            if revised is None:
+                break
+            self.plan = revised
+
     async def run(self) -> Result:
         started = time.perf_counter()
+        # The page may have been opened before the run (to summarise it for a planner): not a step cost.
+        before = self.timings["browser_ms"] + self.timings["navigation_ms"]
         try:
             async with asyncio.timeout(self.options.timeout_s):
-                for index, step in enumerate(self.plan.steps, start=1):
-                    if not await self.run_step(index, step):
-                        break
+                await self.run_steps()
         except TimeoutError:
             self.errors.append(error_entry("TASK_TIMEOUT", f"the task did not finish within {self.options.timeout_s:g} s"
                                            " (--timeout); results so far are kept"))
         finally:
-            self.timings["steps_ms"] = _ms(started) - self.timings["browser_ms"] - self.timings["navigation_ms"]
+            self.timings["steps_ms"] = (_ms(started) + before - self.timings["browser_ms"]
+                                        - self.timings["navigation_ms"])
             await self.close()
         self.timings["total_ms"] = _ms(started)
         return self.finish()
 
     def finish(self) -> Result:
         expected = self.plan.expected_output
-        if not self.errors and expected:
+        # A failure that a revised plan recovered from ("recovered") does not count against the result.
+        if not [e for e in self.errors if not e.get("recovered")] and expected:
             value = self.data.get(expected)
             if value is None:
                 self.errors.append(error_entry("NO_OUTPUT", f"the expected output {expected!r} was not produced"))
             elif isinstance(value, list | dict) and not value:
                 self.errors.append(error_entry("EMPTY_OUTPUT", f"the expected output {expected!r} is empty: "
                                                "nothing on the page matched"))
-        ok = not [e for e in self.errors if not e.get("optional")]
+        ok = not [e for e in self.errors if not e.get("optional") and not e.get("recovered")]
         return Result(ok=ok, data=self.data, steps=self.steps, errors=self.errors, plan=self.plan.to_dict(),
                       timings=self.timings, url=self.url)
 
@@ -329,5 +345,10 @@ def _ms(since: float) -> int:
 
 async def execute(plan: Plan, registry: Registry, options: RunOptions | None = None, *,
                   events: EventBus | None = None, browser: Browser | None = None) -> Result:
-    """Run a checked plan. ``browser`` is shared when given (batch runs), else started on demand."""
+    """Run a checked plan. ``browser`` is shared when given (batch runs), else started on demand.
+
+    Raises BrowserNotFound before any step when the plan needs a page and no browser can be found.
+    """
+    if browser is None and plan.needs_page:
+        find_browser()
     return await Execution(plan, registry, options or RunOptions(), events or EventBus(), browser).run()

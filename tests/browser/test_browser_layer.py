@@ -1,0 +1,174 @@
+"""The browser layer through the real CLI: page loading, failures, the network policy, dialogs, popups.
+
+Every case ends in a clear, structured result within its time limit, with no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hostile_server import start_hostile
+
+pytestmark = pytest.mark.browser
+TOOLS = Path(__file__).parent / "tools"
+PLAN = json.dumps({"plan": [{"tool": "extraction.page_info"}], "expected_output": "page"})
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    server = start_hostile()
+    yield server
+    server.stop()
+
+
+def curllm(*args: str, plan: str = PLAN, env_extra: dict | None = None, timeout: float = 90, tmp: Path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_TOOLS_PATH": str(TOOLS), "CURLLM_CACHE_DIR": str(tmp / "cache"),
+                **(env_extra or {})})
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "curllm_core", "--plan", "-", "--format", "json", *args], input=plan,
+                         capture_output=True, text=True, env=env, timeout=timeout)
+    out.seconds = time.monotonic() - started
+    assert "Traceback" not in out.stderr, out.stderr
+    out.result = json.loads(out.stdout) if out.stdout.strip().startswith("{") else None
+    return out
+
+
+def test_a_page_loads(browser_path, hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/ok", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.result["data"]["page"] == {"title": "Shop", "url": f"{hostile.url}/ok", "items": 6}
+
+
+@pytest.mark.parametrize("status, attempts", [(404, 1), (500, 3)])
+def test_http_errors_fail_with_the_status(browser_path, hostile, tmp_path, status, attempts):
+    before = hostile.hits[f"/status/{status}"]
+    out = curllm("--url", f"{hostile.url}/status/{status}", tmp=tmp_path)
+    assert out.returncode == 1
+    [error] = out.result["errors"]
+    assert error["code"] == "HTTP_ERROR" and f"HTTP {status}" in error["message"]
+    assert hostile.hits[f"/status/{status}"] - before == attempts  # 5xx is retried, 4xx is not
+
+
+@pytest.mark.parametrize("path", ["/hang", "/trickle"])
+def test_a_server_that_never_finishes_ends_within_the_timeout(browser_path, hostile, tmp_path, path):
+    out = curllm("--url", f"{hostile.url}{path}", "--timeout", "4", tmp=tmp_path)
+    assert out.returncode == 1
+    assert out.seconds < 15
+    assert out.result["errors"][0]["code"] in ("TASK_TIMEOUT", "NAVIGATION_TIMEOUT")
+
+
+def test_a_redirect_loop(browser_path, hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/loop", tmp=tmp_path)
+    assert out.returncode == 1 and "ERR_TOO_MANY_REDIRECTS" in out.result["errors"][0]["message"]
+
+
+def test_a_redirect_hop_to_a_blocked_domain_is_refused(browser_path, hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/redirect?to=http://www.blocked.test/x", "--block-domain", "blocked.test",
+                 tmp=tmp_path)
+    assert out.returncode == 1
+    error = out.result["errors"][0]
+    assert error["code"] == "BLOCKED_URL" and "blocked.test" in error["message"]
+
+
+def test_allow_list_refuses_other_hosts_on_redirect(browser_path, hostile, tmp_path):
+    port = hostile.server_address[1]
+    out = curllm("--url", f"{hostile.url}/redirect?to=http://localhost:{port}/ok", "--allow-domain", "127.0.0.1",
+                 tmp=tmp_path)
+    assert out.result["errors"][0]["code"] == "BLOCKED_URL" and "localhost" in out.result["errors"][0]["message"]
+
+
+def test_block_private_refuses_loopback_before_any_request(browser_path, hostile, tmp_path):
+    before = sum(hostile.hits.values())
+    out = curllm("--url", f"{hostile.url}/ok", "--block-private", tmp=tmp_path)
+    assert out.returncode == 1
+    assert out.result["errors"][0]["code"] == "SSRF_BLOCKED_URL"
+    assert sum(hostile.hits.values()) == before  # nothing reached the server
+    assert out.seconds < 10
+
+
+@pytest.mark.parametrize("address", ["10.0.0.1", "169.254.169.254"])
+def test_block_private_refuses_private_and_metadata_addresses(browser_path, tmp_path, address):
+    # The proxy is a closed loopback port: even a broken policy could not send traffic anywhere else.
+    out = curllm("--url", f"http://{address}/latest/meta-data/", "--block-private", "--proxy", "http://127.0.0.1:9",
+                 tmp=tmp_path)
+    assert out.returncode == 1
+    error = out.result["errors"][0]
+    assert error["code"] == "SSRF_BLOCKED_URL" and address in error["message"]
+
+
+def test_dialogs_are_dismissed(browser_path, hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/dialogs", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.result["data"]["page"]["title"] == "after dialogs"
+
+
+def test_popups_do_not_derail_the_task(browser_path, hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/popup", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.result["data"]["page"]["title"] == "Popups"
+
+
+@pytest.mark.parametrize("path, title", [("/throws", "Throws"), ("/iframes", "Frames")])
+def test_scripts_that_throw_and_iframes(browser_path, hostile, tmp_path, path, title):
+    out = curllm("--url", f"{hostile.url}{path}", tmp=tmp_path)
+    assert out.returncode == 0 and out.result["data"]["page"]["title"] == title
+
+
+def test_a_5mb_dom_loads(browser_path, hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/big?mb=5", "--timeout", "60", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.result["data"]["page"]["title"] == "Big" and out.result["data"]["page"]["items"] == 6
+
+
+def test_a_50mb_dom_ends_within_the_timeout(browser_path, hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/big?mb=50", "--timeout", "15", tmp=tmp_path)
+    assert out.seconds < 40
+    if out.returncode:  # too big for the time given: a structured error, not a hang
+        assert out.returncode == 1 and out.result["errors"][0]["code"] in ("TASK_TIMEOUT", "NAVIGATION_TIMEOUT")
+    else:
+        assert out.result["data"]["page"]["items"] == 6
+
+
+def test_local_files_by_path_and_file_url(browser_path, tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text('<title>Local</title><li class="item">a</li>')
+    for target in (str(page), page.as_uri()):
+        out = curllm("--url", target, tmp=tmp_path)
+        assert out.returncode == 0 and out.result["data"]["page"]["title"] == "Local"
+
+
+def test_screenshot_on_failure_and_session_file(browser_path, hostile, tmp_path):
+    failing = json.dumps({"plan": [{"tool": "extraction.page_info"}, {"tool": "validation.required_fields",
+                                   "parameters": {"fields": ["x"], "key": "nothing", "mode": "fail"}}]})
+    shots, session = tmp_path / "shots", tmp_path / "state.json"
+    out = curllm("--url", f"{hostile.url}/ok", "--screenshots", str(shots), "--session", str(session),
+                 plan=failing.replace('"key": "nothing", ', ""), tmp=tmp_path)
+    del out
+    out = curllm("--url", f"{hostile.url}/ok", "--screenshots", str(shots), "--session", str(session),
+                 plan=json.dumps({"plan": [{"tool": "extraction.page_info"},
+                                           {"tool": "validation.required_fields", "parameters": {"fields": ["x"], "mode": "fail", "key": "page"}}]}),
+                 tmp=tmp_path)
+    assert out.returncode == 1
+    assert list(shots.glob("*.png")), "a screenshot of the failed step"
+    assert json.loads(session.read_text()).keys() >= {"cookies", "origins"}
+
+
+def test_no_browser_found_exits_2_naming_the_fix(hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/ok", env_extra={"CURLLM_BROWSER": str(tmp_path / "none")}, tmp=tmp_path)
+    assert out.returncode == 2
+    assert "apt-get install chromium-headless-shell" in out.stderr and "CURLLM_BROWSER" in out.stderr
+
+
+def test_a_dns_failure_is_not_retried(browser_path, tmp_path):
+    out = curllm("--url", "http://curllm-test.invalid/", tmp=tmp_path)
+    assert out.returncode == 1
+    assert "ERR_NAME_NOT_RESOLVED" in out.result["errors"][0]["message"]
+    assert out.result["steps"][0]["attempts"] == 1
