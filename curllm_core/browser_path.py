@@ -11,8 +11,8 @@ from .errors import BrowserNotFound
 
 DEBIAN_CANDIDATES = ("/usr/lib/chromium/chromium-headless-shell", "/usr/lib/chromium/chromium")
 INSTALL_HINT = (
-    "no Chromium found. Install one with `apt-get install -y chromium-headless-shell` "
-    "(Debian/Ubuntu) or point CURLLM_BROWSER at a Chromium executable"
+    "no Chromium found. Install one with `apt-get install chromium-headless-shell` "
+    "(Debian/Ubuntu, as root) or point CURLLM_BROWSER at a Chromium executable"
 )
 
 

@@ -419,6 +419,35 @@ def tools_manifest(target: str) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
 
 
+@tools.command("new")
+@click.argument("name")
+@click.option("--category", type=click.Choice(["extraction", "forms", "navigation", "validation"]),
+              help="The tool's category (or give NAME as category.name).")
+@click.option("--dir", "directory", default="curllm_tools", show_default=True, type=click.Path(file_okay=False),
+              help="Where to write it; load it with CURLLM_TOOLS_PATH=DIR.")
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+def tools_new(name: str, category: str | None, directory: str, force: bool) -> None:
+    """Create a tool to start from: a manifest, its code and a passing test."""
+    from .scaffold import new_tool
+
+    try:
+        made = new_tool(name, category, directory, force=force)
+    except CurllmError as e:
+        fail(e)
+    d = made.directory.as_posix()
+    path = os.environ.get("CURLLM_TOOLS_PATH")
+    tools_path = f"{d}{os.pathsep}{path}" if path else d
+    click.echo(f"Created {made.key} in {d}/:\n"
+               f"  {made.manifest.as_posix():<40} the manifest: what it does, parameters, output, selectors\n"
+               f"  {made.code.as_posix():<40} the code: async def run(ctx, **params)\n"
+               f"  {made.test.as_posix():<40} a test with curllm's pytest fixtures\n\n"
+               "Next:\n"
+               f"  export CURLLM_TOOLS_PATH={tools_path}\n"
+               f"  curllm tools validate {d}\n"
+               f"  curllm tools show {made.key}\n"
+               f"  pytest {d}        # needs pytest-asyncio; browser tests need a Chromium")
+
+
 @cli.group()
 def plugins() -> None:
     """Installed plugins."""
@@ -437,6 +466,67 @@ def plugins_list(as_json: bool) -> None:
     for p in registry.plugins:
         status = f"ERROR: {p.error}" if p.error else f"{len(p.tools)} tools"
         click.echo(f"{p.name:<24} {p.version or '-':<8} {status}")
+
+
+# --- batch -------------------------------------------------------------------------------------
+
+
+@cli.command("batch", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("tasks_file", metavar="TASKS")
+@click.option("--out", "-o", "out", type=click.Path(dir_okay=False),
+              help="Append one JSON line per finished task here (synced to disk); default: stdout.")
+@click.option("--resume", is_flag=True, help="Skip the task ids already in --out (re-runs cancelled ones).")
+@click.option("--retry-failed", is_flag=True, help="With --resume: also run again the tasks recorded as failed.")
+@click.option("--overwrite", is_flag=True, help="Empty --out first instead of refusing a file with results.")
+@click.option("--concurrency", "-j", type=click.IntRange(1, 64),
+              help="Tasks running at once, in one browser (default: config concurrency, else 2).")
+@click.option("--input-format", type=click.Choice(["jsonl", "json", "yaml", "csv"]),
+              help="Format of TASKS (default: by extension; for - it is guessed from the content).")
+@click.option("--model", help="litellm model for planning (default: $CURLLM_MODEL; unset: the rule planner).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the plan cache.")
+@click.option("--refresh-plan", is_flag=True, help="Plan each distinct instruction again, overwriting the cache.")
+@click.option("--max-replans", type=click.IntRange(0, 5), default=1, show_default=True,
+              help="With a model: how many times a failed step may trigger a revised plan.")
+@click.option("--events", "events_to", help="Write every task's step events (with a task field) to this file.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
+@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
+@browser_options
+def batch_cmd(tasks_file: str, out: str | None, resume: bool, retry_failed: bool, overwrite: bool,
+              concurrency: int | None, input_format: str | None, model: str | None, no_cache: bool,
+              refresh_plan: bool, max_replans: int, events_to: str | None, progress: bool | None, verbose: int,
+              **browser_params: Any) -> None:
+    """Run many tasks from TASKS (JSONL, YAML or CSV; - for stdin) concurrently in one browser.
+
+    \b
+    A task: {"id": "a1", "url": "https://shop/", "instruction": "find products under 150zł"}
+    or, instead of the instruction, "plan": a plan (in CSV: JSON text or a plan file path).
+    Optional: "data" (initial data), "model", "timeout" (s), "expected_output" (with a plan).
+    Browser and network options apply to every task; --timeout is each task's limit.
+
+    \b
+      curllm batch tasks.jsonl --out results.jsonl -j 4
+      curllm batch tasks.jsonl --out results.jsonl --resume    # after a crash or Ctrl-C
+    Exit: 0 all ok, 1 any failed, 2 unreadable tasks or bad options, 130 interrupted.
+    """
+    import logging
+    from dataclasses import replace
+
+    from .batch import BatchSpec, run_cli
+
+    logging.basicConfig(level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
+                        format="curllm: %(message)s", stream=sys.stderr)
+    try:
+        options = make_run_options(browser_params, None, None)
+        options = replace(options, settings={**options.settings, "max_replans": max_replans})
+        model = model if model is not None else os.environ.get("CURLLM_MODEL") or None
+        spec = BatchSpec(tasks=tasks_file, input_format=input_format, out=out, resume=resume,
+                         retry_failed=retry_failed, overwrite=overwrite, concurrency=concurrency, model=model,
+                         use_cache=not no_cache, refresh_plan=refresh_plan, events=events_to, progress=progress,
+                         options=options)
+        code = run_cli(spec)
+    except CurllmError as e:
+        fail(e)
+    sys.exit(code)
 
 
 def main() -> None:

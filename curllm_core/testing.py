@@ -1,16 +1,415 @@
 """pytest plugin for tool authors (entry point ``pytest11``): fixtures to check manifests and run tools.
 
-Loaded automatically wherever curllm is installed; it imports nothing heavy until a fixture is used.
+Loaded automatically wherever curllm is installed. It imports nothing heavy until a fixture is used:
+the registry, the executor and Playwright are imported inside the fixtures.
+
+Fixtures
+--------
+``curllm_registry``
+    The registry as a user would have it (built-in tools, installed plugins, CURLLM_TOOLS_PATH).
+    Override it in a ``conftest.py`` to test tools that are not installed (see `make_registry`);
+    `curllm_run_tool` and `curllm_run_plan` use it.
+``curllm_browser``
+    One real Chromium (`curllm_core.browser.Browser`) for the session; skips with the install hint
+    when there is none.
+``curllm_run_tool``
+    ``await curllm_run_tool("extraction.x", html="<html>..." | path=... | url=..., params={...},
+    data={...})`` runs one tool through the real executor (a one-step plan: parameters checked,
+    defaults filled, output checked against ``output_schema``) and returns its output. A failed
+    step raises `ToolError` with the step's error and code.
+``curllm_run_plan``
+    ``await curllm_run_plan(plan_doc, url=..., html=..., data=...)`` -> `Result`.
+``curllm_check_manifest``
+    ``curllm_check_manifest(path_or_dict)`` -> list of problems, each a readable string; empty
+    when the manifest is fine.
+
+Event loops
+-----------
+Async tests need pytest-asyncio (>= 0.24). The browser lives in the session's event loop, so tests
+that share it must run in that loop too; put this in your ``pyproject.toml``::
+
+    [tool.pytest.ini_options]
+    asyncio_mode = "auto"
+    asyncio_default_fixture_loop_scope = "session"
+    asyncio_default_test_loop_scope = "session"
+
+or mark tests ``@pytest.mark.asyncio(loop_scope="session")``. A test running in another loop still
+works: `curllm_run_tool` then starts a private browser for the call (about half a second more) and
+warns once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import pytest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .browser import Browser, BrowserOptions, Session
+    from .executor import RunOptions
+    from .manifest import Manifest
+    from .policy import NetworkPolicy
+    from .registry import Registry
+    from .result import Result
+
+try:  # pytest-asyncio is what runs async tests and fixtures; without it only the sync fixtures work
+    import pytest_asyncio
+except ImportError:  # pragma: no cover - exercised only where pytest-asyncio is not installed
+    pytest_asyncio = None
+
+NEEDS_ASYNCIO = "curllm's browser fixtures need pytest-asyncio >= 0.24: pip install 'pytest-asyncio>=0.24'"
+
+__all__ = ["make_registry", "check_manifest_problems", "run_tool", "run_plan", "ToolRunner", "PlanRunner"]
+
+
+# --- helpers usable without pytest ---------------------------------------------------------------
+
+
+def make_registry(*extra: Any, env: dict | None = None, source: str = "test") -> Registry:
+    """The registry `load_registry` builds, plus ``extra`` registered as if installed.
+
+    Each item of ``extra`` is a directory of manifests, a manifest file, a ``@tool`` function, or a
+    plugin module (anything with a ``curllm_register_tools`` hook: its tools are registered as that
+    plugin's). A plugin module that is already installed and loaded is not registered twice. Use it
+    in a ``conftest.py`` to test a plugin before (or without) ``pip install -e .``::
+
+        @pytest.fixture
+        def curllm_registry():
+            import my_plugin.plugin
+            return make_registry(my_plugin.plugin, source="my-plugin")
+    """
+    from .plugins import load_registry
+    from .registry import PluginInfo
+
+    registry = load_registry(env)
+    loaded_modules = {p.module for p in registry.plugins if not p.error}
+    for item in extra:
+        hook = getattr(item, "curllm_register_tools", None)
+        if hook is None:
+            registry.register(item, source=source)
+            continue
+        module = getattr(item, "__name__", repr(item))
+        if module in loaded_modules:
+            continue
+        info = PluginInfo(source, module=module)
+        hook(register=lambda x, _info=info: _info.tools.extend(registry.register(x, source=_info.name)))
+        registry.plugins.append(info)
+    return registry
+
+
+def check_manifest_problems(manifest: str | os.PathLike | dict | Any) -> list[str]:
+    """Everything wrong with a manifest (a file path, a document, or a ``@tool``), as readable lines.
+
+    Checks what ``curllm tools validate`` checks: the JSON, the schema, the parameter and output
+    sub-schemas, triggers, examples, and that the entrypoint imports and is a tool.
+    """
+    from .errors import CurllmError
+    from .manifest import Manifest, check_manifest, read_manifest
+    from .tool import CodeTool, load_callable
+
+    impl = None
+    path = ""
+    if isinstance(manifest, CodeTool):
+        impl, doc, source = manifest, manifest.manifest.to_dict(), manifest.manifest.entrypoint
+    elif isinstance(manifest, dict):
+        doc, source = manifest, "<manifest>"
+    else:
+        path = str(Path(manifest).resolve())
+        source = str(manifest)
+        try:
+            doc = read_manifest(Path(manifest))
+        except CurllmError as e:
+            return [str(p) for p in e.problems] or [str(e)]
+    problems = check_manifest(doc, source=source)
+    if problems:
+        return [str(p) for p in problems]
+    try:
+        load_callable(Manifest.from_dict(doc, path=path), impl)
+    except CurllmError as e:
+        return [f"{source}: /entrypoint: {e.message}"]
+    return []
+
+
+@dataclass
+class _ServePage:
+    """Serve ``html`` as the document of ``url`` (and of reloads of it) instead of fetching it.
+
+    The page keeps its real URL, so relative links, ``location`` and site-specific tools behave as
+    on the live site; every other request (scripts, links followed) goes out as usual.
+    """
+
+    url: str
+    html: str
+    served: str | None = None  # the URL the browser asked for, as it normalised it
+
+    async def install(self, session: Session) -> None:
+        await session.page.route("**/*", self._handle)
+
+    async def _handle(self, route: Any) -> None:
+        request = route.request
+        bare = request.url.split("#", 1)[0]
+        if request.is_navigation_request() and (self.served is None or bare == self.served):
+            self.served = bare
+            await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.html)
+            return
+        await route.fallback()  # on to the session's own routing: network policy, blocked images
+
+
+class _ServingBrowser:
+    """A `Browser` whose sessions serve a given document at the start URL (see `_ServePage`).
+
+    Handed to the executor in place of the browser: the executor's own ``ensure_page`` then opens
+    the start URL exactly as in a real run.
+    """
+
+    def __init__(self, browser: Browser, serve: _ServePage | None):
+        self._browser = browser
+        self._serve = serve
+
+    async def new_session(self, options: BrowserOptions | None = None, policy: NetworkPolicy | None = None) -> Session:
+        session = await self._browser.new_session(options, policy)
+        if self._serve is not None:
+            await self._serve.install(session)
+        return session
+
+    async def close(self) -> None:
+        """The executor does not own this browser; closing is the fixture's business."""
+
+
+def _start_page(manifest: Manifest | None, html: str | None, path: str | os.PathLike | None,
+                url: str | None) -> tuple[str | None, _ServePage | None]:
+    """The start URL and the document to serve there, from the html/path/url arguments."""
+    if html is not None and path is not None:
+        raise ValueError("give html= or path=, not both")
+    if path is not None:
+        file = Path(path)
+        if url is None:
+            return file.resolve().as_uri(), None
+        html = file.read_text(encoding="utf-8")
+    if html is None:
+        return url, None
+    if url is None:
+        # A site tool's own domain, so that it sees the page where it expects to be.
+        site = manifest.sites[0] if manifest is not None and manifest.sites else "example.com"
+        url = f"https://{site}/"
+    return url, _ServePage(url, html)
+
+
+@dataclass
+class _Runner:
+    """The shared machinery of `ToolRunner` and `PlanRunner`: registry, browser, event loop."""
+
+    registry: Registry | None = None
+    browser: Browser | None = None
+    #: The loop the shared browser belongs to; a call from another loop gets a private browser.
+    loop: asyncio.AbstractEventLoop | None = None
+    options: RunOptions | None = None
+    _warned: bool = field(default=False, repr=False)
+
+    def _options(self, url: str | None, data: dict | None) -> RunOptions:
+        from .executor import RunOptions
+
+        opts = self.options or RunOptions()
+        return replace(opts, url=url, data=dict(data or {}))
+
+    async def _with_browser(self, serve: _ServePage | None, run: Callable[[Any], Awaitable[Result]]) -> Result:
+        from .browser import Browser
+
+        private = None
+        browser = self.browser
+        if browser is None or asyncio.get_running_loop() is not self.loop:
+            if browser is not None and not self._warned:
+                self._warned = True
+                warnings.warn(
+                    "curllm_run_tool/curllm_run_plan ran in a different event loop than the session's shared "
+                    "browser, so a private browser is started per call (slower). Run tests in the session loop: "
+                    'asyncio_default_test_loop_scope = "session" (or @pytest.mark.asyncio(loop_scope="session")).',
+                    stacklevel=3,
+                )
+            browser = private = Browser()
+        try:
+            result = await run(_ServingBrowser(browser, serve))
+        finally:
+            if private is not None:
+                await private.close()
+        _skip_without_browser(result)
+        return result
+
+
+def _skip_without_browser(result: Result) -> None:
+    """A run that failed for want of a Chromium is a skipped test, with the install hint."""
+    for step in result.steps:
+        if step.code == "BROWSER_NOT_FOUND":
+            pytest.skip(step.error or "no Chromium found")
+    for error in result.errors:
+        if error.get("code") == "BROWSER_NOT_FOUND":
+            pytest.skip(error.get("message") or "no Chromium found")
+
+
+class ToolRunner(_Runner):
+    """``await runner(name, html=..., params=..., data=...)``: one tool through the real executor."""
+
+    async def __call__(self, name: str, *, html: str | None = None, path: str | os.PathLike | None = None,
+                       url: str | None = None, params: dict | None = None, data: dict | None = None,
+                       registry: Registry | None = None) -> dict:
+        """Run tool ``name`` on a page and return its output.
+
+        The page is ``html`` (served at ``url``, or at ``https://<the tool's first site>/``), the file
+        ``path`` (served at ``url`` when given, else opened as a file:// URL) or the live ``url``.
+        ``params`` are checked against the manifest and its defaults filled; ``data`` is the pipeline
+        data before the step. Raises `PlanError` for bad parameters or missing input data, and
+        `ToolError` (with the step's ``code``) when the step fails.
+        """
+        from .errors import ToolError, UsageError
+        from .events import EventBus
+        from .executor import execute
+        from .plan import check_plan
+
+        registry = registry or self.registry or make_registry()
+        manifest = registry.resolve(name)
+        start, serve = _start_page(manifest, html, path, url)
+        if manifest.needs_page and start is None:
+            raise UsageError(f"{manifest.key} needs a page: pass html=, path= or url=")
+        plan = check_plan({"plan": [{"tool": manifest.key, "parameters": params or {}}]}, registry,
+                          initial_keys=set(data or {}))
+        options = self._options(start, data)
+        result = await self._with_browser(
+            serve, lambda browser: execute(plan, registry, options, events=EventBus(), browser=browser))
+        step = result.steps[-1] if result.steps else None
+        if step is None or not step.success:
+            message = step.error if step else "; ".join(e.get("message", "") for e in result.errors)
+            raise ToolError(f"{manifest.key} failed: {message}", code=(step.code if step else None) or "TOOL_FAILED")
+        return step.result or {}
+
+
+class PlanRunner(_Runner):
+    """``await runner(plan_doc, url=..., html=..., data=...)``: a whole plan through `execute_plan`."""
+
+    async def __call__(self, plan: dict | Any, *, url: str | None = None, html: str | None = None,
+                       path: str | os.PathLike | None = None, data: dict | None = None,
+                       registry: Registry | None = None) -> Result:
+        """Check and run ``plan`` (a document or a `Plan`); return the `Result`, ok or not.
+
+        The start page is given as for `ToolRunner.__call__` (``url`` defaults to the plan's own
+        ``url``). Raises `PlanError` when the plan does not check.
+        """
+        from .api import execute_plan
+
+        registry = registry or self.registry or make_registry()
+        if url is None:
+            url = plan.get("url") if isinstance(plan, dict) else getattr(plan, "url", None)
+        start, serve = _start_page(None, html, path, url)
+        options = self._options(start, data)
+        return await self._with_browser(
+            serve, lambda browser: execute_plan(plan, registry=registry, options=options, browser=browser))
+
+
+async def run_tool(name: str, **kwargs: Any) -> dict:
+    """`ToolRunner` without fixtures: the installed tools, a browser started for this one call."""
+    return await ToolRunner()(name, **kwargs)
+
+
+async def run_plan(plan: dict | Any, **kwargs: Any) -> Result:
+    """`PlanRunner` without fixtures: the installed tools, a browser started for this one call."""
+    return await PlanRunner()(plan, **kwargs)
+
+
+# --- fixtures ------------------------------------------------------------------------------------
 
 
 @pytest.fixture
-def curllm_registry():
+def curllm_registry() -> Registry:
     """The registry as a user would have it (built-in tools, installed plugins, CURLLM_TOOLS_PATH)."""
-    from .plugins import load_registry
+    return make_registry()
 
-    return load_registry()
+
+@pytest.fixture
+def curllm_check_manifest() -> Callable[[Any], list[str]]:
+    """``curllm_check_manifest(path_or_dict)`` -> list of problems (empty when the manifest is fine)."""
+    return check_manifest_problems
+
+
+@pytest.fixture(scope="session")
+def curllm_browser_path() -> str:
+    """The Chromium executable curllm would start; skips the test (with the install hint) when none."""
+    from .browser_path import find_browser
+    from .errors import BrowserNotFound
+
+    try:
+        return find_browser()
+    except BrowserNotFound as e:
+        pytest.skip(str(e))
+
+
+@dataclass
+class _SharedBrowser:
+    """The session's browser (started on first use) and the event loop it belongs to."""
+
+    browser: Browser | None
+    loop: asyncio.AbstractEventLoop | None
+
+
+async def _shared_browser() -> AsyncIterator[_SharedBrowser]:
+    from .browser import Browser
+
+    browser = Browser()  # started by the first run that needs a page, so data-only tools need no Chromium
+    try:
+        yield _SharedBrowser(browser, asyncio.get_running_loop())
+    finally:
+        await browser.close()
+
+
+async def _browser(curllm_browser_path: str, _curllm_shared_browser: _SharedBrowser) -> Browser:
+    from .errors import BrowserError
+
+    browser = _curllm_shared_browser.browser
+    browser.executable = curllm_browser_path
+    try:
+        await browser.start()
+    except BrowserError as e:
+        pytest.fail(f"curllm_browser: {e}", pytrace=False)
+    return browser
+
+
+def _make_async_fixtures() -> tuple[Any, Any]:
+    if pytest_asyncio is None:
+        return None, None
+    try:
+        shared = pytest_asyncio.fixture(scope="session", loop_scope="session", name="_curllm_shared_browser")(
+            _shared_browser)
+        browser = pytest_asyncio.fixture(scope="session", loop_scope="session", name="curllm_browser")(_browser)
+    except TypeError:  # pytest-asyncio < 0.24 has no loop_scope
+        return None, None
+    return shared, browser
+
+
+_curllm_shared_browser, curllm_browser = _make_async_fixtures()
+
+if curllm_browser is None:  # pragma: no cover - only without a recent pytest-asyncio
+
+    @pytest.fixture(scope="session", name="_curllm_shared_browser")
+    def _curllm_shared_browser_sync() -> Iterator[_SharedBrowser]:
+        """No shared browser: each run starts its own (see `_Runner._with_browser`)."""
+        yield _SharedBrowser(None, None)
+
+    @pytest.fixture(scope="session", name="curllm_browser")
+    def _curllm_browser_unavailable() -> None:
+        pytest.skip(NEEDS_ASYNCIO)
+
+
+@pytest.fixture
+def curllm_run_tool(curllm_registry: Registry, _curllm_shared_browser: _SharedBrowser) -> ToolRunner:
+    """``await curllm_run_tool(name, html=|path=|url=, params=, data=, registry=)`` -> the tool's output."""
+    return ToolRunner(curllm_registry, _curllm_shared_browser.browser, _curllm_shared_browser.loop)
+
+
+@pytest.fixture
+def curllm_run_plan(curllm_registry: Registry, _curllm_shared_browser: _SharedBrowser) -> PlanRunner:
+    """``await curllm_run_plan(plan_doc, url=|html=|path=, data=, registry=)`` -> `Result`."""
+    return PlanRunner(curllm_registry, _curllm_shared_browser.browser, _curllm_shared_browser.loop)
