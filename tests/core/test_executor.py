@@ -294,3 +294,28 @@ def test_invalid_plan_lists_every_problem_and_runs_nothing(registry):
     pointers = {(p.step, p.pointer) for p in info.value.problems}
     assert pointers == {(0, "/plan/0/tool"), (1, "/plan/1/tool"), (2, "/plan/2/parameters/count"),
                         (None, "/expected_output")}
+
+
+def test_sync_run_with_a_plan_document(registry):
+    import curllm_core
+
+    result = curllm_core.run(plan=plan("make_items", "double"), registry=registry)
+    assert result.ok and len(result.data["products"]) == 3
+
+
+async def test_astream_yields_events_then_the_result(registry):
+    from curllm_core.api import astream
+
+    events = [e async for e in astream(plan=plan("make_items"), registry=registry)]
+    assert events[0]["type"] == "init" and events[-1]["type"] == "complete"
+    assert events[-1]["data"]["result"]["data"]["products"][0]["name"] == "item 0"
+
+
+def test_terminal_view_prints_one_line_per_finished_step(registry, capsys):
+    from curllm_core.events import TerminalSink
+
+    bus = EventBus([TerminalSink()])
+    bus.step(1, "tool_call", "running", "x: starting")
+    bus.step(1, "tool_call", "completed", "extraction.make_items: 3 products", duration_ms=12)
+    err = capsys.readouterr().err
+    assert "✓ extraction.make_items: 3 products" in err and "starting" not in err
