@@ -148,7 +148,8 @@ class Execution:
         return ToolContext(
             page=self.page if manifest.needs_page else None, data=data, manifest=manifest,
             settings=self.options.settings, emit=self.events.emit, log=logging.getLogger(f"curllm.tool.{manifest.key}"),
-            browser=self.session, run_tool=lambda name, **params: self.run_nested(name, data, params),
+            browser=self.session, url=self.url,
+            run_tool=lambda name, **params: self.run_nested(name, data, params),
         )
 
     async def call(self, manifest: Manifest, params: dict, data: dict, timeout_ms: int) -> dict:

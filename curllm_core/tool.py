@@ -40,6 +40,7 @@ class ToolContext:
     emit: Emit = lambda type_, data: None  # noqa: E731 - progress messages from inside a tool
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("curllm.tool"))
     browser: Any = None  # the curllm Browser session, for tools that open further pages
+    url: str | None = None  # the current page's URL (or the task's start URL), also for data-only tools
     #: ``await ctx.run_tool("extraction.products_generic", **params)`` runs another tool on the same
     #: page and data (its parameters and output checked against its manifest); set by the executor.
     run_tool: Callable[..., Awaitable[dict]] | None = None
