@@ -61,19 +61,25 @@ def render_table(result: Result, key: str | None, items: list) -> str:
     from rich.console import Console
     from rich.table import Table
 
-    cols = columns_of(items)[:MAX_COLUMNS]
-    table = Table(title=f"{len(items)} {key or 'items'}", show_lines=False, expand=False)
-    table.add_column("#", justify="right", style="dim")
-    for c in cols:
-        table.add_column(c, justify="right" if c in ("price", "points", "score", "comments", "rank") else "left",
-                         overflow="fold", max_width=60 if c in ("name", "title", "url", "text") else 30)
-    for n, item in enumerate(items, start=1):
-        table.add_row(str(n), *[_cell(item.get(c)) if isinstance(item, dict) else _cell(item) for c in cols])
     buf = io.StringIO()
     console = Console(file=buf, width=160, force_terminal=False, color_system=None)
-    console.print(table)
+    if items:
+        cols = columns_of(items)[:MAX_COLUMNS]
+        table = Table(title=f"{len(items)} {key or 'items'}", show_lines=False, expand=False)
+        table.add_column("#", justify="right", style="dim")
+        for c in cols:
+            table.add_column(c, justify="right" if c in ("price", "points", "score", "comments", "rank") else "left",
+                             overflow="fold", max_width=60 if c in ("name", "title", "url", "text") else 30)
+        for n, item in enumerate(items, start=1):
+            table.add_row(str(n), *[_cell(item.get(c)) if isinstance(item, dict) else _cell(item) for c in cols])
+        console.print(table)
+    elif key is None and result.data:  # no item list: show what there is
+        console.print(json.dumps(result.data, ensure_ascii=False, indent=2, default=str))
+    else:
+        console.print(f"no {key or 'results'} found")
     for error in result.errors:
-        console.print(f"error [{error.get('code')}]: {error.get('message')}")
+        label = "note" if error.get("optional") else "error"
+        console.print(f"{label} [{error.get('code')}]: {error.get('message')}")
     if not result.ok and not result.errors:
         console.print("the result is not ok")
     return buf.getvalue()
