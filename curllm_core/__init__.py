@@ -17,7 +17,7 @@ from .hookspecs import hookimpl  # noqa: E402
 from .tool import BaseTool, CodeTool, ToolContext, tool  # noqa: E402
 
 __all__ = [
-    "__version__", "hookimpl", "tool", "BaseTool", "ToolContext", "load_registry",
+    "__version__", "hookimpl", "tool", "BaseTool", "CodeTool", "ToolContext", "load_registry",
     "run", "arun", "execute_plan", "run_many", "Plan", "Result", "CurllmError",
 ]
 

@@ -21,7 +21,7 @@ from typing import Any
 from .browser import Browser, BrowserOptions
 from .browser_path import find_browser
 from .errors import CurllmError, PlanError
-from .events import EventBus, QueueSink, preview
+from .events import EventBus, QueueSink, now_iso, preview
 from .executor import Execution, RunOptions, execute
 from .plan import Plan, check_plan
 from .policy import NetworkPolicy
@@ -118,6 +118,7 @@ async def arun(instruction: str | None = None, url: str | None = None, *, plan: 
         execution.replan = replanner
     result = await execution.run()
     result.timings["plan_ms"] = plan_ms
+    result.timings["total_ms"] = result.timings.get("total_ms", 0) + plan_ms
     result.usage = planned.usage
     if replanner is not None and replanner.usage is not None:
         from .planner.llm import merge_usage
@@ -219,7 +220,7 @@ async def astream(instruction: str | None = None, url: str | None = None, **kwar
             exc = task.exception()
             if exc is not None:
                 if isinstance(exc, CurllmError):
-                    yield {"type": "error", "data": error_entry(exc.code, str(exc))}
+                    yield {"type": "error", "data": {**error_entry(exc.code, str(exc)), "timestamp": now_iso()}}
                 raise exc
             return
 

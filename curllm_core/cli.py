@@ -189,10 +189,7 @@ def _run(words, url, plan_file, input_file, fmt, output_file, events_to, model, 
     from .plugins import load_registry
 
     registry = load_registry()
-    for warning in registry.warnings:
-        click.echo(f"curllm: warning: {warning}", err=True)
-    for problem in registry.problems:
-        click.echo(f"curllm: warning: skipped a bad manifest: {problem}", err=True)
+    report_registry_problems(registry)
 
     if plan_file:
         from .plan import check_plan
@@ -302,17 +299,18 @@ def tools_list(category: str | None, as_json: bool) -> None:
             source = "" if m.source == "builtin" else f"  [{m.source}]"
             click.echo(f"{m.key:<{width}}  {m.version:<7} {m.description.split('. ')[0][:80]}{source}")
         click.echo(f"{len(rows)} tools", err=True)
-    _report_registry_problems(registry)
+    report_registry_problems(registry)
 
 
-def _report_registry_problems(registry) -> None:
+def report_registry_problems(registry) -> None:
+    """Name clashes, skipped manifests and plugins that failed, on stderr: never silent."""
     for warning in registry.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"curllm: warning: {warning}", err=True)
     for problem in registry.problems:
-        click.echo(f"warning: skipped a bad manifest: {problem}", err=True)
+        click.echo(f"curllm: warning: skipped a bad manifest: {problem}", err=True)
     for plugin in registry.plugins:
         if plugin.error:
-            click.echo(f"warning: plugin {plugin.name}: {plugin.error}", err=True)
+            click.echo(f"curllm: warning: plugin {plugin.name}: {plugin.error}", err=True)
 
 
 @tools.command("show")

@@ -39,8 +39,10 @@ def _load(path: Path, mtime: float) -> dict:
     for key, value in doc.items():
         if key not in KEYS:
             problems.append(f"unknown key {key!r} (known: {', '.join(sorted(KEYS))})")
-        elif not isinstance(value, KEYS[key]) or (KEYS[key] is int and isinstance(value, bool)):
+        elif not isinstance(value, KEYS[key]) or (KEYS[key] is not bool and isinstance(value, bool)):
             problems.append(f"{key} has the wrong type ({type(value).__name__})")
+        elif isinstance(value, list) and not all(isinstance(v, str) for v in value):
+            problems.append(f"{key} must be a list of strings")
     if problems:
         raise UsageError(f"config file {path}: " + "; ".join(problems))
     return doc

@@ -1,8 +1,9 @@
 """One error hierarchy. Every error has a stable ``code`` and a message that says what to do next.
 
-The CLI maps the families to exit codes: bad input (manifest, plan, options, policy, missing browser)
-is 2, a planning failure is 3. Errors raised *inside* a running step never escape the executor: they
-become a failed step result instead.
+The CLI maps the families to exit codes: bad input (manifest, plan, options, missing browser) is 2,
+a planning failure is 3. Errors raised *inside* a running task (a tool failing, a page that does not
+load, a URL the network policy refuses) never escape the executor: they become a failed step result,
+and the task's result is not ok (exit 1).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ class Problem:
     step: int | None = None
 
     def __str__(self) -> str:
-        where = [p for p in (self.source, f"step {self.step}" if self.step is not None else "", self.pointer) if p]
+        where = [p for p in (self.source, self.pointer) if p]  # /plan/N/... names the step (0-based)
         return f"{': '.join(where)}: {self.message}" if where else self.message
 
     def to_dict(self) -> dict:
@@ -115,7 +116,6 @@ class PolicyError(CurllmError):
     """A URL refused by the network policy (``BLOCKED_URL``, ``SSRF_BLOCKED_URL``)."""
 
     code = "BLOCKED_URL"
-    exit_code = 2
 
 
 class StepTimeout(ToolError):

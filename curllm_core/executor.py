@@ -46,7 +46,9 @@ class RunOptions:
 
 
 def is_transient(exc: BaseException) -> bool:
-    """Worth another attempt: timeouts and navigation errors, not bugs or bad input."""
+    """Worth another attempt: timeouts and navigation errors, not bugs, bad input or repeated writes."""
+    if getattr(exc, "no_retry", False):
+        return False
     if getattr(exc, "transient", False):
         return True
     return type(exc).__name__ == "TimeoutError" and type(exc).__module__.startswith("playwright")
@@ -158,9 +160,14 @@ class Execution:
             await self.ensure_page()
         fn = load_callable(manifest, self.registry.impls.get(manifest.key))
         try:
-            output = await asyncio.wait_for(fn(self.context(manifest, data), **params), timeout_ms / 1000)
-        except TimeoutError:
-            raise StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms") from None
+            output = await asyncio.wait_for(fn(self.context(manifest, dict(data)), **params), timeout_ms / 1000)
+        except Exception as e:
+            if isinstance(e, TimeoutError):
+                e = StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms")
+            if manifest.effects == "write":
+                # It may have submitted something already: trying again could do it twice.
+                e.no_retry = True
+            raise e from None
         if not isinstance(output, dict):
             raise OutputInvalid(f"{manifest.key} returned {type(output).__name__}, not an object")
         errors = sorted(_output_validator(manifest).iter_errors(output), key=lambda e: list(map(str, e.absolute_path)))
@@ -315,14 +322,15 @@ class Execution:
     def finish(self) -> Result:
         expected = self.plan.expected_output
         # A failure that a revised plan recovered from ("recovered") does not count against the result.
-        if not [e for e in self.errors if not e.get("recovered")] and expected:
+        failures = [e for e in self.errors if not e.get("optional") and not e.get("recovered")]
+        if not failures and expected:
             value = self.data.get(expected)
             if value is None:
                 self.errors.append(error_entry("NO_OUTPUT", f"the expected output {expected!r} was not produced"))
             elif isinstance(value, list | dict) and not value:
                 self.errors.append(error_entry("EMPTY_OUTPUT", f"the expected output {expected!r} is empty: "
-                                               "nothing on the page matched"))
-        ok = not [e for e in self.errors if not e.get("optional") and not e.get("recovered")]
+                                               "nothing matched"))
+        ok = not [e for e in self.errors if not e.get("optional") and not e.get("recovered")]  # incl. the above
         return Result(ok=ok, data=self.data, steps=self.steps, errors=self.errors, plan=self.plan.to_dict(),
                       timings=self.timings, url=self.url)
 

@@ -59,8 +59,6 @@ class ManifestCache:
         try:
             doc = read_manifest(file)
             problems = check_manifest(doc, source=key)
-            if not problems:
-                problems = check_entrypoint(Manifest.from_dict(doc, path=key))
         except ManifestError as e:
             doc, problems = None, e.problems
         if problems:
@@ -109,6 +107,7 @@ class Registry:
         self.warnings: list[str] = []
         self.plugins: list[PluginInfo] = []
         self._cache = cache or ManifestCache(None)
+        self._findable: dict[str, str | None] = {}  # entrypoint module -> why it cannot be found
 
     # --- registering -----------------------------------------------------------------------
 
@@ -130,10 +129,13 @@ class Registry:
 
     def _register_file(self, file: Path, source: str) -> list[str]:
         doc, problems = self._cache.check(file)
+        if not problems:
+            manifest = Manifest.from_dict(doc, source=source, path=str(file))
+            # Not cached: whether the code is installed can change while the manifest does not.
+            problems = check_entrypoint(manifest, self._findable)
         if problems:
             self.problems.extend(problems)
             return []
-        manifest = Manifest.from_dict(doc, source=source, path=str(file))
         return [self.add(manifest, source=source)]
 
     def add(self, manifest: Manifest, *, impl: Any = None, source: str | None = None) -> str:
@@ -199,11 +201,15 @@ class Registry:
         return h.hexdigest()[:16]
 
 
-def check_entrypoint(m: Manifest) -> list[Problem]:
+def check_entrypoint(m: Manifest, memo: dict[str, str | None]) -> list[Problem]:
+    """The entrypoint's module must be findable (it is not imported). ``memo`` caches by module."""
     from .tool import entrypoint_findable
 
-    why = entrypoint_findable(m)
-    return [Problem(why, "/entrypoint", m.path)] if why else []
+    module = m.entrypoint.split(":", 1)[0]
+    key = f"{module}@{Path(m.path).parent}"  # a module may live beside its manifest
+    if key not in memo:
+        memo[key] = entrypoint_findable(m)
+    return [Problem(memo[key], "/entrypoint", m.path)] if memo[key] else []
 
 
 def describe_source(m: Manifest) -> str:

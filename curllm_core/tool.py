@@ -182,6 +182,8 @@ def manifest_for_function(fn: Callable, **fields: Any) -> dict:
     for prop in params.get("properties", {}).values():
         prop.pop("title", None)
     params.setdefault("properties", {})
+    if not any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
+        params["additionalProperties"] = False  # a misspelt parameter fails the plan check, not the run
     output_schema = fields.pop("output_schema", None) or {"type": "object"}
     ret = hints.get("return")
     if output_schema == {"type": "object"} and isinstance(ret, type) and issubclass(ret, pydantic.BaseModel):
