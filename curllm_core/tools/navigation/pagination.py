@@ -1,0 +1,218 @@
+"""Follow a listing's "next page" links, extracting on every page, and return everything found.
+
+The next link is found by ``rel=next`` (links and ``<link>`` in the head), by its text ("Next",
+"Następna", "Weiter", "Dalej", "More", "›", "»"), its aria-label or title ("Zur nächsten Seite",
+"Next page") and its class ("pagination__next"). Links to other sites, disabled links and the
+controls of carousels are never taken. Each page is extracted with ``ctx.run_tool(extract, ...)``;
+list outputs are concatenated (items with a ``url`` deduplicated by it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urldefrag
+
+from ...errors import ToolError
+from ...tool import ToolContext
+from ..page_helpers import (
+    Clickable,
+    PageWatch,
+    PlaywrightError,
+    deadline,
+    fold,
+    followable,
+    has_word,
+    require_page,
+    same_site,
+    scan_clickables,
+    words,
+)
+
+NEXT_WORDS = (r"next|next page|nastepna|nastepna strona|nastepne|dalej|kolejna|kolejna strona|weiter|nachste|"
+              r"nachste seite|vorwarts|more|suivant|siguiente|volgende|successiva|avanti")
+# Within a longer text "more" is "Read more" / "Show more", not a page link.
+NEXT_WORDS_IN = NEXT_WORDS.replace("|more|", "|")
+ARROWS = "›»→>⟩❯"
+NOT_NEXT = (r"prev\w*|previous|poprzedni\w*|wstecz|zuruck|vorherig\w*|back|last|ostatni\w*|letzte|first|"
+            r"pierwsz\w*|erste")
+CAROUSEL = r"carousel|slider|swiper|slick|glide|gallery|galeria|lightbox|slide\w*|owl"
+PAGER = r"pagination|pager|paging|pagenav|page nav|pages|strony|stronicowanie|seiten|nav|navigation|nextprev|morelink"
+
+
+def address_of(c: Clickable) -> str:
+    """Where a control leads when loaded directly; "" for script-driven ones ("#", "javascript:")."""
+    raw = c.raw_href.strip().lower()
+    if not c.href or raw.startswith(("#", "javascript:")) or not followable(c.href):
+        return ""
+    return c.href
+
+
+@dataclass
+class NextLink:
+    """The chosen "next page" control and why it was chosen."""
+
+    element: Clickable
+    score: float
+    reasons: list[str]
+
+    @property
+    def href(self) -> str:
+        """The next page's address; "" when only a click reaches it."""
+        return address_of(self.element)
+
+
+def next_score(c: Clickable, page_url: str) -> tuple[float, list[str]]:
+    """How clearly a clickable is the listing's "next page" control (0: it is not)."""
+    if c.disabled or has_word(words(c.cls), r"disabled|inactive"):
+        return 0.0, []
+    rel_next = "next" in c.rel.split()
+    text = c.text.strip()
+    core = fold(text.strip(ARROWS + " ").strip())
+    if not rel_next and has_word(words(text, c.aria), NOT_NEXT):
+        return 0.0, []
+    score, why = 0.0, []
+    if rel_next:
+        score += 10
+        why.append("rel=next")
+    if core and len(core) <= 25 and re.fullmatch(f"(?:{NEXT_WORDS})", core):
+        score += 6
+        why.append(f"text {text!r}")
+    elif core and len(core) <= 25 and has_word(words(core), NEXT_WORDS_IN):
+        score += 4  # "Następna strona ›", "Next 20"
+        why.append(f"text {text!r}")
+    elif not core and text:  # arrows only: "›" is next, "»" is often "last page"
+        arrow = text.strip()
+        score += 6 if arrow in ("›", "→", ">", "❯", "⟩") else 4 if arrow == "»" else 0
+        why.append(f"arrow {arrow!r}")
+    if c.aria and has_word(words(c.aria), NEXT_WORDS_IN + r"|nachsten|nastepnej"):
+        score += 5
+        why.append(f"label {c.aria!r}")
+    if has_word(words(c.cls, c.id), r"next|nastepna|weiter|pag n|pagn"):
+        score += 3
+        why.append("class")
+    if score <= 0:
+        return 0.0, []
+    around = words(c.around)
+    if has_word(around, PAGER):
+        score += 2
+    if has_word(around, CAROUSEL) or has_word(words(c.cls), CAROUSEL):
+        score -= 8  # "next slide" buttons
+    address = address_of(c)
+    if address:
+        if not same_site(address, page_url):
+            return 0.0, []
+        if urldefrag(address)[0] == urldefrag(page_url)[0]:
+            return 0.0, []  # a link to this very page
+    elif c.tag == "link":
+        return 0.0, []
+    else:
+        score -= 2  # script-driven: only a click can tell what it does
+    if not c.visible and c.tag != "link":
+        score -= 3
+    return score, why
+
+
+async def find_next_link(page: Any) -> NextLink | None:
+    """The "next page" control of the current page, or None (one browser call)."""
+    scan = await scan_clickables(page, head_links=True, limit=8000)
+    best: NextLink | None = None
+    for c in scan.items:
+        score, why = next_score(c, scan.url)
+        if score >= 5 and (best is None or score > best.score):
+            best = NextLink(c, score, why)
+    return best
+
+
+def merge(total: dict[str, Any], output: dict[str, Any], seen: dict[str, set]) -> int:
+    """Add one page's extraction output to ``total``; the number of new list items."""
+    added = 0
+    for key, value in output.items():
+        if isinstance(value, list):
+            bucket = total.setdefault(key, [])
+            keys = seen.setdefault(key, set())
+            for item in value:
+                ident = (f"url:{item['url']}" if isinstance(item, dict) and item.get("url")
+                         else "json:" + json.dumps(item, sort_keys=True, default=str))
+                if ident in keys:
+                    continue
+                keys.add(ident)
+                bucket.append(item)
+                added += 1
+        elif isinstance(value, dict):
+            total[key] = value  # metadata of the last page (e.g. an extraction report)
+    return added
+
+
+async def go_next(page: Any, link: NextLink, timeout_ms: int) -> bool:
+    """Load the next page: by its address when it has one, else by clicking. True when it changed."""
+    c = link.element
+    if link.href:
+        response = await page.goto(link.href, wait_until="domcontentloaded", timeout=timeout_ms)
+        if response is not None and response.status >= 400:
+            raise ToolError(f"next page {link.href} answered HTTP {response.status}")
+        try:
+            await page.wait_for_load_state("load", timeout=min(timeout_ms, 5000))
+        except PlaywrightError:
+            pass  # slow images or trackers: the content is there after domcontentloaded
+        return True
+    async with PageWatch(page) as watch:
+        await page.locator(c.selector).first.click(timeout=5000)
+        settled = await watch.settle(timeout_ms)
+    return settled.reacted
+
+
+async def run(ctx: ToolContext, max_pages: int = 5, extract: str = "extraction.products_generic",
+              extract_parameters: dict | None = None, **_: Any) -> dict:
+    """Extract this page and up to ``max_pages - 1`` following pages; concatenate what was extracted."""
+    page = require_page(ctx, "navigation.pagination")
+    run_tool = getattr(ctx, "run_tool", None)
+    if run_tool is None:
+        raise ToolError("pagination runs an extraction tool on every page, but this context has no run_tool "
+                        "(it is set by the executor; in tests set ToolContext.run_tool)")
+    if max_pages < 1:
+        raise ToolError(f"pagination: max_pages must be at least 1, got {max_pages}")
+    params = dict(extract_parameters or {})
+    finish_by = deadline(ctx, 180000)
+    loop = asyncio.get_running_loop()
+    total: dict[str, Any] = {}
+    seen: dict[str, set] = {}
+    urls: list[str] = []
+    counts: list[int] = []
+    stopped = "max_pages"
+    while True:
+        urls.append(page.url)
+        output = await run_tool(extract, **params)
+        if not isinstance(output, dict):
+            raise ToolError(f"pagination: {extract} returned {type(output).__name__}, not an object")
+        added = merge(total, output, seen)
+        counts.append(added)
+        ctx.log.debug("pagination: page %d (%s) added %d items", len(urls), page.url, added)
+        if len(urls) > 1 and added == 0:
+            stopped = "no_new_items"  # the "next" page repeated what we have: a loop or the end
+            break
+        if len(urls) >= max_pages:
+            break
+        if loop.time() > finish_by:
+            stopped = "time_limit"  # return what we have rather than be cancelled with nothing
+            break
+        link = await find_next_link(page)
+        if link is None:
+            stopped = "no_next_link"
+            break
+        if link.href and urldefrag(link.href)[0] in {urldefrag(u)[0] for u in urls}:
+            stopped = "next_link_already_visited"
+            break
+        try:
+            changed = await go_next(page, link, timeout_ms=20000)
+        except (PlaywrightError, ToolError) as e:
+            stopped = f"next page failed to load: {str(e).splitlines()[0]}"
+            break
+        if not changed:
+            stopped = "next_control_did_nothing"
+            break
+    total["pagination"] = {"pages": len(urls), "urls": urls, "items_per_page": counts, "stopped": stopped}
+    return total

@@ -1,0 +1,676 @@
+"""In-page helpers shared by the forms and navigation tools.
+
+Finding things costs one browser round trip: `scan_fields` and `scan_clickables` run a single
+``page.evaluate`` that describes every candidate (labels, placeholders, nearby text, visibility...)
+and tags each with a ``data-curllm-ref`` attribute, so that the chosen one is addressed afterwards
+as ``[data-curllm-ref="N"]``. Scoring happens in Python, on those descriptions.
+
+`PageWatch` waits, within bounds, for whatever an action set off: a navigation, fetches, DOM changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from ..errors import ToolError
+
+REF_ATTR = "data-curllm-ref"
+
+# Shared JS: text helpers and one description per element. Kept as plain functions so that both
+# scans use the same notion of "label", "nearby text" and "visible".
+_JS_COMMON = r"""
+const REF = "data-curllm-ref";
+const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
+const clip = (s, n) => { s = squash(s); return s.length > n ? s.slice(0, n) : s; };
+const CONTROLS = "input, select, textarea, button, script, style, noscript, template, svg";
+// Text of an element without the text of form controls inside it (a <label> wrapping a <select>
+// would otherwise "say" every option).
+const ownText = (el) => {
+  if (!el) return "";
+  if (!el.querySelector || !el.querySelector(CONTROLS)) return el.textContent || "";
+  const copy = el.cloneNode(true);
+  copy.querySelectorAll(CONTROLS).forEach((c) => c.remove());
+  return copy.textContent || "";
+};
+const isVisible = (el) => {
+  if (el.type === "hidden" || el.hidden) return false;
+  const style = getComputedStyle(el);
+  if (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse") return false;
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0;
+};
+const labelOf = (el) => {
+  const parts = [];
+  if (el.labels) for (const l of el.labels) parts.push(ownText(l));
+  const by = el.getAttribute("aria-labelledby");
+  if (by) for (const id of by.split(/\s+/)) { const t = document.getElementById(id); if (t) parts.push(ownText(t)); }
+  return clip(parts.join(" "), 200);
+};
+// The nearest text before the element: previous siblings first, then the parent's, and so on up
+// a few levels, until a word has been found ("Preis von [ ]", "<header>Cena</header> ... [od]").
+const textBefore = (el, maxLen) => {
+  let node = el, out = "", levels = 0;
+  while (node && levels < 6 && !/[\p{L}\d]{2,}/u.test(out)) {
+    for (let sib = node.previousSibling; sib && out.length < maxLen; sib = sib.previousSibling) {
+      if (sib.nodeType === 1 && sib.matches("script, style, noscript, template")) continue;
+      if (sib.nodeType === 1 && sib.matches("input, select, textarea") && /[\p{L}]{2,}/u.test(out)) break;
+      const t = sib.nodeType === 1 ? ownText(sib) : sib.nodeType === 3 ? sib.textContent : "";
+      out = squash(t) + " " + out;
+      if (/[\p{L}\d]{2,}/u.test(out)) break;
+    }
+    node = node.parentElement; levels++;
+    if (node && node.matches("form, body")) break;
+  }
+  out = squash(out);
+  return out.length > maxLen ? out.slice(out.length - maxLen) : out;
+};
+const textAfter = (el, maxLen) => {
+  let out = "";
+  for (let sib = el.nextSibling; sib && out.length < maxLen; sib = sib.nextSibling) {
+    if (sib.nodeType === 1 && sib.matches("input, select, textarea, button, script, style")) break;
+    out += " " + (sib.nodeType === 1 ? ownText(sib) : sib.nodeType === 3 ? sib.textContent : "");
+  }
+  return clip(out, maxLen);
+};
+// Ids of the nearest ancestors, so Python can tell how closely two elements are related.
+const ids = new WeakMap(); let nextId = 1;
+const ancestry = (el) => {
+  const out = [];
+  for (let a = el.parentElement; a && out.length < 8; a = a.parentElement) {
+    if (!ids.has(a)) ids.set(a, nextId++);
+    out.push(ids.get(a));
+  }
+  return out;
+};
+const classesAround = (el, levels) => {
+  const out = [];
+  for (let a = el.parentElement, i = 0; a && i < levels; a = a.parentElement, i++) {
+    out.push(a.tagName.toLowerCase(), a.id || "", typeof a.className === "string" ? a.className : "",
+             a.getAttribute("role") || "", a.getAttribute("aria-label") || "");
+  }
+  return clip(out.join(" "), 400);
+};
+document.querySelectorAll("[" + REF + "]").forEach((el) => el.removeAttribute(REF));
+// Refs are written after all reading is done: an attribute change between two layout reads would
+// make the browser recompute styles for every element (seconds on a big page instead of ms).
+const tagged = [];
+const tag = (el) => { tagged.push(el); return String(tagged.length); };
+const writeRefs = () => tagged.forEach((el, i) => el.setAttribute(REF, String(i + 1)));
+"""
+
+_SCAN_FIELDS_JS = "(opts) => {" + _JS_COMMON + r"""
+const SKIP = new Set(["hidden", "submit", "button", "reset", "image", "checkbox", "radio", "file", "color", "range"]);
+const forms = Array.from(document.forms);
+const out = [];
+const all = document.querySelectorAll("input, textarea, select");
+for (let i = 0; i < all.length && out.length < opts.limit; i++) {
+  const el = all[i];
+  const type = el.tagName === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : el.tagName.toLowerCase();
+  if (SKIP.has(type)) continue;
+  const form = el.form;
+  const fieldset = el.closest("fieldset");
+  const d = {
+    ref: tag(el), order: i, tag: el.tagName.toLowerCase(), type,
+    name: el.getAttribute("name") || "", id: el.id || "",
+    cls: typeof el.className === "string" ? clip(el.className, 120) : "",
+    label: labelOf(el), placeholder: clip(el.getAttribute("placeholder"), 120),
+    aria: clip([el.getAttribute("aria-label"), el.getAttribute("title")].filter(Boolean).join(" "), 160),
+    before: textBefore(el, 80), after: textAfter(el, 30),
+    legend: fieldset && fieldset.querySelector("legend") ? clip(fieldset.querySelector("legend").textContent, 80) : "",
+    value: clip(el.value, 120), pattern: el.getAttribute("pattern") || "",
+    visible: isVisible(el), disabled: !!el.disabled, readonly: !!el.readOnly,
+    form: form ? forms.indexOf(form) : -1,
+    form_action: form ? (form.getAttribute("action") || "") : "",
+    form_info: form ? clip([form.id, form.className, form.getAttribute("role"), form.getAttribute("name")].join(" "), 160) : "",
+    around: classesAround(el, 4),
+    in_header: !!el.closest("header, [role=banner], #header, .header, nav"),
+    ancestors: ancestry(el), options: [],
+  };
+  if (d.tag === "select") {
+    d.options = Array.from(el.options).slice(0, 300).map((o, index) => ({
+      index, text: squash(o.label || o.textContent), value: o.value, selected: o.selected, disabled: o.disabled,
+    }));
+    d.onchange = !!el.getAttribute("onchange");
+  }
+  out.push(d);
+}
+writeRefs();
+// A JSON string: Playwright's own serialisation of thousands of objects is several times slower.
+return JSON.stringify({url: location.href, lang: (document.documentElement.lang || "").toLowerCase(), fields: out});
+}"""
+
+_SCAN_CLICKABLES_JS = "(opts) => {" + _JS_COMMON + r"""
+const SELECTOR = "a[href], button, [role=button], [role=link], [role=tab], [role=menuitem], [role=treeitem], " +
+  "input[type=submit], input[type=button], input[type=image], summary, [onclick]" + (opts.headLinks ? ", link[rel~=next]" : "");
+const fold = (s) => squash(s).toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/ł/g, "l");
+const needle = opts.needle ? fold(opts.needle) : "";
+// With a previous click on this page (category trees), the subtree it belongs to: its <li> or <details>.
+const prev = opts.previousRef ? document.querySelector("[data-curllm-prev='" + opts.previousRef + "']") : null;
+const prevScope = prev ? (prev.closest("li, details") || prev.parentElement) : null;
+const out = [];
+const all = document.querySelectorAll(SELECTOR);
+for (let i = 0; i < all.length && out.length < opts.limit; i++) {
+  const el = all[i];
+  const tagName = el.tagName.toLowerCase();
+  const visible = tagName === "link" ? false : isVisible(el);
+  let text = "";
+  if (tagName === "input") text = el.value || el.getAttribute("alt") || "";
+  else if (tagName !== "link") text = visible ? el.innerText : ownText(el);
+  text = clip(text, 200);
+  const img = tagName === "link" ? null : el.querySelector("img[alt]");
+  const aria = clip([el.getAttribute("aria-label"), el.getAttribute("title"), img && img.getAttribute("alt")]
+                    .filter(Boolean).join(" "), 160);
+  if (needle && !fold(text).includes(needle) && !fold(aria).includes(needle)) continue;
+  const li = el.closest("li");
+  out.push({
+    ref: tag(el), order: i, tag: tagName, text, aria,
+    role: el.getAttribute("role") || "", rel: (el.getAttribute("rel") || "").toLowerCase(),
+    raw_href: el.getAttribute("href") || "", href: el.href && typeof el.href === "string" ? el.href : "",
+    id: el.id || "", cls: typeof el.className === "string" ? clip(el.className, 160) : "",
+    visible,
+    disabled: !!el.disabled || el.getAttribute("aria-disabled") === "true",
+    current: el.getAttribute("aria-current") || "",
+    around: classesAround(el, opts.aroundLevels || 4),
+    in_head: !!el.closest("head"),
+    in_card: !!el.closest("article, [itemtype*=Product], .product, .product-card, .card"),
+    inside_previous: !!prevScope && prevScope.contains(el) && el !== prev,
+    li_depth: li ? (() => { let d = 0; for (let a = li; a; a = a.parentElement) if (a.tagName === "UL" || a.tagName === "OL") d++; return d; })() : 0,
+    ancestors: ancestry(el),
+  });
+}
+writeRefs();
+// A JSON string: Playwright's own serialisation of thousands of objects is several times slower.
+return JSON.stringify({url: location.href, lang: (document.documentElement.lang || "").toLowerCase(), items: out});
+}"""
+
+_SET_VALUE_JS = r"""(el, value) => {
+  // The native setter, so frameworks that track the value (React) see the change.
+  const proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+  const setter = Object.getOwnPropertyDescriptor(proto, "value").set;
+  setter.call(el, value);
+  el.dispatchEvent(new Event("input", {bubbles: true}));
+  el.dispatchEvent(new Event("change", {bubbles: true}));
+  return el.value;
+}"""
+
+_FIND_SUBMIT_JS = r"""(el, words) => {
+  const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const fold = (s) => squash(s).toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/ł/g, "l");
+  const visible = (b) => {
+    const st = getComputedStyle(b);
+    const r = b.getBoundingClientRect();
+    return st.display !== "none" && st.visibility !== "hidden" && r.width > 0 && r.height > 0;
+  };
+  const textOf = (b) => squash(b.tagName === "INPUT" ? (b.value || b.getAttribute("aria-label") || "")
+                                                    : (b.innerText || b.getAttribute("aria-label") || b.title || ""));
+  const mark = (b, how) => { b.setAttribute("data-curllm-ref", "submit"); return {how, text: textOf(b), tag: b.tagName.toLowerCase()}; };
+  document.querySelectorAll("[data-curllm-ref=submit]").forEach((b) => b.removeAttribute("data-curllm-ref"));
+  const form = el.form || el.closest("form");
+  if (form) {
+    const submits = Array.from(form.elements).filter((b) =>
+      ((b.tagName === "BUTTON" && (b.getAttribute("type") || "submit").toLowerCase() === "submit") ||
+       (b.tagName === "INPUT" && ["submit", "image"].includes((b.type || "").toLowerCase()))) && !b.disabled);
+    const shown = submits.filter(visible);
+    if (shown.length) return {...mark(shown[0], "button"), inForm: true};
+  }
+  // No form button: an "apply" button close to the field (JS-driven filters), nearest container first.
+  const re = new RegExp("^(?:" + words + ")$", "i");
+  let scope = el.parentElement;
+  for (let level = 0; scope && level < 5; level++, scope = scope.parentElement) {
+    if (scope === document.body) break;
+    const buttons = scope.querySelectorAll("button, [role=button], input[type=submit], input[type=button], a[href]");
+    for (const b of buttons) if (visible(b) && re.test(fold(textOf(b)))) return {...mark(b, "nearby"), inForm: !!form};
+  }
+  // A GET form may be submitted again safely if Enter did nothing; a POST form may not.
+  return {how: null, inForm: !!form, getForm: !!form && (form.getAttribute("method") || "get").toLowerCase() === "get"};
+}"""
+
+
+# --- text ---------------------------------------------------------------------------------------
+
+
+def fold(text: str | None) -> str:
+    """Lower-case, accent-free, single-spaced text for comparisons ("Następna  Strona" -> "nastepna strona")."""
+    text = (text or "").casefold().replace("ł", "l")
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(text.split())
+
+
+def squash(text: str | None) -> str:
+    """White space folded to single spaces, case kept."""
+    return " ".join((text or "").split())
+
+
+def words(*texts: str | None) -> str:
+    """Texts as space-separated folded words, identifiers split too: "priceMin" / "price-min" -> "price min"."""
+    joined = " ".join(t for t in texts if t)
+    joined = re.sub(r"([a-z])([A-Z])", r"\1 \2", joined)
+    return " " + " ".join(re.split(r"[^\w]+|_", fold(joined))).strip() + " "
+
+
+def has_word(text: str, pattern: str) -> re.Match | None:
+    """Search ``pattern`` as whole words in a `words` string."""
+    return re.search(rf"(?<![^\W_])(?:{pattern})(?![^\W_])", text)
+
+
+# --- scans --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Field:
+    """A form control as `scan_fields` describes it."""
+
+    ref: str
+    order: int
+    tag: str
+    type: str
+    name: str = ""
+    id: str = ""
+    cls: str = ""
+    label: str = ""
+    placeholder: str = ""
+    aria: str = ""
+    before: str = ""
+    after: str = ""
+    legend: str = ""
+    value: str = ""
+    pattern: str = ""
+    visible: bool = True
+    disabled: bool = False
+    readonly: bool = False
+    form: int = -1
+    form_action: str = ""
+    form_info: str = ""
+    around: str = ""
+    in_header: bool = False
+    ancestors: list[int] = field(default_factory=list)
+    options: list[dict] = field(default_factory=list)
+    onchange: bool = False
+
+    @property
+    def selector(self) -> str:
+        """CSS selector of this element, valid until the next scan of the page."""
+        return f'[{REF_ATTR}="{self.ref}"]'
+
+    @property
+    def own_words(self) -> str:
+        """What names the field itself: label, placeholder, aria-label/title, name, id."""
+        return words(self.label, self.placeholder, self.aria, self.name, self.id)
+
+    @property
+    def near_words(self) -> str:
+        """Text around the field: before and after it, its fieldset legend."""
+        return words(self.before, self.after, self.legend)
+
+    def describe(self) -> dict:
+        """A short, JSON-able description for reports and error messages."""
+        out = {"tag": self.tag, "type": self.type}
+        for key in ("name", "id", "label", "placeholder"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if not (self.label or self.placeholder):
+            if self.aria:
+                out["aria_label"] = self.aria
+            elif self.before:
+                out["text"] = self.before
+        return out
+
+
+@dataclass
+class Clickable:
+    """A link, button or other clickable element as `scan_clickables` describes it."""
+
+    ref: str
+    order: int
+    tag: str
+    text: str = ""
+    aria: str = ""
+    role: str = ""
+    rel: str = ""
+    raw_href: str = ""
+    href: str = ""
+    id: str = ""
+    cls: str = ""
+    visible: bool = True
+    disabled: bool = False
+    current: str = ""
+    around: str = ""
+    in_head: bool = False
+    in_card: bool = False
+    inside_previous: bool = False
+    li_depth: int = 0
+    ancestors: list[int] = field(default_factory=list)
+
+    @property
+    def selector(self) -> str:
+        """CSS selector of this element, valid until the next scan of the page."""
+        return f'[{REF_ATTR}="{self.ref}"]'
+
+    def describe(self) -> dict:
+        """A short, JSON-able description for reports."""
+        out: dict[str, Any] = {"tag": self.tag, "text": self.text or self.aria}
+        if self.href:
+            out["href"] = self.href
+        return out
+
+
+def _snake(doc: dict) -> dict:
+    """JS camelCase keys as Python field names."""
+    return {re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), k): v for k, v in doc.items()}
+
+
+@dataclass
+class Scan:
+    """One scan: the page's address and language, and the elements found."""
+
+    url: str
+    lang: str
+    items: list
+
+
+async def scan_fields(page: Any, limit: int = 2000) -> Scan:
+    """Every fillable control of the page (not buttons, checkboxes or hidden inputs), in document order."""
+    raw = json.loads(await page.evaluate(_SCAN_FIELDS_JS, {"limit": limit}))
+    return Scan(raw["url"], raw["lang"], [Field(**_snake(f)) for f in raw["fields"]])
+
+
+async def scan_clickables(page: Any, *, needle: str = "", limit: int = 5000, head_links: bool = False,
+                          previous_ref: str = "") -> Scan:
+    """Links, buttons and other clickables; only those whose text contains ``needle`` when given."""
+    opts = {"needle": needle, "limit": limit, "headLinks": head_links, "previousRef": previous_ref}
+    raw = json.loads(await page.evaluate(_SCAN_CLICKABLES_JS, opts))
+    return Scan(raw["url"], raw["lang"], [Clickable(**_snake(c)) for c in raw["items"]])
+
+
+def closeness(a: list[int], b: list[int]) -> int:
+    """How many levels up from ``a`` their nearest common ancestor is (99: none within reach)."""
+    common = set(b)
+    for i, x in enumerate(a):
+        if x in common:
+            return i
+    return 99
+
+
+# --- acting -------------------------------------------------------------------------------------
+
+
+async def fill_value(page: Any, selector: str, value: str, *, typed: bool = True, timeout_ms: int = 5000) -> str:
+    """Type ``value`` into a field like a user, then fire ``change``; the field's value afterwards.
+
+    Read-only or covered inputs (JS date pickers, masked fields) refuse a user's typing; their value
+    is set as the page's own script would, with input and change events (``typed=False`` goes there
+    directly, for fields known to be read-only, instead of waiting for them to become editable).
+    """
+    locator = page.locator(selector)
+    if typed:
+        try:
+            await locator.fill(value, timeout=timeout_ms)
+            return await locator.evaluate(
+                "el => { el.dispatchEvent(new Event('change', {bubbles: true})); return el.value; }")
+        except PlaywrightError:
+            pass  # not editable for a user after all: set it the way the page's own script would
+    return await locator.evaluate(_SET_VALUE_JS, value)
+
+
+async def click_like_user(page: Any, selector: str, *, visible: bool = True, timeout_ms: int = 5000) -> str:
+    """Click as a user; when something covers the element (a cookie banner) or it is not visible,
+    fire the click on the element itself. Returns "click" or "dispatch"."""
+    locator = page.locator(selector).first
+    if visible:
+        try:
+            await locator.click(timeout=timeout_ms)
+            return "click"
+        except PlaywrightError:
+            pass  # the pointer is intercepted; the element's own handlers still work
+    await locator.dispatch_event("click")
+    return "dispatch"
+
+
+APPLY_WORDS = ("filtruj|zastosuj|pokaz|pokaz wyniki|szukaj|wyszukaj|ok|apply|filter|search|go|update|refine|"
+               "anwenden|filtern|suchen|ubernehmen|aktualisieren|los|zeigen")
+
+
+async def submit_from(page: Any, selector: str, watch: PageWatch, timeout_ms: int = 15000) -> dict:
+    """Submit the form of the field at ``selector``, as a user would, and wait for the result.
+
+    The form's submit button if it has a visible one; else an "apply"-like button near the field;
+    else Enter in the field; and if Enter did not load a new page, a GET form's ``requestSubmit()``
+    (Enter submits nothing natively when a form has several text fields; the page's own Enter
+    handler, if it fetched results instead, runs again harmlessly). Returns ``{"method", "navigated"}``.
+    """
+    locator = page.locator(selector)
+    found = await locator.evaluate(_FIND_SUBMIT_JS, APPLY_WORDS)
+    if found.get("how"):
+        await click_like_user(page, f'[{REF_ATTR}="submit"]')
+        method = f"{found['how']}: {found.get('text') or found.get('tag')}"
+    else:
+        await locator.press("Enter", timeout=5000)
+        method = "enter"
+    settled = await watch.settle(timeout_ms)
+    if method == "enter" and found.get("getForm") and not settled.navigated:
+        await watch.reset()
+        await locator.evaluate("el => (el.form || el.closest('form')).requestSubmit()")
+        method = "form.requestSubmit()"
+        settled = await watch.settle(timeout_ms)
+    return {"method": method, "navigated": settled.navigated}
+
+
+@dataclass
+class Settled:
+    """What happened after an action: a navigation, network traffic, DOM changes."""
+
+    navigated: bool
+    requests: int
+    mutations: int
+
+    @property
+    def reacted(self) -> bool:
+        """Whether the page did anything at all."""
+        return self.navigated or self.requests > 0 or self.mutations > 0
+
+
+_WATCH_JS = r"""() => {
+  const w = window.__curllmWatch = {count: 0, last: performance.now()};
+  if (window.__curllmObserver) window.__curllmObserver.disconnect();
+  window.__curllmObserver = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "attributes" && r.attributeName && r.attributeName.startsWith("data-curllm")) continue;
+      w.count++; w.last = performance.now();
+    }
+  });
+  window.__curllmObserver.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  return true;
+}"""
+
+
+class PageWatch:
+    """Watches a page while an action runs; ``await watch.settle()`` waits, within bounds, for the effects.
+
+    >>> async with PageWatch(page) as watch:
+    ...     await page.click("text=Filtruj")
+    ...     settled = await watch.settle()
+    """
+
+    def __init__(self, page: Any):
+        self.page = page
+        self.inflight: set = set()
+        self.requests = 0
+        self.nav_started = False
+        self.navigated = asyncio.Event()
+
+    def _on_request(self, request: Any) -> None:
+        self.requests += 1
+        self.inflight.add(request)
+        try:
+            if request.is_navigation_request() and request.frame == self.page.main_frame:
+                self.nav_started = True
+        except PlaywrightError:
+            pass  # a service worker's request: not a navigation of this page
+
+    def _on_done(self, request: Any) -> None:
+        self.inflight.discard(request)
+
+    def _on_navigated(self, frame: Any) -> None:
+        if frame == self.page.main_frame:
+            self.navigated.set()
+
+    async def __aenter__(self) -> PageWatch:
+        self.page.on("request", self._on_request)
+        self.page.on("requestfinished", self._on_done)
+        self.page.on("requestfailed", self._on_done)
+        self.page.on("framenavigated", self._on_navigated)
+        await self.reset()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        for event, fn in (("request", self._on_request), ("requestfinished", self._on_done),
+                          ("requestfailed", self._on_done), ("framenavigated", self._on_navigated)):
+            self.page.remove_listener(event, fn)
+
+    async def reset(self) -> None:
+        """Start counting afresh (before the next action)."""
+        self.requests = 0
+        self.nav_started = False
+        self.navigated.clear()
+        await self._evaluate(_WATCH_JS)
+
+    async def _evaluate(self, script: str) -> Any:
+        try:
+            return await self.page.evaluate(script)
+        except PlaywrightError:
+            return None  # the document is being replaced: a navigation, which the events report
+
+    async def _mutations(self) -> int:
+        """DOM changes since the watch was (re)started; 0 when the document is gone."""
+        return await self._evaluate("() => window.__curllmWatch ? window.__curllmWatch.count : 0") or 0
+
+    async def settle(self, timeout_ms: int = 10000, grace_ms: int = 600) -> Settled:
+        """Wait until the page is done reacting, never longer than ``timeout_ms``.
+
+        A navigation is waited for to its ``load`` event; fetches until none is in flight for 300 ms
+        (capped at 5 s, since pages with polling never go quiet); DOM changes until none for 200 ms.
+        ``grace_ms`` is how long a reaction may take to start at all.
+        """
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        deadline = start + timeout_ms / 1000
+
+        def left() -> float:
+            return max(0.0, deadline - loop.time())
+
+        # 1. did anything start? a navigation request shows within a few ms of a click or submit;
+        # once a fetch or a DOM change shows the page reacted in place, there is no need to wait on.
+        polls = 0
+        while loop.time() < start + grace_ms / 1000 and not (self.nav_started or self.navigated.is_set()):
+            await asyncio.sleep(0.05)
+            polls += 1
+            if polls >= 3 and (self.requests or (polls % 2 and await self._mutations())):
+                break
+        navigated = self.nav_started or self.navigated.is_set()
+        if navigated:
+            try:
+                await asyncio.wait_for(self.navigated.wait(), left())
+                await self.page.wait_for_load_state("load", timeout=max(1.0, left() * 1000))
+            except (TimeoutError, PlaywrightTimeout):
+                pass  # bounded: a page still loading after the deadline is used as it is
+        # 2. network quiet: nothing in flight for 300 ms
+        quiet_since = None
+        net_deadline = min(deadline, loop.time() + 5.0)
+        while loop.time() < net_deadline:
+            if self.inflight:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = loop.time()
+            elif loop.time() - quiet_since >= 0.3:
+                break
+            await asyncio.sleep(0.05)
+        # 3. DOM quiet (same document only: a new document starts with its own changes)
+        mutations = 0
+        if not (navigated or self.navigated.is_set()):
+            while loop.time() < deadline:
+                state = await self._evaluate("() => window.__curllmWatch ? [window.__curllmWatch.count, "
+                                             "performance.now() - window.__curllmWatch.last] : null")
+                if not state:
+                    break
+                mutations = state[0]
+                if state[1] >= 200:
+                    break
+                await asyncio.sleep(0.1)
+        navigated = navigated or self.navigated.is_set()
+        return Settled(navigated, self.requests, mutations)
+
+
+# --- links --------------------------------------------------------------------------------------
+
+
+def site_of(host: str) -> str:
+    """The registrable part of a host name, roughly: "old.reddit.com" -> "reddit.com",
+    "www.amazon.co.uk" -> "amazon.co.uk". IP addresses and single labels stay whole."""
+    host = host.lower().rstrip(".")
+    labels = host.split(".")
+    if len(labels) <= 2 or re.fullmatch(r"[\d.]+|\[.*\]", host):
+        return host
+    # "co.uk", "com.pl", "com.au": a short second-level label under a country code takes one more
+    keep = 3 if len(labels[-1]) == 2 and len(labels[-2]) <= 3 else 2
+    return ".".join(labels[-keep:])
+
+
+def same_site(url: str, base: str) -> bool:
+    """Whether ``url`` stays on the site of ``base`` (subdomains included; file: stays file:)."""
+    a, b = urlsplit(url), urlsplit(base)
+    if a.scheme == "file" or b.scheme == "file":
+        return a.scheme == b.scheme
+    if a.scheme not in ("http", "https"):
+        return False
+    return site_of(a.hostname or "") == site_of(b.hostname or "") != ""
+
+
+def followable(href: str) -> bool:
+    """An address a page can be loaded from (not javascript:, mailto: or a bare fragment)."""
+    return urlsplit(href).scheme in ("http", "https", "file")
+
+
+def deadline(ctx: Any, default_ms: int, share: float = 0.8) -> float:
+    """Event-loop time by which a long-running tool should wrap up: ``share`` of its manifest's time
+    limit, so it returns what it has gathered instead of being cancelled by the executor with nothing."""
+    manifest = getattr(ctx, "manifest", None)
+    limit_ms = manifest.timeout_ms if manifest is not None else default_ms
+    return asyncio.get_running_loop().time() + limit_ms * share / 1000
+
+
+def require_page(ctx: Any, tool: str) -> Any:
+    """The context's page, or a ToolError saying the tool needs one."""
+    if getattr(ctx, "page", None) is None:
+        raise ToolError(f"{tool} needs a browser page (its manifest depends on 'page'), but the context has none")
+    return ctx.page
+
+
+# --- matching visible text ----------------------------------------------------------------------
+
+_TRAILING_COUNT = re.compile(r"\s*[(\[]?\s*\d[\d\s.,]*[)\]]?\s*$")
+
+
+def text_match(wanted: str, text: str) -> tuple[int, str]:
+    """How ``text`` matches ``wanted``: 3 exact, 2 same ignoring case/spaces/accents, 1 contains; 0 no.
+
+    The second value names the kind of match for reports ("exact", "normalized", "contains").
+    """
+    if not text or not wanted:
+        return 0, ""
+    if squash(text) == squash(wanted):
+        return 3, "exact"
+    w, t = fold(wanted), fold(text)
+    if t == w or (_TRAILING_COUNT.sub("", t) == w and _TRAILING_COUNT.sub("", t)):
+        return 2, "normalized"  # also "Elektronika (10)": a count after the name
+    if w and w in t:
+        return 1, "contains"
+    return 0, ""

@@ -1,0 +1,129 @@
+"""The local test site: the example shop plus small test-only pages, on 127.0.0.1 (stdlib only).
+
+``start_site()`` serves it from a background thread and returns an object with ``.url`` (e.g.
+``http://127.0.0.1:PORT``, no trailing slash) and ``.stop()``.
+
+Routes: everything of ``examples/shop/serve.py`` (``/``, ``/kategoria/<slug>``, ``/produkt/<id>``,
+``/nowosci``, ``/inspiracje``, ``/api/produkty``, ...; see its docstring), plus ``/test/<page>.html``
+from ``tests/site/``:
+
+``/test/en-shop.html``        English listing: "Price from" / "Price to" (names min, max), a
+                              "Sort by" select without onchange, button "Apply"; filters client-side.
+``/test/de-shop.html``        German listing: "Preis von" / "Preis bis" as nearby text (names
+                              preis_von, preis_bis), no submit button: Enter submits (by script).
+``/test/dates.html``          input[type=date] pair "Check-in" / "Check-out".
+``/test/dates-pl.html``       text dates "Data od" (placeholder DD.MM.YYYY) / "Data do" (dd.mm.rrrr).
+``/test/dates-us.html``       text dates "Departure date" / "Return date" (placeholder MM/DD/YYYY).
+``/test/dates-readonly.html`` read-only text dates "Przyjazd" / "Wyjazd" (format shown by their
+                              value, 01.06.2024); change events are logged into ``#log``.
+                              The date pages echo the submitted query into ``#echo``.
+``/test/hn.html``             Hacker-News-like list, 5 stories, "More" (rel=next) to ``hn-2.html`` (3).
+``/test/reddit.html``         old-reddit-like list, 4 posts, "next ›" to ``reddit-2.html`` (2).
+``/test/scroll-ending.html``  infinite scroll that ends after ``?loads=N`` loads (default 3) of 10.
+``/test/scroll-endless.html`` infinite scroll that never ends (10 items per load).
+``/test/table.html``          a data table of CPUs with prices, and a layout table.
+``/test/menu.html``           collapsed category tree (details/summary) linking into the shop.
+``/test/buttons.html``        buttons, role=button, summary, input[type=submit]; clicks log to ``#log``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE_DIR = Path(__file__).resolve().parent / "site"
+
+
+def load_shop() -> ModuleType:
+    """The example shop's module (examples/ is not a package, so it is loaded from its file)."""
+    name = "curllm_example_shop"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / "shop" / "serve.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _handler_class() -> type:
+    shop = load_shop()
+
+    class SiteHandler(shop.ShopHandler):
+        """The shop's handler, plus ``/test/<name>.html`` from tests/site/."""
+
+        def route(self, path: str, params: dict[str, str]) -> bool:
+            if path.startswith("/test/"):
+                name = path.removeprefix("/test/")
+                # only plain file names: no sub-folders, no way out of tests/site/
+                if "/" in name or not name.endswith(".html") or not (SITE_DIR / name).is_file():
+                    return False
+                self.send_html((SITE_DIR / name).read_text(encoding="utf-8"))
+                return True
+            return super().route(path, params)
+
+    return SiteHandler
+
+
+@dataclass
+class RunningSite:
+    """A test site serving from a daemon thread."""
+
+    server: ThreadingHTTPServer
+    thread: threading.Thread
+
+    @property
+    def url(self) -> str:
+        """Base URL, without a trailing slash."""
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def stop(self) -> None:
+        """Stop serving and free the port."""
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def start_site(port: int = 0) -> RunningSite:
+    """Serve the test site on 127.0.0.1 (any free port by default) until ``.stop()``."""
+    server = load_shop().make_server(port, handler=_handler_class())
+    thread = threading.Thread(target=server.serve_forever, name="curllm-test-site", daemon=True)
+    thread.start()
+    return RunningSite(server, thread)
+
+
+if __name__ == "__main__":
+    site = start_site()
+    print(f"test site: {site.url}/", flush=True)
+    try:
+        site.thread.join()
+    except KeyboardInterrupt:
+        site.stop()
+
+
+async def open_snapshot(page, path: Path, url: str | None = None) -> None:
+    """Load a saved page into a Playwright ``page`` with no network access at all.
+
+    With ``url`` the snapshot is served *as* that address (so relative links resolve as on the real
+    site, and "same site" means what it meant there); without it, it is opened as a file: URL. The
+    page's context is switched offline, so its scripts, images and trackers fail inside the browser
+    at once (routing each of hundreds of requests through Python would cost seconds).
+    """
+    await page.context.set_offline(True)
+    if url is None:
+        await page.goto(path.as_uri(), wait_until="domcontentloaded")
+        return
+    body = path.read_bytes()
+
+    async def serve(route) -> None:
+        await route.fulfill(status=200, body=body, headers={"content-type": "text/html; charset=utf-8"})
+
+    await page.route(re.compile("^" + re.escape(url) + "$"), serve)
+    await page.goto(url, wait_until="domcontentloaded")

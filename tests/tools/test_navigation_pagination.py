@@ -1,0 +1,159 @@
+"""navigation.pagination: next-link finding on local and real pages, and multi-page extraction."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from curllm_core.errors import ToolError
+from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
+from curllm_core.tool import ToolContext, load_callable
+from curllm_core.tools.navigation.pagination import find_next_link, next_score, run
+from curllm_core.tools.page_helpers import Clickable
+from tests.conftest import realpage
+from tests.site_server import load_shop, open_snapshot
+
+PATH = manifests_dir() / "navigation" / "pagination.json"
+MANIFEST = load_manifest(PATH)
+
+
+def checked(output: dict) -> dict:
+    Draft202012Validator(MANIFEST.output_schema).validate(output)
+    return output
+
+
+async def shop_cards(ctx: ToolContext, **_) -> dict:
+    """A tiny extraction for these tests: the shop's product cards."""
+    return {"products": await ctx.page.eval_on_selector_all(
+        ".product-list .product-card",
+        "els => els.map((e) => ({name: e.querySelector('h3').innerText, url: e.querySelector('h3 a').href}))")}
+
+
+async def stories(ctx: ToolContext, **_) -> dict:
+    """A tiny extraction for these tests: titles of HN-like and reddit-like lists."""
+    return {"stories": await ctx.page.eval_on_selector_all(
+        ".titleline > a, a.title", "els => els.map((a) => ({title: a.innerText, url: a.href}))")}
+
+
+def context(page, extraction) -> ToolContext:
+    """A context whose run_tool runs ``extraction``, as the executor would run the named tool."""
+    ctx = ToolContext(page=page)
+    calls: list[str] = []
+
+    async def run_tool(name: str, **params):
+        calls.append(name)
+        return await extraction(ctx, **params)
+
+    ctx.run_tool = run_tool
+    ctx.settings["calls"] = calls
+    return ctx
+
+
+def test_manifest_is_valid_and_loads():
+    assert check_manifest(read_manifest(PATH)) == []
+    assert MANIFEST.produces == ("products",) and MANIFEST.effects == "write"
+    assert load_callable(MANIFEST) is run
+
+
+def link(**fields) -> Clickable:
+    base = {"ref": "1", "order": 0, "tag": "a", "href": "https://shop.pl/?page=2", "raw_href": "?page=2"}
+    return Clickable(**{**base, **fields})
+
+
+def test_next_scores():
+    here = "https://shop.pl/"
+    assert next_score(link(text="Następna"), here)[0] >= 5
+    assert next_score(link(text="›"), here)[0] > next_score(link(text="»"), here)[0] > 0
+    assert next_score(link(text="", aria="Zur nächsten Seite"), here)[0] >= 5
+    assert next_score(link(text="Next", around="div carousel"), here)[0] < 5  # "next slide"
+    assert next_score(link(text="Next", href="https://other.com/?page=2"), here)[0] == 0  # off-site
+    assert next_score(link(text="Next", disabled=True), here)[0] == 0
+    assert next_score(link(text="Poprzednia"), here)[0] == 0
+    assert next_score(link(text="Read more"), here)[0] < 5
+
+
+@pytest.mark.browser
+async def test_three_shop_pages_collect_24_products(page, site_url):
+    await page.goto(site_url + "/")
+    ctx = context(page, shop_cards)
+    out = checked(await run(ctx, max_pages=5))
+    assert len(out["products"]) == 24 and len({p["url"] for p in out["products"]}) == 24
+    assert out["pagination"] == {"pages": 3, "urls": [site_url + "/", site_url + "/?strona=2", site_url + "/?strona=3"],
+                                 "items_per_page": [8, 8, 8], "stopped": "no_next_link"}
+    assert ctx.settings["calls"] == ["extraction.products_generic"] * 3
+
+
+@pytest.mark.browser
+async def test_max_pages_bounds_the_walk(page, site_url):
+    await page.goto(site_url + "/?price_max=150")
+    out = checked(await run(context(page, shop_cards), max_pages=1))
+    assert len(out["products"]) == 8 and out["pagination"]["stopped"] == "max_pages"
+    assert page.url == site_url + "/?price_max=150"
+
+
+@pytest.mark.browser
+async def test_repeated_items_are_dropped_and_end_the_walk(page, site_url):
+    async def promo_only(ctx, **_):
+        return {"products": [{"name": "Robot kuchenny MaxiMix", "url": site_url + "/promocje"}]}
+
+    await page.goto(site_url + "/")
+    out = checked(await run(context(page, promo_only), max_pages=5))
+    assert out["products"] == [{"name": "Robot kuchenny MaxiMix", "url": site_url + "/promocje"}]
+    assert out["pagination"]["pages"] == 2 and out["pagination"]["stopped"] == "no_new_items"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("start", "second", "count"), [("hn.html", "hn-2.html", 8), ("reddit.html", "reddit-2.html", 6)])
+async def test_more_and_next_links(page, site_url, start, second, count):
+    await page.goto(f"{site_url}/test/{start}")
+    out = checked(await run(context(page, stories), max_pages=5, extract="extraction.stories"))
+    assert len(out["stories"]) == count
+    assert out["pagination"]["urls"] == [f"{site_url}/test/{start}", f"{site_url}/test/{second}"]
+
+
+@pytest.mark.browser
+async def test_with_the_generic_product_extraction(page, site_url):
+    try:
+        generic = importlib.import_module("curllm_core.tools.extraction.products_generic")
+    except ImportError as e:
+        pytest.skip(f"extraction.products_generic not available: {e}")
+    await page.goto(site_url + "/?price_max=150")
+    out = checked(await run(context(page, generic.run), max_pages=5))
+    assert out["pagination"]["pages"] == 2
+    cheap = [p["name"] for p in load_shop().catalog()["products"] if p["price"] <= 150]
+    assert sorted(p["name"] for p in out["products"]) == sorted(cheap)
+
+
+@pytest.mark.browser
+async def test_without_run_tool_it_says_so(page, site_url):
+    await page.goto(site_url + "/")
+    with pytest.raises(ToolError, match="no run_tool"):
+        await run(ToolContext(page=page))
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("snapshot", "url", "expected"), [
+    ("ceneo_search_canon.html", "https://www.ceneo.pl/;szukaj-canon", "https://www.ceneo.pl/;szukaj-canon;0020-30-0-0-1.htm"),
+    ("bing_serp_microsoft_wikipedia.html", "https://www.bing.com/search?q=Microsoft+wikipedia",
+     "https://www.bing.com/search?q=Microsoft+wikipedia&FPIG=7DE503E4162940FA9A03BF17C440033D&first=11&FORM=PORE"),
+    ("ebay_de_search_apple.html", "https://www.ebay.de/sch/i.html?_nkw=apple&_sacat=58058",
+     "https://www.ebay.de/sch/i.html?_from=R40&_nkw=apple&_sacat=58058&_pgn=2"),
+    ("reddit_old_dataisbeautiful_top.html", "https://old.reddit.com/r/dataisbeautiful/top/",
+     "http://www.reddit.com/r/dataisbeautiful/top/?sort=top&count=25&after=t3_1k5xw4&t=month"),
+    ("hn_front_2026.html", "https://news.ycombinator.com/news", "https://news.ycombinator.com/news?p=2"),
+])
+async def test_next_link_on_real_pages(page, snapshot, url, expected):
+    await open_snapshot(page, realpage(snapshot), url)
+    found = await find_next_link(page)
+    assert found is not None and found.href == expected
+
+
+@pytest.mark.browser
+async def test_off_site_and_missing_next_links_are_not_taken(page):
+    # Old reddit's "next ›" is absolute (http://www.reddit.com/...): off-site for the file it is opened from
+    await open_snapshot(page, realpage("reddit_old_dataisbeautiful_top.html"))
+    assert await find_next_link(page) is None
+    await open_snapshot(page, realpage("pricespy_nz_cpu_listing.html"))  # no pagination in this dump
+    assert await find_next_link(page) is None
