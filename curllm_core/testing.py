@@ -35,7 +35,7 @@ that share it must run in that loop too; put this in your ``pyproject.toml``::
 
 or mark tests ``@pytest.mark.asyncio(loop_scope="session")``. A test running in another loop still
 works: `curllm_run_tool` then starts a private browser for the call (about half a second more) and
-warns once.
+warns.
 """
 
 from __future__ import annotations
@@ -210,6 +210,8 @@ class _Runner:
     #: The loop the shared browser belongs to; a call from another loop gets a private browser.
     loop: asyncio.AbstractEventLoop | None = None
     options: RunOptions | None = None
+    #: In a test, a missing Chromium skips it; outside pytest it is the run's BROWSER_NOT_FOUND error.
+    skip_without_browser: bool = True
     _warned: bool = field(default=False, repr=False)
 
     def _options(self, url: str | None, data: dict | None) -> RunOptions:
@@ -238,8 +240,16 @@ class _Runner:
         finally:
             if private is not None:
                 await private.close()
-        _skip_without_browser(result)
+        if self.skip_without_browser:
+            _skip_without_browser(result)
         return result
+
+
+def _pick_registry(given: Registry | None, default: Registry | None) -> Registry:
+    """The registry a run uses; ``is None`` checks, since an empty registry is falsy (``len`` 0)."""
+    if given is not None:
+        return given
+    return default if default is not None else make_registry()
 
 
 def _skip_without_browser(result: Result) -> None:
@@ -271,7 +281,7 @@ class ToolRunner(_Runner):
         from .executor import execute
         from .plan import check_plan
 
-        registry = registry or self.registry or make_registry()
+        registry = _pick_registry(registry, self.registry)
         manifest = registry.resolve(name)
         start, serve = _start_page(manifest, html, path, url)
         if manifest.needs_page and start is None:
@@ -301,7 +311,7 @@ class PlanRunner(_Runner):
         """
         from .api import execute_plan
 
-        registry = registry or self.registry or make_registry()
+        registry = _pick_registry(registry, self.registry)
         if url is None:
             url = plan.get("url") if isinstance(plan, dict) else getattr(plan, "url", None)
         start, serve = _start_page(None, html, path, url)
@@ -312,12 +322,12 @@ class PlanRunner(_Runner):
 
 async def run_tool(name: str, **kwargs: Any) -> dict:
     """`ToolRunner` without fixtures: the installed tools, a browser started for this one call."""
-    return await ToolRunner()(name, **kwargs)
+    return await ToolRunner(skip_without_browser=False)(name, **kwargs)
 
 
 async def run_plan(plan: dict | Any, **kwargs: Any) -> Result:
     """`PlanRunner` without fixtures: the installed tools, a browser started for this one call."""
-    return await PlanRunner()(plan, **kwargs)
+    return await PlanRunner(skip_without_browser=False)(plan, **kwargs)
 
 
 # --- fixtures ------------------------------------------------------------------------------------

@@ -1,0 +1,90 @@
+"""The plan cache: a plan a model made (and the checker passed) is reused for the same task shape.
+
+One JSON file per plan under ``cache_dir()/plans``. The key is made of the normalised instruction,
+the URL's *shape* (host without ``www.``, path with digits as ``#``, query keys sorted, values
+dropped: ``/p/123?q=x&a=1`` and ``/p/456?a=2&q=y`` share a plan), the model, the registry
+fingerprint (any tool added, removed or edited makes a new key) and the data keys given up front.
+Files hold plan documents and reasoning only: never an API key or a page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from ..registry import cache_dir
+
+log = logging.getLogger("curllm.planner")
+VERSION = 1
+
+
+def plans_dir() -> Path:
+    return cache_dir() / "plans"
+
+
+def normalize_instruction(instruction: str) -> str:
+    """Case, surrounding and repeated white space, and a trailing full stop do not change a task."""
+    return re.sub(r"\s+", " ", instruction.casefold()).strip().rstrip(".!?").strip()
+
+
+def url_shape(url: str | None) -> str:
+    """``https://www.shop.pl/p/123?q=x&a=1`` -> ``shop.pl/p/#?a&q``: what a plan depends on in a URL."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    host = host[4:] if host.startswith("www.") else host
+    path = re.sub(r"\d+", "#", parts.path.rstrip("/") or "/")
+    keys = sorted({k for k, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    where = host if parts.scheme in ("http", "https") else f"{parts.scheme}:"
+    return where + path + ("?" + "&".join(keys) if keys else "")
+
+
+def plan_key(instruction: str, url: str | None, model: str, fingerprint: str,
+             initial_keys: set[str] | frozenset = frozenset()) -> str:
+    """The cache key of a task (a hex digest; the parts are stored beside the plan for people)."""
+    parts = [normalize_instruction(instruction), url_shape(url), model, fingerprint, ",".join(sorted(initial_keys))]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def load(key: str) -> dict | None:
+    """The cached entry for ``key``, or None (missing, unreadable, or of another format version)."""
+    path = plans_dir() / f"{key}.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        log.debug("plan cache %s unreadable: %s", path, e)
+        return None
+    if not isinstance(doc, dict) or doc.get("version") != VERSION or not isinstance(doc.get("plan"), dict):
+        return None
+    return doc
+
+
+def store(key: str, plan: dict, reasoning: list[str], source: str, *, instruction: str, url: str | None) -> None:
+    """Write an entry atomically (temp file + rename): a crash never leaves half a plan behind."""
+    doc = {"version": VERSION, "plan": plan, "reasoning": reasoning, "source": source,
+           "instruction": instruction, "url_shape": url_shape(url),
+           "created": datetime.now(UTC).isoformat(timespec="seconds")}
+    directory = plans_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".plan-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(doc, f, ensure_ascii=False, indent=1)
+            os.replace(tmp, directory / f"{key}.json")
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as e:
+        # A read-only or full cache directory costs a model call next time, nothing more.
+        log.warning("could not write the plan cache in %s: %s", directory, e)

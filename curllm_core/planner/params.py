@@ -1,0 +1,682 @@
+"""Facts from an instruction: price bounds, counts, pages, search terms, dates and the like (PL/EN/DE).
+
+`extract_facts` reads an instruction once and returns `Facts`: typed values, each with where it was
+found and the words it came from (for the planner's reasoning). It knows nothing about tools; the
+rule planner maps facts onto the parameters a manifest actually declares.
+
+The order of the passes matters: quoted strings, dates, scores, pages, scrolls and counts are found
+first and *masked* (blanked, keeping offsets), so that the price pass that runs after them cannot
+read "3 pages", "1 May 2024" or "more than 100 points" as a price.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+# --- vocabulary --------------------------------------------------------------------------------
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "twenty": 20,
+    "jeden": 1, "jedna": 1, "dwa": 2, "dwie": 2, "trzy": 3, "cztery": 4, "pięć": 5, "piec": 5, "sześć": 6,
+    "siedem": 7, "osiem": 8, "dziewięć": 9, "dziesięć": 10, "dwadzieścia": 20,
+    "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
+    "zwanzig": 20,
+}
+# A count: digits or a number word ("five times", "trzy strony", "drei Seiten").
+_N = r"(\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
+
+# A price amount: "150", "1 000", "1,000.50", "150,50", "2k".
+_AMOUNT = r"(\d{1,3}(?:[ \u00a0.,]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?)(\s?[kK]\b)?"
+_CUR = (r"(?:zł|zl\b|pln\b|złotych|złote|złoty|zlotych|usd\b|us\$|dollars?\b|dolar(?:ów|ow|y|a)?\b|bucks\b|"
+        r"eur\b|euros?\b|€|\$|£|gbp\b|pounds?\b|chf\b|czk\b|kč)")
+
+_MONTHS: dict[str, int] = {}
+for _num, _names in enumerate((
+    "january jan styczeń styczen stycznia januar jänner",
+    "february feb luty lutego februar",
+    "march mar marzec marca märz maerz",
+    "april apr kwiecień kwiecien kwietnia",
+    "may maj maja mai",
+    "june jun czerwiec czerwca juni",
+    "july jul lipiec lipca juli",
+    "august aug sierpień sierpien sierpnia",
+    "september sep sept wrzesień wrzesien września wrzesnia",
+    "october oct październik pazdziernik października pazdziernika oktober okt",
+    "november nov listopad listopada",
+    "december dec grudzień grudzien grudnia dezember dez",
+), start=1):
+    for _name in _names.split():
+        _MONTHS[_name] = _num
+_MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+
+# Words after a number that make it something other than a price.
+_NOT_PRICE_UNIT = (
+    r"(?:points?|pts|punkt\w*|upvotes?|votes?|głos\w*|stimm\w*|comments?|komentarz\w*|kommentar\w*|"
+    r"pages?|stron\w*|seiten?|times|razy|mal\b|items?|products?|produkt\w*|results?|wynik\w*|ergebnis\w*|"
+    r"stories|story|articles?|artykuł\w*|artikel|posts?|links?|linki\w*|stars?|gwiazd\w*|stern\w*|%|percent|"
+    r"procent\w*|prozent|reviews?|opini\w*|bewertung\w*|ms\b|seconds?|sekund\w*|minutes?|minut\w*|days?|dni|"
+    r"tage?n?|hours?|godzin\w*|stunden?|gb\b|tb\b|mb\b|mah\b|kg\b|cm\b|mm\b|inch\w*|cali|zoll|years?|lat\b|"
+    r"jahre?n?|rows?|wiersz\w*|zeilen?|tables?|tabel\w*|offers?|ofert\w*|angebot\w*|"
+    + _MONTH[1:-4] + r")(?!\w)"
+)
+_ITEM_NOUN = (r"(?:products?|items?|results?|stories|story|articles?|posts?|links?|offers?|deals?|rows?|"
+              r"entries|tables?|produkt\w*|wynik\w*|ofert\w*|artykuł\w*|wpis\w*|link\w*|pozycj\w*|"
+              r"ergebnis\w*|artikel|angebot\w*|beiträge|beitrag|einträge|eintrag|nachrichten|meldungen)")
+
+_CHEAP = r"(?:cheapest|lowest[- ]priced|least expensive|najtańsz\w*|najtansz\w*|günstigst\w*|billigst\w*|preiswertest\w*)"
+_DEAR = r"(?:most expensive|priciest|highest[- ]priced|najdroższ\w*|najdrozsz\w*|teuerst\w*)"
+_NEW = r"(?:newest|latest|most recent|najnowsz\w*|neueste\w*|aktuellste\w*)"
+_BEST = r"(?:best[- ]rated|top[- ]rated|highest[- ]rated|najlepiej ocenian\w*|bestbewertet\w*)"
+
+# Where a free-text value (a search term, a click target) ends.
+_STOP = (r"(?:and|then|on|in|at|under|below|over|above|with|sorted|sort|from|for|that|which|cheaper|less|"
+         r"more|between|priced|costing|limit|top|first|only|i|oraz|a|na|w|we|z|ze|poniżej|ponizej|powyżej|"
+         r"do|od|taniej|tańsze|droższe|posortuj|sortuj|tylko|pierwsze|które|kosztujące|za|po|und|dann|auf|"
+         r"im|unter|über|bis|ab|mit|von|zwischen|sortiert|sortiere|nur|für|günstiger|billiger|max|maximal|"
+         r"and then|, then|products|produkty|produktów|produkte|items|offers|oferty|angebote)")
+_VALUE_END = r"(?=\s+" + _STOP + r"\b|\s*[,;:!?]|\.(?:\s|$)|$)"
+
+_QUOTES = [('"', '"'), ("'", "'"), ("„", "”"), ("„", "“"), ("“", "”"), ("«", "»"), ("‘", "’"), ("`", "`")]
+
+_FIELD_WORDS = [
+    ("name", r"names?|nazw\w*|namen?"),
+    ("title", r"titles?|tytuł\w*|tytul\w*|titel"),
+    ("price", r"prices?|cen[aęy]|cenę|preis\w*"),
+    ("url", r"urls?|links?|adres\w*|odnośnik\w*|linki?"),
+    ("image", r"images?|photos?|pictures?|zdjęci\w*|zdjeci\w*|obraz\w*|bild\w*|foto\w*"),
+    ("rating", r"ratings?|ocen\w*|bewertung\w*"),
+    ("description", r"descriptions?|opis\w*|beschreibung\w*"),
+    ("currency", r"currency|walut\w*|währung"),
+]
+_FIELD = "|".join(f"(?P<{name}>{rx})" for name, rx in _FIELD_WORDS)
+_FIELD_JOIN = r"(?:\s*(?:,|&|\band\b|\bi\b|\boraz\b|\bund\b|\bor\b)\s*|\s+)"
+_FIELD_FILL = r"(?:(?:a|an|the|ein|eine|einen|einem|own|its|their|their own|swoją|swoja)\s+)?"
+
+_FILE_TYPES = ("pdf", "docx", "doc", "xlsx", "xls", "csv", "zip", "pptx", "ppt", "txt", "jpeg", "jpg", "png", "gif",
+               "svg", "mp3", "mp4", "json", "xml", "epub", "odt", "ods", "rtf")
+
+_RE_CACHE: dict[str, re.Pattern] = {}
+
+
+def _rx(pattern: str) -> re.Pattern:
+    """Compiled once: the patterns are built from the vocabulary above at first use."""
+    compiled = _RE_CACHE.get(pattern)
+    if compiled is None:
+        compiled = _RE_CACHE[pattern] = re.compile(pattern, re.I)
+    return compiled
+
+
+# --- facts -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing the instruction says: ``kind`` (e.g. ``price_max``), its ``value``, and where."""
+
+    kind: str
+    value: Any
+    start: int
+    text: str
+
+    def why(self) -> str:
+        """The words the value came from, quoted for a reasoning line."""
+        return f"{self.kind}={self.value!r} from {self.text.strip()!r}"
+
+
+class Facts:
+    """The facts of one instruction; at most one fact per kind (the first one found wins)."""
+
+    def __init__(self, instruction: str, facts: list[Fact], lang: str):
+        self.instruction = instruction
+        self.lang = lang
+        self._by_kind: dict[str, Fact] = {}
+        for fact in facts:
+            self._by_kind.setdefault(fact.kind, fact)
+
+    def get(self, kind: str, default: Any = None) -> Any:
+        fact = self._by_kind.get(kind)
+        return default if fact is None else fact.value
+
+    def fact(self, kind: str) -> Fact | None:
+        return self._by_kind.get(kind)
+
+    def __contains__(self, kind: str) -> bool:
+        return kind in self._by_kind
+
+    def __iter__(self):
+        return iter(sorted(self._by_kind.values(), key=lambda f: (f.start, f.kind)))
+
+    def kinds(self) -> set[str]:
+        return set(self._by_kind)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{kind: value}``, for tests and debugging."""
+        return {f.kind: f.value for f in self}
+
+
+class _Text:
+    """The instruction with spans that earlier passes used up blanked out (offsets unchanged)."""
+
+    def __init__(self, text: str):
+        self.original = text
+        self.text = text
+
+    def mask(self, start: int, end: int) -> None:
+        self.text = self.text[:start] + " " * (end - start) + self.text[end:]
+
+    def finditer(self, pattern: str):
+        return _rx(pattern).finditer(self.text)
+
+    def search(self, pattern: str, pos: int = 0):
+        return _rx(pattern).search(self.text, pos)
+
+
+def to_int(word: str) -> int:
+    """``"5"`` or a number word (``"five"``, ``"pięć"``, ``"fünf"``) as an int."""
+    word = word.lower()
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+
+
+def parse_amount(digits: str, suffix: str | None = None) -> int | float:
+    """``"1 000"`` -> 1000, ``"1,000.50"`` -> 1000.5, ``"150,50"`` -> 150.5, ``"2"`` + ``k`` -> 2000."""
+    s = digits.replace("\u00a0", " ").strip()
+    seps = [c for c in s if c in " .,"]
+    if not seps:
+        value = float(s)
+    else:
+        last = max(s.rfind("."), s.rfind(","), s.rfind(" "))
+        tail = s[last + 1:]
+        # The last separator is a decimal point unless it is followed by exactly three digits
+        # (a thousands group: "1.000", "1 000") or it is a space.
+        if s[last] == " " or (len(tail) == 3 and (len(set(seps)) == 1)):
+            value = float(re.sub(r"[ .,]", "", s))
+        else:
+            value = float(re.sub(r"[ .,]", "", s[:last]) + "." + tail)
+    if suffix and suffix.strip().lower() == "k":
+        value *= 1000
+    return int(value) if value == int(value) else round(value, 2)
+
+
+def detect_lang(text: str) -> str:
+    """``pl``, ``de`` or ``en``: a cheap guess from letters and function words."""
+    low = text.lower()
+    if re.search(r"[ąćęłńśźż]", low) or re.search(
+            r"\b(znajdź|znajdz|pokaż|pokaz|produkty|produktów|na|oraz|poniżej|ponizej|wszystkie|stron|które)\b", low):
+        return "pl"
+    if re.search(r"[äöüß]", low) or re.search(
+            r"\b(und|mit|auf|unter|nach|finde|zeige|alle|seiten|die|der|das|günstig|bis)\b", low):
+        return "de"
+    return "en"
+
+
+def extract_facts(instruction: str, *, today: date | None = None) -> Facts:
+    """Every fact the instruction states. Deterministic; ``today`` only fills a year left out of a date."""
+    t = _Text(instruction)
+    lang = detect_lang(instruction)
+    facts: list[Fact] = []
+    quoted = _quoted(t)
+    _dates(t, facts, lang, today or date.today())
+    _scores(t, facts)
+    _pages(t, facts)
+    _scrolls(t, facts)
+    _counts(t, facts)
+    _sort(t, facts)
+    _quoted_roles(t, quoted, facts)
+    _dropdown(t, facts)
+    _click(t, facts)
+    _category(t, facts)
+    _links(t, facts)
+    _fields(t, facts)
+    _search(t, facts)
+    _prices(t, facts)
+    _strict(t, facts)
+    return Facts(instruction, facts, lang)
+
+
+# --- passes ------------------------------------------------------------------------------------
+
+
+def _quoted(t: _Text) -> list[tuple[int, int, str]]:
+    """Quoted strings (several quote styles), masked so that no later pass reads inside them."""
+    found: list[tuple[int, int, str]] = []
+    for open_q, close_q in _QUOTES:
+        # A quote opens after a non-word character and closes before one, so "don't" is not a quote.
+        pattern = rf"(?<!\w){re.escape(open_q)}([^{re.escape(open_q + close_q)}\n]{{1,80}}?){re.escape(close_q)}(?!\w)"
+        for m in t.finditer(pattern):
+            value = m.group(1).strip()
+            if value:
+                found.append((m.start(), m.end(), value))
+                t.mask(m.start(), m.end())
+    return sorted(found)
+
+
+def _ymd(year: int, month: int, day: int) -> str | None:
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _dates(t: _Text, facts: list[Fact], lang: str, today: date) -> None:
+    """ISO dates, day-month-year with month names (PL/EN/DE), numeric dates; then from/to roles."""
+    found: list[tuple[int, int, str, int | None, int, int]] = []  # start, end, text, year, month, day
+
+    for m in t.finditer(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"):
+        found.append((m.start(), m.end(), m.group(0), int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    for m in t.finditer(r"\b(\d{1,2})[./](\d{1,2})[./](\d{4})\b"):
+        a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        # Dots are day-first everywhere we care about; slashes are month-first in English unless impossible.
+        day, month = (a, b) if ("." in m.group(0) or lang != "en" or a > 12) else (b, a)
+        found.append((m.start(), m.end(), m.group(0), year, month, day))
+    for m in t.finditer(r"\b(\d{1,2})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(\d{4}))?\b"):
+        year = int(m.group(3)) if m.group(3) else None
+        found.append((m.start(), m.end(), m.group(0), year, _MONTHS[m.group(2).lower()], int(m.group(1))))
+    for m in t.finditer(r"\b" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b"):
+        if any(s <= m.start() < e for s, e, *_ in found):
+            continue
+        # "May 1" is a date only with a year or a date word before it ("you may 5 ..." is not).
+        cue = re.search(r"(from|to|on|since|until|till|between|and|od|do|vom|bis|am|seit)\s*$",
+                        t.original[max(0, m.start() - 10):m.start()], re.I)
+        if not (m.group(3) or cue):
+            continue
+        year = int(m.group(3)) if m.group(3) else None
+        found.append((m.start(), m.end(), m.group(0), year, _MONTHS[m.group(1).lower()], int(m.group(2))))
+    found.sort()
+    # Overlapping matches: keep the first (longest-first is implied by the order of the patterns).
+    dates: list[tuple[int, int, str, str]] = []
+    last_end = -1
+    years = [y for *_, y, _, _ in found if y]
+    for start, end, text, year, month, day in found:
+        if start < last_end:
+            continue
+        iso = _ymd(year or (years[-1] if years else today.year), month, day)
+        if iso:
+            dates.append((start, end, text, iso))
+            last_end = end
+    if not dates:
+        return
+    for start, end, *_ in dates:
+        t.mask(start, end)
+    roles: dict[str, tuple[int, str, str]] = {}
+    for start, _end, text, iso in dates:
+        before = t.original[max(0, start - 14):start].lower()
+        if re.search(r"(from|since|after|starting|od|vom|von|seit|ab|between|zwischen|między)\s*$", before):
+            roles.setdefault("date_from", (start, iso, text))
+        elif re.search(r"(to|until|till|through|before|by|do|bis|and|und|i|-|–)\s*$", before):
+            roles.setdefault("date_to", (start, iso, text))
+        elif "date_from" not in roles:
+            roles["date_from"] = (start, iso, text)
+        else:
+            roles.setdefault("date_to", (start, iso, text))
+    if "date_from" in roles and "date_to" not in roles and len(dates) == 1:
+        before = t.original[max(0, dates[0][0] - 14):dates[0][0]].lower()
+        if not re.search(r"(from|since|after|starting|od|vom|von|seit|ab)\s*$", before):
+            roles["date_to"] = roles["date_from"]  # "on 2024-05-01": a one-day range
+    for kind, (start, iso, text) in roles.items():
+        facts.append(Fact(kind, iso, start, text))
+
+
+# "more than 100 points" means at least 101: thresholds on counts are integers.
+_STRICT_CMP = (r"(?:more than|over|above|greater than|>|powyżej|powyzej|ponad|więcej niż|wiecej niz|mehr als|über|"
+               r"ueber)")
+_INCL_CMP = r"(?:at least|min(?:imum)?\.?|>=|≥|with|co najmniej|minimum|mindestens|mind\.|ab|z|mit)"
+
+
+def _threshold(cmp: str, value: str) -> int:
+    return int(value) + (1 if re.fullmatch(_STRICT_CMP, cmp.strip(), re.I) else 0)
+
+
+def _scores(t: _Text, facts: list[Fact]) -> None:
+    """Thresholds: "more than 100 points" (101), "powyżej 50 punktów", "z wynikiem co najmniej 500", "10 rows"."""
+    cmp = rf"({_STRICT_CMP}|{_INCL_CMP})"
+    units = {"min_points": r"(?:points?|pts|upvotes?|votes?|score|karma|punkt\w*|głos\w*|glos\w*|stimm\w*)",
+             "min_comments": r"(?:comments?|komentarz\w*|kommentar\w*)",
+             "min_rows": r"(?:rows?|wiersz\w*|zeilen?)"}
+    for kind, unit in units.items():
+        for m in t.finditer(rf"(?<!\w){cmp}\s*(\d+)\+?\s*{unit}\b"):
+            facts.append(Fact(kind, _threshold(m.group(1), m.group(2)), m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+        for m in t.finditer(rf"\b(\d+)\+\s*{unit}\b"):
+            facts.append(Fact(kind, int(m.group(1)), m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+        score_unit = unit if kind != "min_points" else unit[:-1] + r"|wynik\w*|ergebnis)"
+        for m in t.finditer(rf"\b{score_unit}\s*(?:of\s+)?({_STRICT_CMP}|at least|>=|≥|co najmniej|mindestens|"
+                            rf"von mindestens)\s*(\d+)\b"):
+            facts.append(Fact(kind, _threshold(m.group(1), m.group(2)), m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+
+
+def _pages(t: _Text, facts: list[Fact]) -> None:
+    """How many result pages: "3 pages", "z 4 stron", "first 2 pages", "pages 1-3", "alle Seiten"."""
+    for m in t.finditer(r"\bpages?\s+1\s*(?:-|–|to|do|bis)\s*(\d+)\b|\b(?:strony|stron)\s+1\s*(?:-|–|do)\s*(\d+)\b"):
+        facts.append(Fact("pages", int(m.group(1) or m.group(2)), m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+    for m in t.finditer(rf"\b{_N}\s+(?:(?:first|next|result|kolejn\w*|następn\w*|pierwsz\w*|ersten?|nächsten?)\s+)?"
+                        r"(?:pages?|stron\w*|seiten?|podstron\w*)\b"):
+        facts.append(Fact("pages", to_int(m.group(1)), m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+    for m in t.finditer(r"\b(?:all|every|each|wszystki\w*|każd\w*|alle[nr]?|jede)\s+(?:the\s+)?(?:result\s+)?"
+                        r"(?:pages?|stron\w*|seiten?)\b"):
+        facts.append(Fact("pages_all", True, m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+
+
+def _scrolls(t: _Text, facts: list[Fact]) -> None:
+    """Scroll amounts: "scroll down 5 times", "przewiń 3 razy", "5 mal scrollen", and a wait in ms."""
+    verbs = r"(?:scroll\w*|przewi\w*|przewij\w*|scrolle\w*|blätter\w*)"
+    pats = [rf"\b{verbs}(?:\s+(?:down|up|w dół|w dol|nach unten|the page|stronę|strone|die seite))*\s+{_N}\s*(?:times|x|razy|mal)\b",
+            rf"\b{_N}\s*(?:times|x|razy|-?mal)\s+{verbs}",
+            rf"\b{verbs}\b[^.,;]{{0,30}}?\b{_N}\s*(?:times|x|razy|mal)\b"]
+    for pattern in pats:
+        m = t.search(pattern)
+        if m:
+            facts.append(Fact("scroll_times", to_int(m.group(1)), m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+            break
+    else:
+        m = t.search(rf"\b{verbs}\b")
+        if m:
+            facts.append(Fact("scroll", True, m.start(), m.group(0)))
+    m = t.search(r"\b(?:wait|waiting|czekaj|odczekaj|warte)\s+(\d+(?:[.,]\d+)?)\s*(ms|milliseconds?|s|sec|seconds?|sekund\w*|sekunden)\b")
+    if m:
+        value = float(m.group(1).replace(",", "."))
+        ms = int(value if m.group(2).lower().startswith("m") else value * 1000)
+        facts.append(Fact("wait_ms", ms, m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+
+
+def _counts(t: _Text, facts: list[Fact]) -> None:
+    """How many items: "top 10", "first 5", "10 najtańszych", "die ersten 5", "20 products", "show 20"."""
+    pats = [
+        rf"\b(?:top|first|pierwsz\w*|ersten?|erste[nrs]?|limit(?:ed)?(?: to)?|only|just|tylko|nur)\s+{_N}\b",
+        rf"\b{_N}\s+(?:pierwsz\w*|first|ersten?|top)\b",
+        rf"\b(?:po\s+|je\s+)?{_N}\s+(?:{_ITEM_NOUN}\s+)?(?:per page|from each(?: page)?|on each page|z każdej|z kazdej|"
+        r"na stronę|na strone|pro seite|je seite|von jeder seite)",
+        rf"\b{_N}\s+(?:{_CHEAP}|{_DEAR}|{_NEW}|{_BEST}|best|najlepsz\w*|beste\w*|popular\w*|najpopularniejsz\w*)",
+        rf"\b(?:up to|at most|max(?:imum)?\.?|no more than|maks(?:ymalnie)?\.?|najwyżej|bis zu|höchstens|maximal)\s+{_N}\s+{_ITEM_NOUN}\b",
+        rf"\b{_N}\s+(?:\w+\s+)?{_ITEM_NOUN}\b",
+        rf"\b(?:show|get|give me|list|return|fetch|pokaż|pokaz|daj|podaj|zeige?|gib)\s+(?:me\s+|mir\s+|mi\s+)?{_N}\b(?!\s*{_CUR})",
+        # One thing in the singular: "the first table", "pobierz tabelę", "die erste Tabelle" -> 1.
+        r"\b(?:the\s+)?(first|pierwsz[aąy]|erste[nrs]?)\s+(?:table|product|item|result|article|story|post|link|"
+        r"tabel[aęi]|produkt|artykuł|wynik|tabelle|artikel|beitrag|ergebnis)\b",
+        r"\b(?:get|extract|download|pobierz|wyciągnij|hol|extrahiere)\s+(?:the\s+|die\s+)?(tabelę|table|tabelle)\b",
+    ]
+    for pattern in pats:
+        m = t.search(pattern)
+        if m:
+            word = m.group(1).lower()
+            value = to_int(word) if word[0].isdigit() or word in _NUMBER_WORDS else 1
+            if 0 < value <= 10000:
+                facts.append(Fact("limit", value, m.start(), m.group(0)))
+                # Keep "cheapest" readable for the sort pass; only the number is used up.
+                t.mask(m.start(1), m.end(1))
+                return
+
+
+def _sort(t: _Text, facts: list[Fact]) -> None:
+    """An implied order: cheapest first, most expensive first, newest first, best rated first."""
+    for value, pattern in (("price_asc", _CHEAP), ("price_desc", _DEAR), ("newest", _NEW), ("rating_desc", _BEST)):
+        m = t.search(r"\b" + pattern)
+        if m:
+            facts.append(Fact("sort", value, m.start(), m.group(0)))
+            return
+
+
+_CLICK_VERB = r"(?:click(?:ing)?|press|tap|hit|kliknij|klikn\w*|naciśnij|nacisnij|wciśnij|klick\w*|drück\w*|drueck\w*)"
+_SELECT_VERB = r"(?:select|choose|pick|wybierz|zaznacz|wähle|waehle|wählen|auswählen)"
+_CATEGORY_CUE = r"(?:categor\w*|kategori\w*|dział\w*|dzial\w*|rubrik\w*)"
+_SEARCH_VERB = (r"(?:search(?:ing)?(?:\s+for)?|look(?:ing)?\s+(?:up|for)|query|wyszukaj|szukaj|poszukaj|wyszukiwanie|"
+                r"suche?(?:\s+nach)?|such\s+nach|finde?)")
+_LINK_CUE = r"(?:links?|linki\w*|odnośnik\w*|urls?|hrefs?)"
+
+
+def _quoted_roles(t: _Text, quoted: list[tuple[int, int, str]], facts: list[Fact]) -> None:
+    """What a quoted string is, by the words just before it: click target, option, category, link part, search."""
+    used: set[int] = set()
+    for start, end, value in quoted:
+        if start in used:
+            continue
+        before = t.original[max(0, start - 40):start].lower()
+        after = t.original[end:end + 40]
+        if re.search(_CLICK_VERB + r"(\s+(on|the|na|w|auf|den|die|das|button|przycisk|link))*\s*$", before, re.I):
+            facts.append(Fact("click_text", value, start, t.original[start:end]))
+        elif re.search(_SELECT_VERB + r"(\s+(the|option|opcję|opcje|die|option))*\s*$", before, re.I):
+            facts.append(Fact("option", value, start, t.original[start:end]))
+            fm = re.match(r"\s*(?:from|in|z|w|aus|im|in der)\s+(?:the\s+|die\s+|der\s+)?([\"'„“«‘])(.+?)[\"'”“»’]",
+                          after, re.I)
+            if fm:  # "select 'Newest' from the 'Sort by' dropdown": the second quote names the select
+                facts.append(Fact("option_field", fm.group(2).strip(), end, fm.group(0)))
+                used.update(s for s, _e, _v in quoted if end < s <= end + fm.end())
+        elif re.search(_CATEGORY_CUE + r"\s*$", before, re.I) or re.match(r"\s*" + _CATEGORY_CUE, after, re.I):
+            facts.append(Fact("category_path", _split_path(value), start, t.original[start:end]))
+        elif re.search(_LINK_CUE + r".{0,20}(contain\w*|with|matching|zawieraj\w*|mit|enthalt\w*|enthält)\s*$", before, re.I):
+            facts.append(Fact("link_pattern", re.escape(value), start, t.original[start:end]))
+        elif re.search(r"(sort\w*|order(ed)? by)\s*(by|po|według|wg\.?|nach)?\s*$", before, re.I):
+            facts.append(Fact("option", value, start, t.original[start:end]))
+        else:
+            # A quoted term with no other role is what to search for ("find 'canon eos' under 2000 zł").
+            facts.append(Fact("query", value, start, t.original[start:end]))
+
+
+def _split_path(value: str) -> list[str]:
+    parts = [p.strip() for p in re.split(r"\s*(?:>|→|»|/|›)\s*", value)]
+    return [p for p in parts if p]
+
+
+#: A sort order said in passing ("10 cheapest") as an option text dropdown tools understand in any language.
+SORT_OPTIONS = {"price_asc": "price ascending", "price_desc": "price descending", "newest": "newest",
+                "rating_desc": "best rated"}
+
+
+def _dropdown(t: _Text, facts: list[Fact]) -> None:
+    """Sorting by a dropdown: "sort by price low to high", "sortuj według ceny rosnąco", "sortiere nach Preis".
+
+    The select's label is not guessed (a dropdown tool considers every select without one); an order
+    only implied ("the 10 cheapest") becomes an ``option`` with ``option_implied`` (an optional step).
+    """
+    if any(f.kind == "option" for f in facts):
+        return
+    sort = next((f for f in facts if f.kind == "sort"), None)
+    m = t.search(r"\b(?:sort(?:ed)?|order(?:ed)?|posortuj|posortowane|sortuj|sortowane|sortier\w*)\s+"
+                 r"(?:the\s+\w+\s+)?(?:by|po|według|wedlug|wg\.?|nach)\s+(.{2,40}?)"
+                 r"(?=\s+(?:and|then|i|oraz|und|dann)\b|\s*[,;:!?]|\.(?:\s|$)|$)")
+    if m:
+        option = m.group(1).strip()
+        directed = re.search(r"asc|desc|low|high|cheap|expensive|new|old|rosn|malej|najni|najwy|najta|najdr|"
+                             r"aufsteig|absteig|niedrig|hoch|günstig|teuer|neu", option, re.I)
+        if sort is not None and not directed:
+            option = SORT_OPTIONS[sort.value]  # "sort by price ... cheapest first": the direction is elsewhere
+        facts.append(Fact("option", option, m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+    elif sort is not None:
+        facts.append(Fact("option", SORT_OPTIONS[sort.value], sort.start, sort.text))
+        if not t.search(r"\b(?:sort\w*|posortuj\w*|sortuj\w*|sortier\w*|order by)\b"):
+            facts.append(Fact("option_implied", True, sort.start, sort.text))
+
+
+def _click(t: _Text, facts: list[Fact]) -> None:
+    """Unquoted click targets: "click the Load more button", "click on Show all"."""
+    if any(f.kind == "click_text" for f in facts):
+        return
+    m = t.search(_CLICK_VERB + r"\s+(?:on\s+|the\s+|na\s+|w\s+|auf\s+|den\s+)*(.{2,40}?)\s+(?:button|link|tab|przycisk\w*|knopf|schaltfläche)\b")
+    if not m:
+        m = t.search(_CLICK_VERB + r"\s+(?:on\s+|the\s+|na\s+|w\s+|auf\s+|den\s+|przycisk\s+|button\s+)*"
+                     r"((?:[\w-]+\s+){0,3}[\w-]+?)" + _VALUE_END)
+    if m and m.group(1).strip() and not _negated(t, m.start()):
+        facts.append(Fact("click_text", m.group(1).strip(), m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+
+
+def _negated(t: _Text, pos: int) -> bool:
+    """ "don't click", "nie klikaj", "nicht klicken": the action is ruled out, not asked for."""
+    return bool(re.search(r"\b(don'?t|do not|never|nie|nicht|kein\w*)\s+$", t.original[max(0, pos - 12):pos], re.I))
+
+
+def _category(t: _Text, facts: list[Fact]) -> None:
+    """Category paths: "Elektronika > Laptopy", "open the category Laptops", "in the Laptops category"."""
+    if any(f.kind == "category_path" for f in facts):
+        return
+    word = r"[^\W\d_][\w&'-]*"
+    m = t.search(rf"({word}(?:\s+{word}){{0,2}})\s*(?:>|→|»|›)\s*({word}(?:\s+{word}){{0,2}}?)"
+                 rf"((?:\s*(?:>|→|»|›)\s*{word}(?:\s+{word}){{0,2}}?)*)" + _VALUE_END)
+    if m:
+        head = re.split(r"\s+", m.group(1))
+        cues = re.compile(r"^(open|go|to|into|navigate|browse|the|category|categories|kategori\w*|kategorie|otwórz|otworz|"
+                          r"przejdź|przejdz|do|w|in|im|öffne|gehe|zu|zur|auf|find|znajdź|znajdz|finde|products?|"
+                          r"produkty|produkte|from|z|aus|section|dział|dzial)$", re.I)
+        while head and cues.match(head[0]):
+            head.pop(0)
+        tail = [m.group(2), *[p for p in re.split(r"\s*(?:>|→|»|›)\s*", m.group(3)) if p.strip()]]
+        path = [" ".join(head), *[p.strip() for p in tail]]
+        path = [p for p in path if p]
+        if len(path) >= 2:
+            facts.append(Fact("category_path", path, m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+            return
+    m = t.search(rf"\b(?:the\s+|a\s+)?{_CATEGORY_CUE}\s+(?:of\s+|called\s+|named\s+)?({word}(?:\s+{word}){{0,2}}?)" + _VALUE_END)
+    if m and not re.match(r"(page|pages|list|listing|strona|seite)$", m.group(1), re.I):
+        facts.append(Fact("category_path", [m.group(1).strip()], m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+        return
+    m = t.search(rf"\b(?:in|into|to|w|do|im|in der|zur)\s+(?:the\s+|die\s+)?({word}(?:\s+{word}){{0,2}}?)\s+{_CATEGORY_CUE}\b")
+    if m:
+        facts.append(Fact("category_path", [m.group(1).strip()], m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+
+
+def _links(t: _Text, facts: list[Fact]) -> None:
+    """Link patterns: "links to PDF files" -> ``\\.pdf($|\\?)``, "links containing /product/", "links to github.com"."""
+    if any(f.kind == "link_pattern" for f in facts):
+        return
+    types = "|".join(_FILE_TYPES)
+    doc = r"(?:files?|documents?|docs|plik\w*|dateien?|dokument\w*)"
+    m = (t.search(rf"\b{_LINK_CUE}\b.{{0,30}}?\.({types})s?\b")                 # "links ending in .pdf"
+         or t.search(rf"\b({types})s?(?:[\s-]+|-?){doc}\b")                      # "PDF files", "PDF-Dateien"
+         or t.search(rf"\b{doc}\s+\.?({types})s?\b")                              # "plików PDF"
+         or t.search(rf"\b({types})s?[\s-]+{_LINK_CUE}\b")                        # "pdf links"
+         or t.search(rf"\b{_LINK_CUE}\s+(?:to|do|zu|auf)\s+(?:the\s+)?\.?({types})s?\b"))  # "links to PDFs"
+    if m:
+        ext = m.group(1).lower().replace("jpeg", "jpg").replace("jpg", "jpe?g")
+        facts.append(Fact("link_pattern", rf"\.{ext}($|\?)", m.start(), m.group(0)))
+        return
+    m = t.search(rf"\b{_LINK_CUE}\b.{{0,25}}?\b(?:contain\w*|with|matching|including|zawierając\w*|zawierajac\w*|z|mit|enthalt\w*|"
+                 r"die)\s+(\S*[/.]\S*)")
+    if m:
+        facts.append(Fact("link_pattern", re.escape(m.group(1).rstrip(".,;")), m.start(), m.group(0)))
+        return
+    m = t.search(rf"\b{_LINK_CUE}\s+(?:to|pointing to|do|zu|nach|auf)\s+((?:[a-z0-9-]+\.)+[a-z]{{2,}})\b")
+    if m:
+        facts.append(Fact("link_pattern", re.escape(m.group(1).lower()), m.start(), m.group(0)))
+
+
+def _fields(t: _Text, facts: list[Fact]) -> None:
+    """Required item fields: "every product has a name and a price", "każdy produkt ma nazwę i cenę"."""
+    cue = (r"(?:\b(?:every|each|all|only|każd\w*|kazd\w*|wszystki\w*|tylko|jede[rsn]?|alle|nur)\b[^.;]{0,40}?"
+           r"\b(?:has|have|having|with|must have|should have|that have|ma|mają|maja|musi mieć|musi miec|muszą mieć|"
+           r"z|hat|haben|mit)\b|\b(?:require[sd]?|must have|musi mieć|muszą mieć|muss|müssen)\b)")
+    m = t.search(cue + r"\s*(?P<list>" + _FIELD_FILL + rf"(?:{_FIELD}))")
+    if not m:
+        return
+    pos = m.start("list")
+    fields: list[str] = []
+    field_rx = _rx(_FIELD_FILL + rf"(?:{_FIELD})\b")
+    join_rx = _rx(_FIELD_JOIN)
+    text = t.text
+    while True:
+        fm = field_rx.match(text, pos)
+        if not fm:
+            break
+        name = next(k for k, v in fm.groupdict().items() if v)
+        if name not in fields:
+            fields.append(name)
+        pos = fm.end()
+        jm = join_rx.match(text, pos)
+        if not jm:
+            break
+        pos = jm.end()
+    if fields:
+        facts.append(Fact("fields", fields, m.start(), t.original[m.start():pos].strip()))
+
+
+def _search(t: _Text, facts: list[Fact]) -> None:
+    """Unquoted search terms: "search for laptops", "wyszukaj laptopy", "suche nach Katzenfutter"."""
+    if any(f.kind == "query" for f in facts):
+        return
+    verbs = (r"(?:search(?:ing)?\s+for|search|look\s+up|looking\s+for|query|wyszukaj|szukaj|poszukaj|"
+             r"suche\s+nach|such\s+nach|suche)")
+    m = t.search(rf"\b{verbs}\s+(?:the\s+|for\s+)?((?:[^\s,;.]+\s+){{0,4}}?[^\s,;.]+?)" + _VALUE_END)
+    if m:
+        query = m.group(1).strip()
+        if query and not re.fullmatch(r"(it|them|this|that|products?|items?|results?|produkty|produkte)", query, re.I):
+            facts.append(Fact("query", query, m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+
+
+_MAX_WORDS = (r"(?:under|below|less than|cheaper than|lower than|up to|at most|no more than|not more than|max(?:imum)?\.?|"
+              r"within|for less than|<=?|≤|poniżej|ponizej|do|taniej niż|taniej niz|tańsz\w* niż|tansz\w* niz|"
+              r"mniej niż|mniej niz|nie więcej niż|nie wiecej niz|najwyżej|maks(?:ymalnie)?\.?|za mniej niż|"
+              r"unter|bis(?: zu)?|günstiger als|guenstiger als|billiger als|weniger als|höchstens|maximal|max\.)")
+_MIN_WORDS = (r"(?:over|above|more than|greater than|at least|min(?:imum)?\.?|more expensive than|starting at|from|>=?|≥|"
+              r"powyżej|powyzej|ponad|więcej niż|wiecej niz|droższ\w* niż|co najmniej|od|minimum|"
+              r"über|ueber|mehr als|mindestens|teurer als|ab)")
+_PRICE_WORD = r"(?:price|prices|priced|cost|costs|costing|cen\w*|koszt\w*|preis\w*|kost\w*|zł|zl|pln|€|\$|£|eur|usd)"
+
+
+def _prices(t: _Text, facts: list[Fact]) -> None:
+    """Price bounds: "under 150zł", "od 100 do 200 zł", "between 100 and 200", "unter 50 €", "over 1000"."""
+    price_context = bool(_rx(r"(?:\b|(?<=\d))" + _PRICE_WORD).search(t.original)) or not _rx(
+        r"\b(stories|story|articles?|posts?|news|links?|tables?|artykuł\w*|wpis\w*|tabel\w*|linki\w*|"
+        r"nachrichten|beiträge|tabellen?)\b").search(t.original)
+    cur = rf"(?:\s*{_CUR})"
+    num = rf"{cur}?\s*{_AMOUNT}"
+    tail_ok = rf"(?!\s*{_NOT_PRICE_UNIT})"
+
+    def ok(m: re.Match) -> bool:
+        return price_context or bool(_rx(_CUR).search(m.group(0)))
+
+    rng = (rf"\b(?:between|from|od|zwischen|von|in the range(?: of)?|w (?:przedziale|zakresie)|range)\s+(?:the\s+)?"
+           rf"{num}{cur}?\s*(?:and|to|do|und|bis|-|–|—)\s*{num}({cur})?{tail_ok}")
+    m = t.search(rng)
+    if m and ok(m):
+        lo, hi = parse_amount(m.group(1), m.group(2)), parse_amount(m.group(3), m.group(4))
+        lo, hi = min(lo, hi), max(lo, hi)
+        facts += [Fact("price_min", lo, m.start(), m.group(0)), Fact("price_max", hi, m.start(), m.group(0))]
+        t.mask(m.start(), m.end())
+        return
+    m = t.search(rf"(?<![\w.,]){num}\s*(?:-|–|—)\s*{num}{cur}")
+    if m:
+        lo, hi = parse_amount(m.group(1), m.group(2)), parse_amount(m.group(3), m.group(4))
+        facts += [Fact("price_min", min(lo, hi), m.start(), m.group(0)),
+                  Fact("price_max", max(lo, hi), m.start(), m.group(0))]
+        t.mask(m.start(), m.end())
+        return
+    for kind, words, post in (("price_max", _MAX_WORDS, r"(?:or less|or cheaper|lub mniej|lub taniej|i mniej|oder weniger|oder günstiger)"),
+                              ("price_min", _MIN_WORDS, r"(?:or more|and up|and above|lub więcej|i więcej|i wiecej|oder mehr|und mehr)")):
+        m = t.search(rf"(?:^|(?<=[\s(]))(?:{words})\s*{num}({cur})?{tail_ok}(?![\d.,]*\s*(?:-|–)\s*\d)")
+        if m and ok(m):
+            facts.append(Fact(kind, parse_amount(m.group(1), m.group(2)), m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+            continue
+        m = t.search(rf"(?<![\w.,]){num}({cur})?\s+{post}")
+        if m and ok(m):
+            facts.append(Fact(kind, parse_amount(m.group(1), m.group(2)), m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+    lo, hi = next((f for f in facts if f.kind == "price_min"), None), next((f for f in facts if f.kind == "price_max"), None)
+    if lo and hi and lo.value > hi.value:
+        # "over 200 ... under 100" is contradictory; the nearer reading is that the user swapped them.
+        facts.remove(lo)
+        facts.remove(hi)
+        facts += [Fact("price_min", hi.value, hi.start, hi.text), Fact("price_max", lo.value, lo.start, lo.text)]
+
+
+def _strict(t: _Text, facts: list[Fact]) -> None:
+    """Whether a check should fail the task instead of filtering: "must cost", "fail if", "musi kosztować"."""
+    m = t.search(r"\b(?:must (?:cost|be (?:priced|under|below|cheaper))|fail (?:if|when|on)|error if|"
+                 r"musi(?:szą)? kosztować|muszą kosztować|muss\b.{0,30}kosten|müssen\b.{0,30}kosten|strict\w*|"
+                 r"ściśle|sciśle|strikt)")
+    if m:
+        facts.append(Fact("strict", True, m.start(), m.group(0)))

@@ -1,0 +1,409 @@
+"""The rule planner against the real registry: which tools, in which order, with which parameters.
+
+Each case is (URL, instruction, expected steps, expected output). A step is (tool, parameters that must
+be set, with these values); other parameters (defaults) may be present too. PL, EN and DE throughout.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from curllm_core.errors import PlanningError, UsageError
+from curllm_core.planner import Planned, plan_task, resolve_start_url
+from curllm_core.planner.params import extract_facts
+from curllm_core.planner.rules import plan_with_rules, rank_tools
+
+SHOP = "https://shop.example/"
+HN = "https://news.ycombinator.com/"
+PF, PRC, RF = "forms.price_filter", "validation.price_range_check", "validation.required_fields"
+URLS = "validation.url_format_check"
+GEN, CENEO, AMAZON = "extraction.products_generic", "extraction.products_ceneo", "extraction.products_amazon"
+HNX, REDDIT, LINKS, TABLES = ("extraction.articles_hn", "extraction.articles_reddit", "extraction.links_by_pattern",
+                              "extraction.tables_to_json")
+SEARCH, DATES, DROP = "forms.search_query", "forms.date_picker", "forms.dropdown_select"
+SCROLL, PAGES, CAT, CLICK = ("navigation.scroll_load", "navigation.pagination", "navigation.category_select",
+                             "navigation.click_by_text")
+PDF = r"\.pdf($|\?)"
+
+
+def price(lo=None, hi=None, *, optional_form=True):
+    """The three steps a price bound gives on a generic shop page."""
+    bounds = {k: v for k, v in (("min", lo), ("max", hi)) if v is not None}
+    return [(PF, bounds), (GEN, {}), (PRC, bounds)]
+
+
+CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
+    # --- price bounds (EN / PL / DE) ------------------------------------------------------------
+    (SHOP, "find products under 150zł", price(hi=150), "products"),
+    (SHOP, "znajdź produkty poniżej 150 zł", price(hi=150), "products"),
+    (SHOP, "produkty do 150 zł", price(hi=150), "products"),
+    (SHOP, "produkty taniej niż 150 zł", price(hi=150), "products"),
+    (SHOP, "products below $100", price(hi=100), "products"),
+    (SHOP, "Produkte unter 50 €", price(hi=50), "products"),
+    (SHOP, "items max 150", price(hi=150), "products"),
+    (SHOP, "products between 100 and 200", price(100, 200), "products"),
+    (SHOP, "produkty od 100 do 200 zł", price(100, 200), "products"),
+    (SHOP, "products from 100 to 200 PLN", price(100, 200), "products"),
+    (SHOP, "laptops over 1000", price(lo=1000), "products"),
+    (SHOP, "anything cheaper than 75 dollars", price(hi=75), "products"),
+    (SHOP, "Angebote zwischen 10 und 25 Euro", price(10, 25), "products"),
+    (SHOP, "alle Angebote ab 100 €", price(lo=100), "products"),
+    (SHOP, "produkty powyżej 500 zł", price(lo=500), "products"),
+    (SHOP, "products priced 100-200 zł", price(100, 200), "products"),
+    (SHOP, "find products under 1 000 zł", price(hi=1000), "products"),
+    (SHOP, "every product must cost at most 50 EUR", [(PF, {"max": 50}), (GEN, {}), (PRC, {"max": 50, "mode": "fail"})],
+     "products"),
+    # --- counts and implied order -------------------------------------------------------------------
+    (SHOP, "the first 5 products", [(GEN, {"limit": 5})], "products"),
+    (SHOP, "top 10 products under 300 zł", [(PF, {"max": 300}), (GEN, {"limit": 10}), (PRC, {"max": 300})], "products"),
+    (SHOP, "10 najtańszych produktów", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})], "products"),
+    (SHOP, "5 cheapest products", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 5})], "products"),
+    (SHOP, "die 10 günstigsten Produkte", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})], "products"),
+    (SHOP, "pokaż 20 produktów", [(GEN, {"limit": 20})], "products"),
+    # --- pages (pagination folds the extraction) and scrolling ----------------------------------
+    (SHOP, "products from 3 pages", [(PAGES, {"max_pages": 3, "extract": GEN})], "products"),
+    (SHOP, "produkty z 4 stron", [(PAGES, {"max_pages": 4, "extract": GEN})], "products"),
+    (SHOP, "Produkte von den ersten 2 Seiten", [(PAGES, {"max_pages": 2, "extract": GEN})], "products"),
+    (SHOP, "zbierz produkty ze wszystkich stron", [(PAGES, {"max_pages": 20, "extract": GEN})], "products"),
+    (SHOP, "10 products per page from 3 pages",
+     [(PAGES, {"max_pages": 3, "extract": GEN, "extract_parameters": {"limit": 10}})], "products"),
+    ("https://www.ceneo.pl/szukaj-canon", "produkty z pierwszych 2 stron, po 10 z każdej",
+     [(PAGES, {"max_pages": 2, "extract": CENEO, "extract_parameters": {"limit": 10}})], "products"),
+    (SHOP, "scroll down 5 times and list the products", [(SCROLL, {"times": 5}), (GEN, {})], "products"),
+    (SHOP, "przewiń stronę 3 razy i pokaż produkty", [(SCROLL, {"times": 3}), (GEN, {})], "products"),
+    (SHOP, "5 mal scrollen und alle Produkte zeigen", [(SCROLL, {"times": 5}), (GEN, {})], "products"),
+    (SHOP, "scroll down five times and list the products", [(SCROLL, {"times": 5}), (GEN, {})], "products"),
+    # --- search ---------------------------------------------------------------------------------
+    (SHOP, "search for 'kubek'", [(SEARCH, {"query": "kubek"}), (GEN, {})], "products"),
+    (SHOP, "search for laptops under 2000 zł", [(SEARCH, {"query": "laptops"}), *price(hi=2000)], "products"),
+    (SHOP, "wyszukaj laptop lenovo", [(SEARCH, {"query": "laptop lenovo"}), (GEN, {})], "products"),
+    (SHOP, "suche nach Katzenfutter unter 20 €", [(SEARCH, {"query": "Katzenfutter"}), *price(hi=20)], "products"),
+    (SHOP, 'find "canon eos" cameras under 2000 zł', [(SEARCH, {"query": "canon eos"}), *price(hi=2000)], "products"),
+    # --- dates ----------------------------------------------------------------------------------------
+    (SHOP, "events from 1 May 2024 to 7 May 2024", [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
+     "products"),
+    (SHOP, "wydarzenia od 1 maja 2024 do 7 maja 2024",
+     [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})], "products"),
+    (SHOP, "Termine vom 1. Mai 2024 bis 7. Mai 2024", [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
+     "products"),
+    (SHOP, "bookings from 2024-05-01 to 2024-05-07", [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
+     "products"),
+    (SHOP, "Anreise 20.07.2024, Abreise 27.07.2024", [(DATES, {"from": "2024-07-20", "to": "2024-07-27"}), (GEN, {})],
+     "products"),
+    # --- dropdowns, clicks, categories ----------------------------------------------------------------
+    (SHOP, "sort by price low to high", [(DROP, {"option": "price low to high"}), (GEN, {})], "products"),
+    (SHOP, "sortuj według ceny rosnąco", [(DROP, {"option": "ceny rosnąco"}), (GEN, {})], "products"),
+    (SHOP, "sortiere nach Preis aufsteigend", [(DROP, {"option": "Preis aufsteigend"}), (GEN, {})], "products"),
+    (SHOP, "sort by price, cheapest first", [(DROP, {"option": "price ascending"}), (GEN, {})], "products"),
+    (SHOP, "select 'Newest' and list products", [(DROP, {"option": "Newest"}), (GEN, {})], "products"),
+    (SHOP, "click 'Load more' and list the products", [(CLICK, {"text": "Load more"}), (GEN, {})], "products"),
+    (SHOP, 'kliknij "Pokaż więcej" i pokaż produkty', [(CLICK, {"text": "Pokaż więcej"}), (GEN, {})], "products"),
+    (SHOP, "klicke auf 'Mehr anzeigen' und zeige alle Produkte", [(CLICK, {"text": "Mehr anzeigen"}), (GEN, {})],
+     "products"),
+    (SHOP, "open the category Laptops", [(CAT, {"path": ["Laptops"]}), (GEN, {})], "products"),
+    (SHOP, "produkty w kategorii Elektronika > Laptopy", [(CAT, {"path": ["Elektronika", "Laptopy"]}), (GEN, {})],
+     "products"),
+    (SHOP, "Artikel in der Kategorie Computer", [(CAT, {"path": ["Computer"]}), (GEN, {})], "products"),
+    (SHOP, "open the category Laptops, sort by price low to high and show 10 products under 5000 zł",
+     [(CAT, {"path": ["Laptops"]}), (PF, {"max": 5000}), (DROP, {"option": "price low to high"}),
+      (GEN, {"limit": 10}), (PRC, {"max": 5000})], "products"),
+    (SHOP, "accept the cookies and find products under 100 zł",
+     [(CLICK, {"text": "Accept all"}), *price(hi=100)], "products"),
+    # --- links and tables -----------------------------------------------------------------------------
+    (SHOP, "links to PDF files", [(LINKS, {"pattern": PDF})], "links"),
+    (SHOP, "linki do plików PDF", [(LINKS, {"pattern": PDF})], "links"),
+    (SHOP, "Links zu PDF-Dateien", [(LINKS, {"pattern": PDF})], "links"),
+    (SHOP, "links containing /product/", [(LINKS, {"pattern": "/product/"})], "links"),
+    (SHOP, "list all links on this page", [(LINKS, {"pattern": ""})], "links"),
+    (HN, "all links to github.com", [(LINKS, {"pattern": r"github\.com"})], "links"),
+    (SHOP, "extract the tables", [(TABLES, {})], "tables"),
+    (SHOP, "pobierz tabelę z wynikami", [(TABLES, {"limit": 1})], "tables"),
+    (SHOP, "alle Tabellen der Seite als JSON", [(TABLES, {})], "tables"),
+    (SHOP, "get the first table with at least 10 rows", [(TABLES, {"limit": 1, "min_rows": 10})], "tables"),
+    (SHOP, "all links must be absolute URLs", [(LINKS, {"pattern": ""}), (URLS, {"key": "links"})], "links"),
+    (HN, "articles with working links only", [(HNX, {}), (URLS, {"key": "articles"})], "articles"),
+    # --- required fields ---------------------------------------------------------------------------------
+    (SHOP, "every product has a name and a price", [(GEN, {}), (RF, {"fields": ["name", "price"]})], "products"),
+    (SHOP, "każdy produkt ma nazwę i cenę", [(GEN, {}), (RF, {"fields": ["name", "price"]})], "products"),
+    (SHOP, "jedes Produkt hat einen Namen und einen Preis", [(GEN, {}), (RF, {"fields": ["name", "price"]})],
+     "products"),
+    (HN, "every article has a title and a url", [(HNX, {}), (RF, {"fields": ["title", "url"], "key": "articles"})],
+     "articles"),
+    # --- site-specific extractors, by URL host ---------------------------------------------------
+    (HN, "top 10 stories with more than 100 points", [(HNX, {"limit": 10, "min_points": 101})], "articles"),
+    (HN, "artykuły powyżej 50 punktów", [(HNX, {"min_points": 51})], "articles"),
+    ("https://news.ycombinator.com/news", "die 10 besten Artikel mit mindestens 200 Punkten",
+     [(HNX, {"limit": 10, "min_points": 200})], "articles"),
+    ("https://www.reddit.com/r/python/", "posts with over 200 upvotes", [(REDDIT, {"min_score": 201})], "articles"),
+    ("https://old.reddit.com/r/dataisbeautiful/top/", "first 10 posts", [(REDDIT, {"limit": 10})], "articles"),
+    ("https://www.ceneo.pl/szukaj-canon", "find products under 150zł", [(PF, {"max": 150}), (CENEO, {}), (PRC, {"max": 150})],
+     "products"),
+    ("https://www.ceneo.pl/Laptopy", "10 najtańszych laptopów od 2000 do 4000 zł",
+     [(PF, {"min": 2000, "max": 4000}), (DROP, {"option": "price ascending"}), (CENEO, {"limit": 10}),
+      (PRC, {"min": 2000, "max": 4000})], "products"),
+    ("https://www.amazon.de/s?k=katzenfutter", "die ersten 5 Ergebnisse unter 20 €",
+     [(PF, {"max": 20}), (AMAZON, {"limit": 5}), (PRC, {"max": 20})], "products"),
+    ("https://www.amazon.com/gp/bestsellers/", "top 10 best sellers", [(AMAZON, {"limit": 10})], "products"),
+    ("https://www.ceneo.pl/szukaj-canon", "links to product pages containing /product/",
+     [(LINKS, {"pattern": "/product/"})], "links"),
+    # --- no URL: the site the instruction names ----------------------------------------------------
+    (None, "top 5 stories on HN", [(HNX, {"limit": 5})], "articles"),
+    (None, "produkty na ceneo poniżej 100 zł", [(PF, {"max": 100}), (CENEO, {}), (PRC, {"max": 100})], "products"),
+    # --- a local test page (no real host): generic tools first, site tools when nothing else fits ---
+    ("file:///tmp/hn.html", "top 10 stories with more than 100 points", [(HNX, {"limit": 10, "min_points": 101})],
+     "articles"),
+    ("http://127.0.0.1:8000/test/en-shop.html", "products under 40", price(hi=40), "products"),
+]
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory):
+    """The installed tools only: no third-party plugins, no CURLLM_TOOLS_PATH, a private cache."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CURLLM_LOAD_PLUGINS", "")
+    mp.delenv("CURLLM_TOOLS_PATH", raising=False)
+    mp.setenv("CURLLM_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    from curllm_core.plugins import load_registry
+
+    yield load_registry()
+    mp.undo()
+
+
+def _check_case(registry, url, instruction, expected, output):
+    missing = sorted({tool for tool, _ in expected} - set(registry.tools))
+    if missing:
+        pytest.skip(f"tools not installed yet: {', '.join(missing)}")
+    planned = plan_with_rules(instruction, url, registry)
+    got = [s.tool for s in planned.plan.steps]
+    assert got == [tool for tool, _ in expected], f"{instruction!r}: {got}\n" + "\n".join(planned.reasoning)
+    for step, (tool, params) in zip(planned.plan.steps, expected, strict=True):
+        for name, value in params.items():
+            assert step.parameters.get(name) == value, f"{instruction!r}: {tool}.{name} = {step.parameters}"
+    assert planned.plan.expected_output == output
+    assert len(planned.reasoning) == len(planned.plan.steps)
+    assert all(line.startswith(step.tool + ": ") for line, step in zip(planned.reasoning, planned.plan.steps,
+                                                                      strict=True))
+    return planned
+
+
+@pytest.mark.parametrize(("url", "instruction", "expected", "output"), CASES, ids=[c[1][:60] for c in CASES])
+def test_rule_plans(registry, url, instruction, expected, output):
+    _check_case(registry, url, instruction, expected, output)
+
+
+def test_the_table_is_big_and_multilingual():
+    assert len(CASES) >= 60
+    text = " ".join(c[1] for c in CASES)
+    for word in ("poniżej", "produkty", "unter", "Seiten", "under", "pages"):
+        assert word in text
+
+
+def test_price_forms_are_optional_and_guarded(registry):
+    planned = plan_with_rules("find products under 150zł", SHOP, registry)
+    form, guard = planned.plan.steps[0], planned.plan.steps[-1]
+    assert form.tool == PF and form.optional
+    assert guard.tool == PRC and not guard.optional
+    assert "optional" in planned.reasoning[0] and "ignores" in planned.reasoning[-1]
+
+
+def test_site_tool_falls_back_to_the_generic_one(registry):
+    planned = plan_with_rules("find products", "https://www.ceneo.pl/szukaj-canon", registry)
+    assert planned.plan.steps[0].tool == CENEO
+    assert planned.plan.steps[0].fallback == GEN
+
+
+def test_every_parameter_is_declared_and_valid(registry):
+    from curllm_core.plan import parameter_problems
+
+    for url, instruction, expected, _ in CASES:
+        if {t for t, _ in expected} - set(registry.tools):
+            continue
+        for step in plan_with_rules(instruction, url, registry).plan.steps:
+            m = registry.resolve(step.tool)
+            assert set(step.parameters) <= set(m.parameters.get("properties") or {}), (instruction, step)
+            assert not parameter_problems(m, step.parameters, []), (instruction, step)
+
+
+def test_deterministic(registry):
+    for url, instruction, _, _ in CASES[::5]:
+        try:
+            a = plan_with_rules(instruction, url, registry)
+        except PlanningError:
+            continue
+        b = plan_with_rules(instruction, url, registry)
+        assert a.plan.to_dict() == b.plan.to_dict() and a.reasoning == b.reasoning
+
+
+async def test_plan_task_without_a_model_is_the_rule_plan(registry):
+    planned = await plan_task("find products under 150zł", SHOP, registry)
+    assert isinstance(planned, Planned)
+    assert planned.source == "rules" and planned.usage is None
+    assert planned.plan.planner == "rules"
+
+
+def test_data_only_plan_needs_no_extraction(registry):
+    planned = plan_with_rules("keep products under 100 zł", None, registry, initial_keys={"products"})
+    assert [s.tool for s in planned.plan.steps] == [PRC]
+    assert planned.plan.expected_output == "products" and not planned.plan.needs_page
+
+
+def test_no_extractor_for_the_kind_is_a_planning_error(tmp_path):
+    from curllm_core.registry import Registry
+
+    _manifest(tmp_path, "products_only", sites=[], produces=["products"])
+    registry = Registry()
+    registry.register(tmp_path)
+    with pytest.raises(PlanningError, match="no installed extraction tool gives tables"):
+        plan_with_rules("extract the tables", SHOP, registry)
+
+
+# --- plugins take part through their manifests ------------------------------------------------------
+
+
+def _manifest(directory: Path, name: str, *, category: str = "extraction", sites: list[str],
+              produces: list[str], params: dict | None = None, examples: list | None = None,
+              triggers: list[str] | None = None) -> None:
+    doc = {
+        "name": name, "version": "1.0.0", "description": f"Test tool {name}.", "category": category,
+        "parameters": {"type": "object", "properties": params or {"limit": {"type": "integer", "minimum": 1}},
+                       "additionalProperties": False},
+        "output_schema": {"type": "object"}, "entrypoint": "json:loads", "dependencies": ["page"],
+        "produces": produces, "sites": sites, "triggers": triggers or [], "examples": examples or [],
+    }
+    (directory / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
+
+
+@pytest.fixture
+def plugin_registry(tmp_path, monkeypatch):
+    """The installed tools plus a plugin directory on CURLLM_TOOLS_PATH."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    _manifest(tools, "products_allegro", sites=["allegro.pl"], produces=["products"],
+              examples=[{"instruction": "pierwsze 10 ofert na allegro", "parameters": {"limit": 10}}])
+    _manifest(tools, "articles_lobsters", sites=["lobste.rs"], produces=["articles"],
+              params={"threshold": {"type": "integer", "minimum": 0}, "limit": {"type": "integer", "maximum": 5}},
+              examples=[{"instruction": "stories with more than 50 points", "parameters": {"threshold": 51}}])
+    _manifest(tools, "jobs_board", sites=[], produces=["jobs"], triggers=[r"\bjobs?\b|\boferty pracy\b"])
+    monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
+    monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    from curllm_core.plugins import load_registry
+
+    registry = load_registry()
+    assert "extraction.products_allegro" in registry.tools, registry.problems
+    return registry
+
+
+def test_plugin_extractor_is_chosen_for_its_site(plugin_registry):
+    planned = plan_with_rules("find products under 100 zł", "https://allegro.pl/listing?string=kubek", plugin_registry)
+    tools = [s.tool for s in planned.plan.steps]
+    assert "extraction.products_allegro" in tools
+    assert "allegro.pl" in "\n".join(planned.reasoning)
+    # ... and not anywhere else
+    other = plan_with_rules("find products under 100 zł", SHOP, plugin_registry)
+    assert "extraction.products_allegro" not in [s.tool for s in other.plan.steps]
+
+
+def test_plugin_site_is_named_without_a_url(plugin_registry):
+    assert resolve_start_url("znajdź kubki na allegro", None, plugin_registry) == "https://www.allegro.pl/"
+    planned = plan_with_rules("znajdź kubki na allegro", None, plugin_registry)
+    assert planned.plan.steps[0].tool == "extraction.products_allegro"
+
+
+def test_plugin_parameter_names_are_learned_from_examples(plugin_registry):
+    planned = plan_with_rules("top 10 stories with more than 100 points", "https://lobste.rs/", plugin_registry)
+    step = planned.plan.steps[0]
+    assert step.tool == "extraction.articles_lobsters"
+    assert step.parameters["threshold"] == 101
+    assert "limit" not in step.parameters  # 10 does not validate (maximum 5): dropped, never sent
+
+
+def test_plugin_output_kind_by_its_own_name(plugin_registry):
+    planned = plan_with_rules("list the jobs on this page", "https://jobs.example/", plugin_registry)
+    assert [s.tool for s in planned.plan.steps] == ["extraction.jobs_board"]
+    assert planned.plan.expected_output == "jobs"
+
+
+def test_rank_tools_puts_the_right_tools_first(registry):
+    top = [m.key for m in rank_tools("top 10 stories with more than 100 points", HN, registry, 3)]
+    assert top[0] == HNX
+    top = [m.key for m in rank_tools("find products under 150zł", "https://www.ceneo.pl/", registry, 5)]
+    assert CENEO in top and PRC in top
+    assert len(rank_tools("anything", SHOP, registry, 4)) == 4
+
+
+# --- resolve_start_url ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("instruction", "url"), [
+    ("find products on Ceneo", "https://www.ceneo.pl/"),
+    ("produkty na ceneo poniżej 100 zł", "https://www.ceneo.pl/"),
+    ("find cat food on amazon.de", "https://www.amazon.de/"),
+    ("Katzenfutter auf Amazon", "https://www.amazon.de/"),
+    ("produkty na amazon", "https://www.amazon.pl/"),
+    ("cheap stuff on amazon", "https://www.amazon.com/"),
+    ("top 5 stories on HN", "https://news.ycombinator.com/"),
+    ("top posts of r/python", "https://www.reddit.com/"),
+])
+def test_resolve_start_url_from_a_named_site(registry, instruction, url):
+    if not registry.sites():
+        pytest.skip("no site-specific tools installed yet")
+    assert resolve_start_url(instruction, None, registry) == url
+
+
+def test_resolve_start_url_prefers_the_given_url(registry):
+    assert resolve_start_url("products on ceneo", "https://shop.example/x", registry) == "https://shop.example/x"
+
+
+def test_resolve_start_url_default(registry, monkeypatch, tmp_path):
+    monkeypatch.setenv("CURLLM_DEFAULT_URL", "https://default.example/")
+    assert resolve_start_url("find products", None, registry) == "https://default.example/"
+    monkeypatch.delenv("CURLLM_DEFAULT_URL")
+    config = tmp_path / "config.toml"
+    config.write_text('default_url = "https://config.example/"\n', encoding="utf-8")
+    monkeypatch.setenv("CURLLM_CONFIG", str(config))
+    assert resolve_start_url("find products", None, registry) == "https://config.example/"
+
+
+def test_resolve_start_url_without_anything_is_a_usage_error(registry, monkeypatch, tmp_path):
+    monkeypatch.delenv("CURLLM_DEFAULT_URL", raising=False)
+    monkeypatch.setenv("CURLLM_CONFIG", str(tmp_path / "none.toml"))
+    (tmp_path / "none.toml").write_text("", encoding="utf-8")
+    with pytest.raises(UsageError) as e:
+        resolve_start_url("find products", None, registry)
+    assert "--url" in e.value.message
+    if registry.sites():
+        assert "ceneo.pl" in e.value.message
+    assert e.value.exit_code == 2
+
+
+# --- parameter extraction details ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("instruction", "facts"), [
+    ("top 10 stories with more than 100 points", {"limit": 10, "min_points": 101}),
+    ("stories with at least 100 points", {"min_points": 100}),
+    ("first 5 products from 3 pages", {"limit": 5, "pages": 3}),
+    ("from 1 May 2024 to 7 May 2024", {"date_from": "2024-05-01", "date_to": "2024-05-07"}),
+    ("on 2024-05-03", {"date_from": "2024-05-03", "date_to": "2024-05-03"}),
+    ("since 1.05.2024", {"date_from": "2024-05-01"}),
+    ("scroll down 5 times, wait 2 s", {"scroll_times": 5, "wait_ms": 2000}),
+    ("over 1,500.50 USD", {"price_min": 1500.5}),
+    ("unter 1.299,99 €", {"price_max": 1299.99}),
+    ("under 2k", {"price_max": 2000}),
+    ("150 zł or less", {"price_max": 150}),
+    ("links containing 'promo'", {"link_pattern": "promo"}),
+    ("select 'Newest' from the 'Sort by' dropdown", {"option": "Newest", "option_field": "Sort by"}),
+    ("open Elektronika > Laptopy > Gaming", {"category_path": ["Elektronika", "Laptopy", "Gaming"]}),
+    ("every article has a title, a url and an image", {"fields": ["title", "url", "image"]}),
+    ("don't click anything, just list products", {}),
+])
+def test_facts(instruction, facts):
+    got = extract_facts(instruction).as_dict()
+    for kind, value in facts.items():
+        assert got.get(kind) == value, (instruction, got)
+    if not facts:
+        assert not set(got) & {"click_text", "query", "price_min", "price_max"}, got
