@@ -135,17 +135,22 @@ def test_curllm_load_plugins(installed):
     assert [p["name"] for p in only] == ["builtin", "allegro"]
 
 
+def _tools(plan: dict) -> set[str]:
+    """The tools a plan runs: its steps' and the extractions its pagers run on every page."""
+    return {t for s in plan["plan"] for t in (s["tool"], s["parameters"].get("extract")) if t}
+
+
 @pytest.mark.slow
 def test_the_planner_picks_the_plugins_tools(installed):
     url = "https://allegro.pl/listing?string=s%C5%82uchawki"
     plan = installed.json("find products under 100 zł", "--url", url, "--plan-only", "--format", "json")
-    assert "extraction.products_allegro" in [s["tool"] for s in plan["plan"]]
+    assert "extraction.products_allegro" in _tools(plan)
     smart = installed.json("find Smart products under 100 zł", "--url", url, "--plan-only", "--format", "json")
-    assert {"extraction.products_allegro", "validation.allegro_smart_only"} <= {s["tool"] for s in smart["plan"]}
+    assert {"extraction.products_allegro", "validation.allegro_smart_only"} <= _tools(smart)
     # Elsewhere the site-specific extractor stays out of the plan.
     other = installed.json("find products under 100 zł", "--url", "https://shop.example.com/", "--plan-only",
                            "--format", "json")
-    assert "extraction.products_allegro" not in [s["tool"] for s in other["plan"]]
+    assert "extraction.products_allegro" not in _tools(other)
 
 
 @pytest.mark.slow

@@ -622,6 +622,7 @@ def plan_with_rules(instruction: str, url: str | None, registry: Registry, *,
     steps = _action_steps(facts, page_tools, guards, out_key, ext, used)
     steps += _trigger_steps(eligible, {g.manifest.key for g in guards}, facts, out_key, data_only, used)
     steps += _example_steps(page_tools, facts, instruction, used)
+    steps += _pager_for_filtered_listing(steps, page_tools, ext, used)
     steps.sort(key=lambda st: (st.order, st.manifest.key))
     steps = _fold_into_pager(steps, ext)
     if not steps:
@@ -846,6 +847,27 @@ def _guard_purpose(group: str, out_key: str) -> str:
 def _is_pager(m: Manifest) -> int:
     """Pagers (tools that run an extraction per page) go last among the page steps."""
     return 1 if "extract" in _props(m) else 0
+
+
+def _pager_for_filtered_listing(steps: list[_Step], page_tools: list[Scored], ext: _Step | None,
+                                used: set[str]) -> list[_Step]:
+    """A price-bounded listing is read to its end: the items asked for rarely all fit on page one.
+
+    Added only with an extraction, a price step, no count ("top 10" reads the first page) and no
+    pager yet; the extraction is the pager's fallback, so a page without next links still gives its
+    own items.
+    """
+    if ext is None or "limit" in ext.params or any(_is_pager(st.manifest) for st in steps):
+        return []
+    if not any(serves(st.manifest, "price") for st in steps if st.manifest.category == "forms"):
+        return []
+    pager = _pick([c for c in page_tools if _is_pager(c.manifest) and c.manifest.key not in used], "pages")
+    if pager is None:
+        return []
+    used.add(pager.manifest.key)
+    reason = (f"{PURPOSE['pages']}: all the items in the price range are asked for, and a listing "
+              f"rarely fits on one page; {ext.manifest.key} takes over if it fails")
+    return [_Step(pager.manifest, {}, reason, (CATEGORY_ORDER["navigation"], 1, 0, 0), fallback=ext.manifest.key)]
 
 
 def _fold_into_pager(steps: list[_Step], ext: _Step | None) -> list[_Step]:

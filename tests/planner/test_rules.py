@@ -29,10 +29,11 @@ SCROLL, PAGES, CAT, CLICK = ("navigation.scroll_load", "navigation.pagination", 
 PDF = r"\.pdf($|\?)"
 
 
-def price(lo=None, hi=None, *, optional_form=True):
-    """The three steps a price bound gives on a generic shop page."""
+def price(lo=None, hi=None, *, extractor=GEN):
+    """The three steps a price bound gives on a shop page: the filter form, every page of the
+    listing read by the extraction, and the range check."""
     bounds = {k: v for k, v in (("min", lo), ("max", hi)) if v is not None}
-    return [(PF, bounds), (GEN, {}), (PRC, bounds)]
+    return [(PF, bounds), (PAGES, {"extract": extractor}), (PRC, bounds)]
 
 
 CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
@@ -54,7 +55,8 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "produkty powyżej 500 zł", price(lo=500), "products"),
     (SHOP, "products priced 100-200 zł", price(100, 200), "products"),
     (SHOP, "find products under 1 000 zł", price(hi=1000), "products"),
-    (SHOP, "every product must cost at most 50 EUR", [(PF, {"max": 50}), (GEN, {}), (PRC, {"max": 50, "mode": "fail"})],
+    (SHOP, "every product must cost at most 50 EUR",
+     [(PF, {"max": 50}), (PAGES, {"extract": GEN}), (PRC, {"max": 50, "mode": "fail"})],
      "products"),
     # --- counts and implied order -------------------------------------------------------------------
     (SHOP, "the first 5 products", [(GEN, {"limit": 5})], "products"),
@@ -139,7 +141,7 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
      [(HNX, {"limit": 10, "min_points": 200})], "articles"),
     ("https://www.reddit.com/r/python/", "posts with over 200 upvotes", [(REDDIT, {"min_score": 201})], "articles"),
     ("https://old.reddit.com/r/dataisbeautiful/top/", "first 10 posts", [(REDDIT, {"limit": 10})], "articles"),
-    ("https://www.ceneo.pl/szukaj-canon", "find products under 150zł", [(PF, {"max": 150}), (CENEO, {}), (PRC, {"max": 150})],
+    ("https://www.ceneo.pl/szukaj-canon", "find products under 150zł", price(hi=150, extractor=CENEO),
      "products"),
     ("https://www.ceneo.pl/Laptopy", "10 najtańszych laptopów od 2000 do 4000 zł",
      [(PF, {"min": 2000, "max": 4000}), (DROP, {"option": "price ascending"}), (CENEO, {"limit": 10}),
@@ -151,7 +153,7 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
      [(LINKS, {"pattern": "/product/"})], "links"),
     # --- no URL: the site the instruction names ----------------------------------------------------
     (None, "top 5 stories on HN", [(HNX, {"limit": 5})], "articles"),
-    (None, "produkty na ceneo poniżej 100 zł", [(PF, {"max": 100}), (CENEO, {}), (PRC, {"max": 100})], "products"),
+    (None, "produkty na ceneo poniżej 100 zł", price(hi=100, extractor=CENEO), "products"),
     # --- a local test page (no real host): generic tools first, site tools when nothing else fits ---
     ("file:///tmp/hn.html", "top 10 stories with more than 100 points", [(HNX, {"limit": 10, "min_points": 101})],
      "articles"),
@@ -299,12 +301,14 @@ def plugin_registry(tmp_path, monkeypatch):
 
 def test_plugin_extractor_is_chosen_for_its_site(plugin_registry):
     planned = plan_with_rules("find products under 100 zł", "https://allegro.pl/listing?string=kubek", plugin_registry)
-    tools = [s.tool for s in planned.plan.steps]
-    assert "extraction.products_allegro" in tools
+    def tools(plan) -> list[str]:  # steps' tools and the extractions pagers run
+        return [t for s in plan.steps for t in (s.tool, s.parameters.get("extract")) if t]
+
+    assert "extraction.products_allegro" in tools(planned.plan)
     assert "allegro.pl" in "\n".join(planned.reasoning)
     # ... and not anywhere else
     other = plan_with_rules("find products under 100 zł", SHOP, plugin_registry)
-    assert "extraction.products_allegro" not in [s.tool for s in other.plan.steps]
+    assert "extraction.products_allegro" not in tools(other.plan)
 
 
 def test_plugin_site_is_named_without_a_url(plugin_registry):
