@@ -202,7 +202,12 @@ def _run(words, url, plan_file, input_file, fmt, output_file, events_to, model, 
     else:
         from .planner import resolve_start_url
 
-        url = resolve_start_url(instruction, url, registry)
+        try:
+            url = resolve_start_url(instruction, url, registry)
+        except UsageError:
+            if data is None:
+                raise
+            # With --input data there may be nothing to open: plan on the data alone.
         plan = None
     url = normalize_url(url) if url else None
     if plan_only:

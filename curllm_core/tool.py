@@ -214,12 +214,75 @@ def tool(*, category: str, **fields: Any) -> Callable[[ToolFunc], CodeTool]:
     """
 
     def wrap(fn: ToolFunc) -> CodeTool:
-        doc = manifest_for_function(fn, category=category, **fields)
-        problems = check_manifest(doc, source=f"{fn.__module__}.{fn.__qualname__}")
-        if problems:
-            from .errors import ManifestError
+        key = _code_tool_key(fn, category, fields)
+        doc = _code_tools_cache().get(key) if key else None
+        if doc is None:
+            doc = manifest_for_function(fn, category=category, **fields)
+            problems = check_manifest(doc, source=f"{fn.__module__}.{fn.__qualname__}")
+            if problems:
+                from .errors import ManifestError
 
-            raise ManifestError(f"@tool {fn.__qualname__}: invalid manifest", problems=problems)
+                raise ManifestError(f"@tool {fn.__qualname__}: invalid manifest", problems=problems)
+            if key:
+                _save_code_tool(key, doc)
         return CodeTool(Manifest.from_dict(doc, source=fn.__module__), fn)
 
     return wrap
+
+
+# Deriving a manifest needs pydantic and jsonschema (~0.4 s to import): a plugin's @tool would pay
+# that on every command. Derived manifests are cached by source file (path, mtime, size) and
+# decorator arguments, like the registry caches checked manifest files.
+_code_cache: dict | None = None
+
+
+def _code_tools_file() -> Path:
+    from .registry import cache_dir
+
+    return cache_dir() / "code_tools.json"
+
+
+def _code_tool_key(fn: Callable, category: str, fields: dict) -> str | None:
+    import hashlib
+    import json
+
+    from . import __version__
+
+    try:
+        source = inspect.getsourcefile(fn) or ""
+        st = Path(source).stat()
+        args = json.dumps({"category": category, **fields}, sort_keys=True, default=repr)
+    except (OSError, TypeError):
+        return None  # defined interactively: derive every time
+    raw = f"{__version__}|{source}|{st.st_mtime_ns}|{st.st_size}|{fn.__qualname__}|{args}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+def _code_tools_cache() -> dict:
+    global _code_cache
+    if _code_cache is None:
+        import json
+
+        try:
+            _code_cache = json.loads(_code_tools_file().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            _code_cache = {}
+    return _code_cache
+
+
+def _save_code_tool(key: str, doc: dict) -> None:
+    import json
+    import os
+    import tempfile
+
+    cache = _code_tools_cache()
+    cache[key] = doc
+    path = _code_tools_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".code-tools-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(cache, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs speed

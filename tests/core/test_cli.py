@@ -150,3 +150,16 @@ def test_commands_without_browser_or_model_never_import_them(cache_env):
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)  # warms the cache
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert "HEAVY=[]" in out.stderr, out.stderr
+
+
+def test_an_instruction_over_input_data_needs_no_url(tmp_path, cache_env):
+    data = tmp_path / "in.json"
+    data.write_text(json.dumps({"products": [{"name": "a", "price": 99}, {"name": "b", "price": 120}]}))
+    out = curllm("keep products under 100 zł", "--input", str(data), "--format", "json", env_extra=cache_env)
+    assert out.returncode == 0, out.stderr
+    assert [p["name"] for p in json.loads(out.stdout)["data"]["products"]] == ["a"]
+
+
+def test_no_url_and_no_known_site_exits_2_naming_the_sites(cache_env):
+    out = curllm("find products under 100 zł", env_extra=cache_env)
+    assert out.returncode == 2 and "--url" in out.stderr and "ceneo.pl" in out.stderr

@@ -271,3 +271,23 @@ def test_load_plugins_allow_list(plugin_venv, tmp_path, allow, expected):
 def test_entry_points_scan_finds_installed_distributions():
     # pytest11 of curllm itself is an installed entry point of this very environment.
     assert any(ep.dist.replace("-", "_") == "curllm" for ep in entry_points("pytest11"))
+
+
+def test_code_first_manifests_are_cached_so_plugins_do_not_pay_for_pydantic(tmp_path):
+    module = tmp_path / "cached_tool_mod.py"
+    module.write_text(
+        "from curllm_core import tool\n\n"
+        "@tool(category='validation', consumes=['products'], produces=['products'], dependencies=[])\n"
+        "async def keep(ctx, n: int = 1) -> dict:\n"
+        "    '''Keep n products.'''\n"
+        "    return {'products': ctx.data['products'][:n]}\n")
+    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import cached_tool_mod\n"
+            "print(cached_tool_mod.keep.manifest.parameters['properties']['n']['default'],"
+            " 'pydantic' in sys.modules, 'jsonschema' in sys.modules)")
+    import os
+
+    env = {**os.environ, "CURLLM_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert first.stdout.split() == ["1", "True", "True"], first.stderr
+    assert second.stdout.split() == ["1", "False", "False"], second.stderr
