@@ -98,6 +98,8 @@ async def arun(instruction: str | None = None, url: str | None = None, *, plan: 
     # The execution exists before the plan so that a model can be shown the page it will work on:
     # the page opened for the summary is the one the steps then use (no second navigation).
     execution = Execution(Plan(steps=[]), registry, opts, bus, browser)
+    if browser is None and opts.url and not model:
+        await _warm_up(execution)
     try:
         planned = await plan_task(instruction, opts.url, registry, model=model, use_cache=use_cache,
                                   refresh=refresh_plan, events=bus, initial_keys=set(opts.data),
@@ -126,6 +128,28 @@ async def arun(instruction: str | None = None, url: str | None = None, *, plan: 
         result.usage = merge_usage(result.usage, replanner.usage)
     _complete_event(bus, result)
     return result
+
+
+async def _warm_up(execution: Execution) -> None:
+    """Start the browser while the rules plan: Chromium boots in its own process meanwhile.
+
+    The launch goes on in a task; the planner's slowest part, importing the plan checker, runs
+    after the task has reached its first wait. If the plan needs no page, closing the execution
+    closes the browser again; a launch that fails is reported by the first step that needs it.
+    """
+    execution.browser = Browser(headless=execution.options.browser.headless)
+
+    async def launch() -> None:
+        try:
+            await execution.browser.start()
+        except Exception as e:  # reported where a page is needed (BrowserNotFound before any step)
+            log.debug("browser warm-up failed: %s", e)
+
+    execution.warm_up = asyncio.create_task(launch())
+    await asyncio.sleep(0)  # the task imports Playwright and spawns its driver, then waits
+    import jsonschema  # noqa: F401 - the checker's import overlaps the driver's start
+
+    await asyncio.sleep(0)  # let the launch request go out before planning continues
 
 
 def _page_summary(execution: Execution) -> Callable[[], Awaitable[dict | None]]:

@@ -93,6 +93,7 @@ class Execution:
         self.owns_browser = browser is None
         self.session: Session | None = None
         self.opened = False  # the start URL is loaded in the session's page
+        self.warm_up: asyncio.Task | None = None  # a browser launch started early (see api.arun)
         self.data: dict = dict(options.data)
         self.outputs: dict[str, dict] = {}
         self.steps: list[StepResult] = []
@@ -335,6 +336,8 @@ class Execution:
                       timings=self.timings, url=self.url)
 
     async def close(self) -> None:
+        if self.warm_up is not None:
+            await self.warm_up  # never raises: a failed launch is reported where a page is needed
         if self.session is not None:
             await self.session.close()
         if self.owns_browser and self.browser is not None:
