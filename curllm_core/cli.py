@@ -60,6 +60,18 @@ def cli() -> None:
 # --- running a task -----------------------------------------------------------------------------
 
 
+def _check_viewport(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse a bad --viewport while parsing, before anything runs."""
+    from .browser import parse_viewport
+
+    if value is not None:
+        try:
+            parse_viewport(value)
+        except ValueError as e:
+            raise click.BadParameter(str(e)) from None
+    return value
+
+
 def browser_options(fn):
     """The browser and network options, shared by `run` and `batch`."""
     options = [
@@ -67,7 +79,7 @@ def browser_options(fn):
         click.option("--headful", is_flag=True, help="Show the browser window (needs a display)."),
         click.option("--locale", help="Browser locale, e.g. pl-PL."),
         click.option("--user-agent", help="Browser user agent."),
-        click.option("--viewport", help="Viewport WIDTHxHEIGHT, e.g. 1280x800."),
+        click.option("--viewport", callback=_check_viewport, help="Viewport WIDTHxHEIGHT, e.g. 1280x800."),
         click.option("--proxy", help="Proxy URL, e.g. http://proxy:3128."),
         click.option("--session", "session_file", type=click.Path(dir_okay=False),
                      help="Load and save browser storage state (cookies) here, for logged-in sites."),
