@@ -1,0 +1,146 @@
+"""Extraction speed: each extraction tool's ``run(ctx)`` on a real page in a real Chromium.
+
+    .venv/bin/python bench/bench_extraction.py [--runs N]
+
+The headline is products_generic on the Amazon.de search page (2.1 MB of HTML, 60 results): one
+browser round trip for the HTML (with CSS-hidden elements marked), then parsing and the listing
+detection in Python. Target: median ≤ 150 ms. The two halves are timed apart too, and each site
+extractor on its own page. Pages load from ../shared/realpages with every request but the file
+itself aborted (no images, no network). Medians go to bench/results/extraction.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, write_section  # noqa: E402
+
+sys.path.insert(0, str(ROOT))
+from curllm_core.browser_path import find_browser  # noqa: E402
+from curllm_core.manifest import load_manifest  # noqa: E402
+from curllm_core.tool import ToolContext  # noqa: E402
+from curllm_core.tools.extraction import (  # noqa: E402
+    articles_hn,
+    articles_reddit,
+    links_by_pattern,
+    products_amazon,
+    products_ceneo,
+    products_generic,
+    tables_to_json,
+)
+from curllm_core.tools.extraction._html import page_html  # noqa: E402
+
+REALPAGES = ROOT.parent / "shared" / "realpages"
+MANIFESTS = ROOT / "tools_manifests" / "extraction"
+TARGET_MS = 150.0
+HEADLINE_PAGE = "amazon_de_search_katzenfutter.html"
+
+#: (label, tool module, manifest name, page, parameters, what the output must hold)
+SITE_CASES = [
+    ("products_ceneo", products_ceneo, "products_ceneo", "ceneo_search_canon.html", {}, ("products", 30)),
+    ("products_amazon", products_amazon, "products_amazon", HEADLINE_PAGE, {}, ("products", 60)),
+    ("products_amazon (best sellers)", products_amazon, "products_amazon", "amazon_de_bestsellers_electronics.html", {},
+     ("products", 30)),
+    ("articles_hn", articles_hn, "articles_hn", "hn_front_2026.html", {}, ("articles", 30)),
+    ("articles_reddit", articles_reddit, "articles_reddit", "reddit_old_dataisbeautiful_top.html", {}, ("articles", 25)),
+    ("tables_to_json", tables_to_json, "tables_to_json", "wikipedia_microsoft.html", {}, ("tables", 3)),
+    ("links_by_pattern", links_by_pattern, "links_by_pattern", "ebay_de_search_apple.html", {"pattern": "/itm/"},
+     ("links", None)),
+    ("products_generic (eBay)", products_generic, "products_generic", "ebay_de_search_apple.html", {}, ("products", 60)),
+]
+
+
+async def median_ms(fn: Callable[[], Awaitable[object]], runs: int, warmup: int = 2) -> tuple[float, float]:
+    """Median and minimum wall time of ``fn`` in milliseconds, after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        await fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        await fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), min(times)
+
+
+async def open_offline(context, path: Path):
+    page = await context.new_page()
+    await page.goto(path.as_uri(), wait_until="load")
+    return page
+
+
+async def bench(runs: int) -> list[str]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=find_browser(), headless=True)
+        context = await browser.new_context()
+
+        async def only_the_file(route):
+            if route.request.url.startswith("file:"):
+                await route.continue_()
+            else:  # images, style sheets, scripts from the web: not available offline, not waited for
+                await route.abort()
+
+        await context.route("**/*", only_the_file)
+
+        # Headline: products_generic on the Amazon search page, whole and in halves.
+        page = await open_offline(context, REALPAGES / HEADLINE_PAGE)
+        ctx = ToolContext(page=page, manifest=load_manifest(MANIFESTS / "products_generic.json"))
+        out = await products_generic.run(ctx)
+        assert len(out["products"]) == 60, len(out["products"])
+        html, url = await page_html(ctx, mark_hidden=True)
+        total, total_min = await median_ms(lambda: products_generic.run(ctx), runs)
+        trip, _ = await median_ms(lambda: page_html(ctx, mark_hidden=True), runs)
+
+        async def pure() -> dict:
+            return products_generic.extract(html, url)
+
+        algo, _ = await median_ms(pure, runs)
+        await page.close()
+
+        rows = [
+            "| what | page | median | min | target |",
+            "|---|---|---|---|---|",
+            f"| **products_generic `run(ctx)`** | {HEADLINE_PAGE} (2.1 MB, 60 results) | **{total:.0f} ms** | "
+            f"{total_min:.0f} ms | ≤ {TARGET_MS:.0f} ms {'✅' if total <= TARGET_MS else '❌'} |",
+            f"| … browser round trip (HTML, CSS-hidden marked) | same | {trip:.0f} ms | | |",
+            f"| … parse + detect in Python | same | {algo:.0f} ms | | |",
+        ]
+        for label, module, manifest_name, page_name, params, (key, count) in SITE_CASES:
+            page = await open_offline(context, REALPAGES / page_name)
+            ctx = ToolContext(page=page, manifest=load_manifest(MANIFESTS / f"{manifest_name}.json"))
+            out = await module.run(ctx, **params)
+            assert count is None or len(out[key]) == count, (label, len(out[key]))
+            med, low = await median_ms(lambda m=module, c=ctx, kw=params: m.run(c, **kw), runs)
+            rows.append(f"| {label} `run(ctx)` | {page_name} | {med:.0f} ms | {low:.0f} ms | |")
+            await page.close()
+        await browser.close()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9, help="timed runs per case (median reported; at least 7)")
+    args = parser.parse_args()
+    if not (REALPAGES / HEADLINE_PAGE).is_file():
+        sys.exit(f"real page snapshots not found in {REALPAGES}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    rows = asyncio.run(bench(max(args.runs, 7)))
+    rows += [
+        "",
+        f"Median of {max(args.runs, 7)} runs after 2 warm-up runs; Chromium headless, images and network blocked. "
+        f"Load average when the run started: {load:.1f} (the machine is shared; a busy machine inflates every figure).",
+    ]
+    write_section("extraction", "Extraction tools", rows)
+
+
+if __name__ == "__main__":
+    main()

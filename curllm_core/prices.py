@@ -1,0 +1,292 @@
+"""One price parser for every tool: ``parse_price("od 7 998,00 zł")`` -> ``Price(7998.0, "PLN")``.
+
+Prices on real pages come in every locale style: "7 998,00zł", "€2.95", "$1,099.00", "1.305,34 zł",
+"EUR 124,00 bis EUR 174,00", "NZ$ 299", "12,99 €". The parser finds the currency marks (symbols,
+ISO 4217 codes, local abbreviations) and the numbers in a text, pairs each number with the currency
+written right before or after it, and takes the first priced number (a range's lower bound, its upper
+bound kept). Thousands and decimal separators are told apart by structure, not by locale: the last of
+two different separators is the decimal one; a single separator followed by exactly three digits
+groups thousands (prices almost never have three decimals); anything else is a decimal point.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["Price", "parse_price", "has_currency_mark", "remove_currency_marks", "currency_for_domain", "DOLLAR_CURRENCIES"]
+
+
+@dataclass(frozen=True)
+class Price:
+    """A parsed price: ``amount`` (a range's lower bound), ISO 4217 ``currency`` or None, range ``upper``."""
+
+    amount: float
+    currency: str | None
+    upper: float | None = None
+
+
+#: Currencies written with a plain "$": a page's own currency wins over USD for a bare "$".
+DOLLAR_CURRENCIES = frozenset({"USD", "NZD", "AUD", "CAD", "HKD", "SGD", "MXN", "TWD", "ARS", "CLP", "COP"})
+_KRONA = frozenset({"SEK", "NOK", "DKK", "ISK"})
+_YEN = frozenset({"JPY", "CNY"})
+
+#: ISO 4217 codes recognised when written out ("EUR 10,79", "100 PLN").
+_ISO_CODES = (
+    "EUR USD GBP PLN CHF CZK SEK NOK DKK ISK HUF RON BGN HRK RSD UAH RUB TRY ILS JPY CNY HKD TWD KRW INR "
+    "IDR THB VND PHP MYR SGD AUD NZD CAD MXN BRL ARS CLP COP PEN ZAR AED SAR QAR EGP NGN KES MAD"
+).split()
+
+# Multi-character marks first so "NZ$" wins over "$" and "R$" over "R".
+_DOLLAR_PREFIXES = {
+    "US": "USD", "USD": "USD", "NZ": "NZD", "NZD": "NZD", "AU": "AUD", "AUD": "AUD", "A": "AUD",
+    "CA": "CAD", "CAD": "CAD", "C": "CAD", "HK": "HKD", "S": "SGD", "SG": "SGD", "MX": "MXN",
+    "NT": "TWD", "R": "BRL",
+}
+_SYMBOLS = {
+    "€": "EUR", "£": "GBP", "₹": "INR", "₽": "RUB", "₩": "KRW", "₺": "TRY", "₴": "UAH", "₪": "ILS",
+    "₫": "VND", "฿": "THB", "₱": "PHP", "円": "JPY", "元": "CNY", "¥": "JPY", "￥": "JPY", "$": "USD",
+    "＄": "USD",
+}
+# Local abbreviations, matched only as whole words; these case-insensitively...
+_WORDS = {
+    "zł": "PLN", "zl": "PLN", "złotych": "PLN", "zlotych": "PLN", "euro": "EUR", "euros": "EUR",
+    "kč": "CZK", "lei": "RON", "лв": "BGN", "руб": "RUB", "грн": "UAH", "kr": "SEK",
+}
+# ...and these only as written, since "ft" (feet), "rs" or "tl" in lower case are ordinary words.
+_CASED_WORDS = {"Ft": "HUF", "Fr": "CHF", "SFr": "CHF", "Rs": "INR", "TL": "TRY"}
+
+_NOT_LETTER_BEFORE = r"(?<![^\W\d_])"  # not preceded by a letter
+_NOT_LETTER_AFTER = r"(?![^\W\d_])"  # not followed by a letter
+_CURRENCY_RE = re.compile(
+    "|".join(
+        [
+            # "US $", "NZ$", "AU$" ...: a dollar with a country prefix.
+            rf"{_NOT_LETTER_BEFORE}(?P<dp>{'|'.join(sorted(_DOLLAR_PREFIXES, key=len, reverse=True))}) ?[$＄]",
+            rf"{_NOT_LETTER_BEFORE}(?P<iso>{'|'.join(_ISO_CODES)}){_NOT_LETTER_AFTER}",
+            rf"(?P<sym>{'|'.join(re.escape(s) for s in _SYMBOLS)})",
+            rf"{_NOT_LETTER_BEFORE}(?P<word>(?i:{'|'.join(sorted(_WORDS, key=len, reverse=True))}))\.?{_NOT_LETTER_AFTER}",
+            rf"{_NOT_LETTER_BEFORE}(?P<cased>{'|'.join(sorted(_CASED_WORDS, key=len, reverse=True))})\.?{_NOT_LETTER_AFTER}",
+        ]
+    )
+)
+# A cheap pre-check that every currency mark passes (the full pattern's look-behinds cost ~7x more).
+_HINT_RE = re.compile(
+    "[" + "".join(re.escape(s) for s in _SYMBOLS) + "]|[A-Z]{3}"
+    + "|(?i:" + "|".join(sorted(_WORDS, key=len)) + ")"
+    + "|" + "|".join(_CASED_WORDS)
+)
+# A number: digit groups with thousands separators (space, apostrophe, dot, comma) and an optional
+# decimal part, or plain digits with an optional decimal part; then an optional ",-" / ".–" (no cents).
+_NUMBER_RE = re.compile(
+    r"(?<![\d.,])(?P<num>\d{1,3}(?:[ '’.,]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)(?P<dash>[.,][-–—])?"
+)
+_RANGE_JOIN_RE = re.compile(r"\s*(?:-|–|—|~|to|bis|do|à|a|au|til|till|until)\s*$", re.IGNORECASE)
+_ZERO_WIDTH_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+_SPACE_RE = re.compile(r"\s+")  # \s covers no-break (\xa0), thin (\u2009) and narrow no-break (\u202f) spaces
+_MAX_GAP = 3  # characters of white space allowed between a number and its currency mark
+
+
+def _normalize(text: str) -> str:
+    return _SPACE_RE.sub(" ", _ZERO_WIDTH_RE.sub("", text))
+
+
+def _to_float(num: str) -> float:
+    """A number with thousands/decimal separators in any locale style, as a float."""
+    s = num.replace(" ", "").replace("'", "").replace("’", "")
+    dots, commas = s.count("."), s.count(",")
+    if dots and commas:
+        decimal = "." if s.rfind(".") > s.rfind(",") else ","
+        s = s.replace("," if decimal == "." else ".", "").replace(decimal, ".")
+    elif dots or commas:
+        sep = "." if dots else ","
+        parts = s.split(sep)
+        if len(parts) > 2:
+            s = "".join(parts)  # "1.234.567": several separators can only group thousands
+        elif len(parts[1]) == 3 and parts[0] not in ("", "0"):
+            s = parts[0] + parts[1]  # "1,099" or "2.950": thousands
+        else:
+            s = parts[0] + "." + parts[1]
+    return float(s)
+
+
+def _currency_of(match: re.Match, default: str | None) -> str:
+    if match.group("dp"):
+        return _DOLLAR_PREFIXES[match.group("dp")]
+    if match.group("iso"):
+        return match.group("iso")
+    if match.group("sym"):
+        sym = match.group("sym")
+        if sym in "$＄":
+            return default if default in DOLLAR_CURRENCIES else "USD"
+        if sym in "¥￥":
+            return default if default in _YEN else "JPY"
+        return _SYMBOLS[sym]
+    if match.group("cased"):
+        return _CASED_WORDS[match.group("cased")]
+    word = match.group("word").lower()
+    if word == "kr":
+        return default if default in _KRONA else "SEK"
+    return _WORDS[word]
+
+
+@dataclass
+class _Num:
+    start: int
+    end: int
+    value: float
+    currency: str | None
+    glued: bool  # touches a letter that is not a currency mark ("16GB", "iPhone12")
+
+
+def _tokens(text: str, default: str | None) -> list[_Num]:
+    """The numbers of ``text`` in order, each with the currency mark attached to it (if any).
+
+    A mark between two numbers ("12 €18.60") belongs to the nearer one; at equal distance to the
+    side the text's style says: prefix when the text starts with a mark ("€2.95"), else suffix.
+    """
+    marks = (
+        [(m.start(), m.end(), _currency_of(m, default)) for m in _CURRENCY_RE.finditer(text)]
+        if _HINT_RE.search(text) else []
+    )
+    nums: list[_Num] = []
+    for m in _NUMBER_RE.finditer(text):
+        try:
+            value = _to_float(m.group("num"))
+        except ValueError:  # pragma: no cover - the pattern only admits parsable numbers
+            continue
+        nums.append(_Num(m.start(), m.end(), value, None, False))
+    if not nums:
+        return nums
+    prefix_style = bool(marks) and marks[0][0] < nums[0].start
+    attached_before: set[int] = set()  # numbers with a mark written before them
+    attached_after: set[int] = set()
+    j = 0
+    for start, end, currency in marks:
+        while j < len(nums) and nums[j].end <= start:
+            j += 1
+        prev = nums[j - 1] if j > 0 else None  # the last number ending before the mark
+        nxt = nums[j] if j < len(nums) and nums[j].start >= end else None
+        gap_prev = start - prev.end if prev and text[prev.end:start].strip() == "" else None
+        gap_next = nxt.start - end if nxt and text[end:nxt.start].strip() == "" else None
+        if gap_prev is not None and gap_prev > _MAX_GAP:
+            gap_prev = None
+        if gap_next is not None and gap_next > _MAX_GAP:
+            gap_next = None
+        if gap_prev is None and gap_next is None:
+            continue
+        if gap_next is not None and (gap_prev is None or gap_next < gap_prev or (gap_next == gap_prev and prefix_style)):
+            if nxt.currency is None:
+                nxt.currency = currency
+            attached_before.add(j)
+        else:
+            if prev.currency is None or j - 1 not in attached_before:
+                prev.currency = currency
+            attached_after.add(j - 1)
+    for i, num in enumerate(nums):
+        before = text[num.start - 1] if num.start > 0 else ""
+        after = text[num.end] if num.end < len(text) else ""
+        num.glued = (before.isalpha() and i not in attached_before) or (
+            (after.isalpha() or after == "%") and i not in attached_after
+        )
+    return nums
+
+
+def _range_upper(text: str, first: _Num, second: _Num) -> float | None:
+    """``second`` as the upper bound of a range starting at ``first`` ("$12 - $20", "124 bis 174 EUR")."""
+    between = text[first.end:second.start]
+    # Drop the currency mark written before the second number ("EUR 124,00 bis EUR 174,00").
+    between = _CURRENCY_RE.sub("", between)
+    if not _RANGE_JOIN_RE.match(between) or not between.strip():
+        return None
+    if first.currency and second.currency and first.currency != second.currency:
+        return None
+    return second.value if second.value >= first.value else None
+
+
+def parse_price(text: str, default_currency: str | None = None) -> Price | None:
+    """The first price in ``text``, or None when it holds no number.
+
+    ``default_currency`` (ISO 4217, e.g. from `currency_for_domain`) is used when the text names no
+    currency, and decides ambiguous marks: a bare "$" on a .co.nz page is NZD, "kr" on a .no page NOK.
+    A number written next to a currency mark wins over bare numbers ("Pack of 12, now €5.99" is 5.99
+    EUR); without any currency mark the first free-standing number is taken, with currency
+    ``default_currency``. Never raises.
+    """
+    if not isinstance(text, str) or not text:
+        return None
+    if len(text) > 2000:  # a price never needs more; keeps arbitrary input cheap
+        text = text[:2000]
+    return _parse_cached(text, default_currency if isinstance(default_currency, str) else None)
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(text: str, default_currency: str | None) -> Price | None:
+    """`parse_price` proper; listings repeat the same labels, and a Price is immutable."""
+    try:
+        text = _normalize(text)
+        nums = _tokens(text, default_currency)
+        for i, num in enumerate(nums):
+            if num.currency is None:
+                continue
+            # "12 - 20 zł": the mark after the range's upper bound prices both ends.
+            if i > 0 and nums[i - 1].currency is None and not nums[i - 1].glued:
+                upper = _range_upper(text, nums[i - 1], num)
+                if upper is not None:
+                    return Price(nums[i - 1].value, num.currency, upper)
+            upper = _range_upper(text, num, nums[i + 1]) if i + 1 < len(nums) else None
+            return Price(num.value, num.currency, upper)
+        free = [n for n in nums if not n.glued]
+        if not free:
+            return None
+        upper = _range_upper(text, free[0], free[1]) if len(free) > 1 else None
+        return Price(free[0].value, default_currency, upper)
+    except Exception:  # noqa: BLE001 - documented never to raise; a parser bug must not break a tool
+        return None
+
+
+def has_currency_mark(text: str) -> bool:
+    """Whether ``text`` contains a currency symbol, ISO code or local abbreviation ("zł", "kr")."""
+    return bool(text) and _HINT_RE.search(text) is not None and _CURRENCY_RE.search(text) is not None
+
+
+def remove_currency_marks(text: str) -> str:
+    """``text`` without its currency marks ("od 290 zł" -> "od 290 "): what is left to judge a label by."""
+    if not text or _HINT_RE.search(text) is None:
+        return text
+    return _CURRENCY_RE.sub(" ", text)
+
+
+# Country-code top-level domains whose sites price in one currency.
+_TLD_CURRENCY = {
+    "pl": "PLN", "de": "EUR", "fr": "EUR", "it": "EUR", "es": "EUR", "nl": "EUR", "at": "EUR", "be": "EUR",
+    "ie": "EUR", "fi": "EUR", "pt": "EUR", "gr": "EUR", "sk": "EUR", "si": "EUR", "ee": "EUR", "lv": "EUR",
+    "lt": "EUR", "lu": "EUR", "mt": "EUR", "cy": "EUR", "hr": "EUR", "eu": "EUR", "uk": "GBP", "ch": "CHF",
+    "li": "CHF", "cz": "CZK", "se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK", "hu": "HUF", "ro": "RON",
+    "bg": "BGN", "rs": "RSD", "ua": "UAH", "ru": "RUB", "tr": "TRY", "il": "ILS", "jp": "JPY", "cn": "CNY",
+    "hk": "HKD", "tw": "TWD", "kr": "KRW", "in": "INR", "id": "IDR", "th": "THB", "vn": "VND", "ph": "PHP",
+    "my": "MYR", "sg": "SGD", "au": "AUD", "nz": "NZD", "ca": "CAD", "mx": "MXN", "br": "BRL", "ar": "ARS",
+    "cl": "CLP", "co": "COP", "pe": "PEN", "za": "ZAR", "ae": "AED", "sa": "SAR", "eg": "EGP", "us": "USD",
+}
+
+
+def currency_for_domain(host: str | None) -> str | None:
+    """The currency a site's country domain implies (``"www.ceneo.pl"`` -> ``"PLN"``), or None.
+
+    Accepts a host or a whole URL. Generic domains (.com, .org, ...) imply nothing, except the
+    well-known national shops under .com (amazon.com prices in USD).
+    """
+    if not host:
+        return None
+    host = host.strip().lower()
+    if "//" in host:
+        host = host.split("//", 1)[1]
+    host = host.split("/", 1)[0].split(":", 1)[0].rstrip(".")
+    parts = host.split(".")
+    if len(parts) < 2:
+        return None
+    tld = parts[-1]
+    if tld == "com" and len(parts) >= 2 and parts[-2] in ("amazon", "ebay", "walmart", "bestbuy", "target"):
+        return "USD"
+    return _TLD_CURRENCY.get(tld)

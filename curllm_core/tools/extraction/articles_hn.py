@@ -1,0 +1,62 @@
+"""Stories of a Hacker News listing; each story spans two table rows (title row, then subtext row)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urljoin
+
+from ...errors import ToolError
+from ...tool import ToolContext
+from ._html import apply_limit, page_base, page_html, parse_count, parse_html, strip_junk
+from ._select import best_layout
+
+_DISCUSS_RE = re.compile(r"^\s*discuss\s*$", re.IGNORECASE)
+
+
+def _comments(text: str | None) -> int | None:
+    """``"145 comments"`` -> 145, ``"discuss"`` (none yet) -> 0, no comments link -> None."""
+    if text is None:
+        return None
+    if _DISCUSS_RE.match(text):
+        return 0
+    return parse_count(text)
+
+
+def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None,
+            min_points: int | None = None, **_: Any) -> dict:
+    """Hacker News stories on ``html``, in page order; ``min_points`` keeps stories with at least
+    that many points, then ``limit`` keeps the first N. URLs are absolute (Ask HN items point to
+    their discussion page)."""
+    if min_points is not None and (isinstance(min_points, bool) or not isinstance(min_points, int)):
+        raise ToolError(f"min_points must be an integer, got {min_points!r}", code="BAD_PARAMS")
+    selectors = selectors or {}
+    tree = parse_html(html)
+    base = page_base(tree, base_url, selectors.get("origin"))
+    strip_junk(tree)
+    _, records = best_layout(tree, selectors, base)
+    articles = []
+    for record in records:
+        discussion = urljoin(base, f"item?id={record['id']}")  # every HN page lives at the site root
+        article = {
+            "title": record["title"],
+            "url": record["url"] or discussion,
+            "points": record.get("points"),
+            "comments": _comments(record.get("comments_text")),
+            "author": record.get("author"),
+            "rank": record.get("rank"),
+            "id": record["id"],
+            "site": record.get("site"),
+            "age": record.get("age"),
+            "discussion_url": discussion,
+        }
+        if min_points is not None and (article["points"] is None or article["points"] < min_points):
+            continue
+        articles.append(article)
+    return {"articles": apply_limit(articles, limit)}
+
+
+async def run(ctx: ToolContext, limit: int | None = None, min_points: int | None = None) -> dict:
+    """Tool entry point: one round trip for the HTML, then `extract` with the manifest's selectors."""
+    html, url = await page_html(ctx)
+    return extract(html, url, selectors=ctx.selectors, limit=limit, min_points=min_points)

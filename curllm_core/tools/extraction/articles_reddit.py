@@ -1,0 +1,67 @@
+"""Posts of a Reddit page: old.reddit listings, the current web components and the 2018 redesign."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...errors import ToolError
+from ...tool import ToolContext
+from ._html import apply_limit, page_base, page_html, parse_count, parse_html, strip_junk
+from ._select import best_layout
+
+_NO_COMMENTS_RE = re.compile(r"^\s*(comment|comments|kommentieren|skomentuj)\s*$", re.IGNORECASE)
+
+
+def _comments(text: str | None) -> int | None:
+    """``"657 comments"`` -> 657, ``"25.4k comments"`` -> 25400, a bare "comment" link -> 0."""
+    if text is None:
+        return None
+    if _NO_COMMENTS_RE.match(text):
+        return 0
+    return parse_count(text)
+
+
+def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None,
+            min_score: int | None = None, include_promoted: bool = False, **_: Any) -> dict:
+    """Reddit posts on ``html`` in page order; ``min_score`` keeps posts scored at least that (hidden
+    scores count as missing), then ``limit`` keeps the first N. Promoted posts are left out unless
+    ``include_promoted``."""
+    if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, int)):
+        raise ToolError(f"min_score must be an integer, got {min_score!r}", code="BAD_PARAMS")
+    selectors = selectors or {}
+    tree = parse_html(html)
+    base = page_base(tree, base_url, selectors.get("origin"))
+    strip_junk(tree)
+    layout, records = best_layout(tree, selectors, base)
+    articles = []
+    for record in records:
+        article = {
+            "title": record["title"],
+            "url": record.get("url") or record.get("permalink"),
+            "score": record.get("score"),
+            "comments": _comments(record.get("comments_text")),
+            "author": record.get("author"),
+            "rank": record.get("rank"),
+            "id": record.get("id"),
+            "subreddit": record.get("subreddit"),
+            "permalink": record.get("permalink"),
+            "created": record.get("created"),
+            "promoted": bool(record.get("promoted")),
+        }
+        if not article["url"]:
+            continue
+        if article["promoted"] and not include_promoted:
+            continue
+        if min_score is not None and (article["score"] is None or article["score"] < min_score):
+            continue
+        articles.append(article)
+    return {"articles": apply_limit(articles, limit), "layout": layout}
+
+
+async def run(ctx: ToolContext, limit: int | None = None, min_score: int | None = None,
+              include_promoted: bool = False) -> dict:
+    """Tool entry point: one round trip for the HTML, then `extract` with the manifest's selectors."""
+    html, url = await page_html(ctx)
+    return extract(html, url, selectors=ctx.selectors, limit=limit, min_score=min_score,
+                   include_promoted=include_promoted)

@@ -1,0 +1,96 @@
+"""Links whose absolute URL matches a pattern, each URL once, with its visible text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...errors import ToolError
+from ...tool import ToolContext
+from ._html import (
+    absolute_url,
+    apply_limit,
+    fold,
+    hidden_in_tree,
+    host_of,
+    page_base,
+    page_html,
+    parse_html,
+    strip_junk,
+    visible_text,
+)
+
+
+def _compile(pattern: str | None, what: str) -> re.Pattern | None:
+    if pattern is None:
+        return None
+    if not isinstance(pattern, str):
+        raise ToolError(f"{what} must be a string (a regular expression), got {pattern!r}", code="BAD_PARAMS")
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error as e:
+        raise ToolError(f"{what} {pattern!r} is not a valid regular expression: {e}", code="BAD_PARAMS") from None
+
+
+def _same_site(host: str, own: str) -> bool:
+    """``host`` is the page's own host or a subdomain of it, ignoring a leading ``www.``."""
+    host, own = host.removeprefix("www."), own.removeprefix("www.")
+    return bool(own) and (host == own or host.endswith("." + own))
+
+
+def _link_text(link) -> str:
+    """Visible text, else the accessible name (aria-label, title, image alt)."""
+    text = visible_text(link)
+    if text:
+        return text
+    for value in (link.attributes.get("aria-label"), link.attributes.get("title")):
+        if value and value.strip():
+            return fold(value)
+    img = link.css_first("img[alt]")
+    return fold(img.attributes.get("alt")) if img is not None else ""
+
+
+def extract(html: str, base_url: str, *, pattern: str = "", text: str | None = None, same_domain: bool = False,
+            limit: int | None = None, selectors: dict | None = None, **_: Any) -> dict:
+    """Links on ``html`` whose absolute URL matches ``pattern`` (and whose text matches ``text``).
+
+    Links inside hidden markup (hidden attribute, display:none, <template>, aria-hidden off-screen
+    containers) are not links a user can follow and are skipped. A URL found more than once is kept once, at its first place, with
+    the first non-empty text.
+    """
+    url_re = _compile(pattern or "", "pattern")
+    text_re = _compile(text, "text")
+    tree = parse_html(html)
+    base = page_base(tree, base_url)
+    strip_junk(tree)
+    own_host = host_of(base)
+    hidden: dict[int, bool] = {}
+    found: dict[str, dict] = {}
+    for link in tree.css("a[href], area[href]"):
+        url = absolute_url(link.attributes.get("href"), base)
+        if not url or not url.lower().startswith(("http://", "https://", "ftp://", "file:")):
+            continue
+        if not url_re.search(url):
+            continue
+        if same_domain and not _same_site(host_of(url), own_host):
+            continue
+        # Strict: a link kept from assistive technology inside an off-screen container is a template
+        # (eBay's "Shop on eBay" placeholder); a visible link to the same URL is found on its own.
+        if hidden_in_tree(link, hidden, strict=True):
+            continue
+        label = _link_text(link)
+        if text_re is not None and not text_re.search(label):
+            continue
+        entry = found.get(url)
+        if entry is None:
+            found[url] = {"text": label, "url": url}
+        elif not entry["text"] and label:
+            entry["text"] = label
+    return {"links": apply_limit(list(found.values()), limit)}
+
+
+async def run(ctx: ToolContext, pattern: str = "", text: str | None = None, same_domain: bool = False,
+              limit: int | None = None) -> dict:
+    """Tool entry point: one round trip for the HTML, then `extract`."""
+    html, url = await page_html(ctx)
+    return extract(html, url, pattern=pattern, text=text, same_domain=same_domain, limit=limit)

@@ -1,0 +1,178 @@
+"""The one price parser: locale styles, currencies, ranges, odd spaces; property tests for round trips."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from curllm_core.prices import (
+    Price,
+    currency_for_domain,
+    has_currency_mark,
+    parse_price,
+    remove_currency_marks,
+)
+
+EXAMPLES = [
+    # the formats the tools meet on real pages
+    ("7 998,00zł", 7998.0, "PLN", None),
+    ("od 290 zł", 290.0, "PLN", None),
+    ("€2.95", 2.95, "EUR", None),
+    ("$1,099.00", 1099.0, "USD", None),
+    ("24,99 €", 24.99, "EUR", None),
+    ("EUR 10,79", 10.79, "EUR", None),
+    ("1.305,34 zł", 1305.34, "PLN", None),
+    ("EUR 124,00 bis EUR 174,00", 124.0, "EUR", 174.0),
+    ("1 299 zł", 1299.0, "PLN", None),
+    ("12.99", 12.99, None, None),
+    ("PLN 100", 100.0, "PLN", None),
+    ("£5", 5.0, "GBP", None),
+    ("CHF 12.50", 12.5, "CHF", None),
+    ("US $1,234.56", 1234.56, "USD", None),
+    ("NZ$ 299", 299.0, "NZD", None),
+    ("$12 - $20", 12.0, "USD", 20.0),
+    # white space of every kind
+    ("1\u00a0299,00\u00a0zł", 1299.0, "PLN", None),
+    ("1\u2009299,00 €", 1299.0, "EUR", None),
+    ("1\u202f299,00\u202f€", 1299.0, "EUR", None),
+    ("\u200b24,99\u200b €", 24.99, "EUR", None),
+    # surrounding words, several numbers
+    ("1 offer from $59.99", 59.99, "USD", None),
+    ("2 Angebote ab 47,58 €", 47.58, "EUR", None),
+    ("Pack of 12, now only €5.99!", 5.99, "EUR", None),
+    ("12 x 85 g 4.1 out of 5 stars 12 €18.60", 18.6, "EUR", None),
+    ("16GB RAM, 512 zł", 512.0, "PLN", None),
+    ("Cena: 3,5 Mpix 499 zł", 499.0, "PLN", None),
+    ("€2.66 with Subscribe & Save discount", 2.66, "EUR", None),
+    # ranges
+    ("12 - 20 zł", 12.0, "PLN", 20.0),
+    ("EUR 234,95 bis EUR 269,95", 234.95, "EUR", 269.95),
+    ("10 € – 15 €", 10.0, "EUR", 15.0),
+    ("24,99 € 30,00 €", 24.99, "EUR", None),  # two prices side by side are not a range
+    # separators
+    ("1.234.567,89 €", 1234567.89, "EUR", None),
+    ("1,234,567.89 USD", 1234567.89, "USD", None),
+    ("1'234.50 CHF", 1234.5, "CHF", None),
+    ("12.990 zł", 12990.0, "PLN", None),
+    ("0,999 €", 0.999, "EUR", None),
+    ("199,- kr", 199.0, "SEK", None),
+    ("Fr. 12.–", 12.0, "CHF", None),
+    ("EUR12.99", 12.99, "EUR", None),
+    ("12.99EUR", 12.99, "EUR", None),
+    # more currencies
+    ("R$ 10,00", 10.0, "BRL", None),
+    ("¥1,200", 1200.0, "JPY", None),
+    ("kr. 1.299,00", 1299.0, "SEK", None),
+    ("299 Kč", 299.0, "CZK", None),
+    ("4 990 Ft", 4990.0, "HUF", None),
+    ("₹ 1,499", 1499.0, "INR", None),
+    ("AU$ 19.95", 19.95, "AUD", None),
+    ("CA$5", 5.0, "CAD", None),
+    ("12,50 zl", 12.5, "PLN", None),
+]
+
+
+@pytest.mark.parametrize("text, amount, currency, upper", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_examples(text, amount, currency, upper):
+    assert parse_price(text) == Price(amount, currency, upper)
+
+
+@pytest.mark.parametrize("text", ["", "abc", "-13%", "Sponsored", "N/A", "free", "   ", "€", "zł"])
+def test_no_price(text):
+    assert parse_price(text) is None
+
+
+def test_default_currency_fills_in_and_disambiguates():
+    assert parse_price("12.99", "PLN") == Price(12.99, "PLN")
+    assert parse_price("$5", "NZD") == Price(5.0, "NZD")  # a bare $ on a .co.nz page
+    assert parse_price("$5", "EUR") == Price(5.0, "USD")  # EUR is no dollar: $ stays USD
+    assert parse_price("199 kr", "NOK") == Price(199.0, "NOK")
+    assert parse_price("¥ 88", "CNY") == Price(88.0, "CNY")
+    assert parse_price("US $5", "NZD") == Price(5.0, "USD")  # an explicit prefix wins
+
+
+def test_feet_are_not_forints():
+    # "ft" in lower case is a length; only "Ft" marks Hungarian forints.
+    assert parse_price("10 ft cable for €5") == Price(5.0, "EUR")
+
+
+def test_currency_marks():
+    assert has_currency_mark("od 290 zł") and has_currency_mark("EUR 5") and has_currency_mark("$1")
+    assert not has_currency_mark("4.7 out of 5 stars") and not has_currency_mark("USB 3.0")
+    assert remove_currency_marks("od 290 zł").split() == ["od", "290"]
+
+
+@pytest.mark.parametrize("host, currency", [
+    ("www.ceneo.pl", "PLN"), ("https://www.amazon.de/s?k=x", "EUR"), ("amazon.co.uk", "GBP"),
+    ("pricespy.co.nz", "NZD"), ("www.amazon.com", "USD"), ("example.com", None), ("shop.ch:8080", "CHF"),
+    ("", None), (None, None), ("localhost", None),
+])
+def test_currency_for_domain(host, currency):
+    assert currency_for_domain(host) == currency
+
+
+# --- properties -----------------------------------------------------------------------------------
+
+#: thousands separator, decimal separator
+STYLES = {
+    "en": (",", "."), "de": (".", ","), "fr": ("\u202f", ","), "pl": ("\u00a0", ","), "ch": ("'", "."),
+    "thin": ("\u2009", ","), "plain_dot": ("", "."), "plain_comma": ("", ","),
+}
+CURRENCIES = [
+    ("€", "EUR"), ("EUR", "EUR"), ("zł", "PLN"), ("PLN", "PLN"), ("£", "GBP"), ("$", "USD"), ("US $", "USD"),
+    ("NZ$", "NZD"), ("CHF", "CHF"), ("kr", "SEK"), ("Kč", "CZK"), ("USD", "USD"), ("₹", "INR"), ("Ft", "HUF"),
+]
+
+
+def fmt(cents: int, style: str, decimals: bool) -> str:
+    whole, frac = divmod(cents, 100)
+    thousands, decimal = STYLES[style]
+    digits = f"{whole:,}".replace(",", thousands)
+    return f"{digits}{decimal}{frac:02d}" if decimals or frac else digits
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    cents=st.integers(min_value=1, max_value=99_999_999_99),
+    style=st.sampled_from(sorted(STYLES)),
+    decimals=st.booleans(),
+    currency=st.sampled_from(CURRENCIES),
+    prefix=st.booleans(),
+    space=st.sampled_from(["", " ", "\u00a0", "\u202f", "\u2009"]),
+    before=st.sampled_from(["", "od ", "Price: ", "ab ", "now only ", "Cena "]),
+    after=st.sampled_from(["", " incl. VAT", " brutto", "!", " / szt."]),
+)
+def test_round_trip_any_locale_style(cents, style, decimals, currency, prefix, space, before, after):
+    mark, iso = currency
+    number = fmt(cents, style, decimals)
+    price_text = f"{mark}{space}{number}" if prefix else f"{number}{space}{mark}"
+    parsed = parse_price(f"{before}{price_text}{after}")
+    assert parsed is not None, price_text
+    assert abs(parsed.amount - cents / 100) < 0.005, (price_text, parsed)
+    assert parsed.currency == iso, (price_text, parsed)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cents=st.integers(min_value=1, max_value=9_999_999), style=st.sampled_from(sorted(STYLES)))
+def test_round_trip_range(cents, style):
+    low, high = fmt(cents, style, True), fmt(cents + 1000, style, True)
+    parsed = parse_price(f"{low} – {high} €")
+    assert parsed is not None and abs(parsed.amount - cents / 100) < 0.005
+    assert parsed.upper is not None and abs(parsed.upper - (cents + 1000) / 100) < 0.005
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text())
+def test_never_raises_on_arbitrary_text(text):
+    parsed = parse_price(text)
+    assert parsed is None or (math.isfinite(parsed.amount) and parsed.amount >= 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("0123456789 .,'-–$€zł£kr\u00a0\u202fEURPLN")), max_size=40))
+def test_never_raises_on_price_like_noise(text):
+    parsed = parse_price(text)
+    assert parsed is None or (math.isfinite(parsed.amount) and parsed.amount >= 0)
