@@ -39,11 +39,20 @@ def warn(message: str) -> None:
 async def plan_task(instruction: str, url: str | None, registry: Registry, *, model: str | None = None,
                     use_cache: bool = True, refresh: bool = False, events: EventBus | None = None,
                     initial_keys: set[str] | frozenset = frozenset(), page_summary: PageSummary = None) -> Planned:
-    """Plan a task. Without ``model`` the rule planner decides; with one, the model (cached by task shape).
+    """Plan a task. Without ``model`` the rule planner decides; with one, the model.
 
-    ``use_cache=False`` neither reads nor writes the plan cache; ``refresh=True`` skips the read and
-    overwrites. Raises PlanningError when neither planner can make a plan.
+    Plans are cached by task shape (instruction, site and path shape, planner, installed tools): a
+    repeated task is not planned again, by rules or by a model. ``use_cache=False`` neither reads nor
+    writes the cache; ``refresh=True`` skips the read and overwrites. Raises PlanningError when
+    neither planner can make a plan.
     """
+    from . import cache
+
+    key = cache.plan_key(instruction, url, model or "rules", registry.fingerprint, initial_keys)
+    if use_cache and not refresh:
+        hit = _cached(key, registry, initial_keys, instruction, url)
+        if hit is not None:
+            return hit
     rules: Planned | None
     rules_error: PlanningError | None = None
     try:
@@ -53,15 +62,9 @@ async def plan_task(instruction: str, url: str | None, registry: Registry, *, mo
             raise
         rules, rules_error = None, e
     if not model:
+        if use_cache:
+            cache.store(key, rules.plan.to_dict(), rules.reasoning, rules.source, instruction=instruction, url=url)
         return _stamp(rules)
-
-    from . import cache
-
-    key = cache.plan_key(instruction, url, model, registry.fingerprint, initial_keys)
-    if use_cache and not refresh:
-        hit = _cached(key, registry, initial_keys)
-        if hit is not None:
-            return hit
 
     from .llm import LLMFailure, plan_with_llm
 
@@ -93,7 +96,8 @@ def _stamp(planned: Planned) -> Planned:
     return replace(planned, plan=replace(planned.plan, planner=planned.source))
 
 
-def _cached(key: str, registry: Registry, initial_keys: set[str] | frozenset) -> Planned | None:
+def _cached(key: str, registry: Registry, initial_keys: set[str] | frozenset, instruction: str,
+            url: str | None) -> Planned | None:
     """A cached plan, checked again (a hand-edited or stale file is a miss, never an error)."""
     from . import cache
 
@@ -107,5 +111,8 @@ def _cached(key: str, registry: Registry, initial_keys: set[str] | frozenset) ->
     reasoning = entry.get("reasoning")
     if not isinstance(reasoning, list) or len(reasoning) != len(plan.steps):
         reasoning = [f"{s.tool}: {s.description}" for s in plan.steps]
-    usage: dict[str, Any] = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    usage: dict[str, Any] | None = None
+    if entry.get("source", "").startswith("llm:"):  # a model's plan served for free
+        usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    plan = replace(plan, instruction=instruction, url=url)  # this task's, not the one that filled the cache
     return _stamp(Planned(plan, [str(r) for r in reasoning], "cache", usage))

@@ -411,3 +411,20 @@ def test_facts(instruction, facts):
         assert got.get(kind) == value, (instruction, got)
     if not facts:
         assert not set(got) & {"click_text", "query", "price_min", "price_max"}, got
+
+
+async def test_a_repeated_task_is_not_planned_again(registry, tmp_path, monkeypatch):
+    import curllm_core.planner as planner
+
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    calls = []
+    real = planner.plan_with_rules
+    monkeypatch.setattr(planner, "plan_with_rules", lambda *a, **k: calls.append(a) or real(*a, **k))
+    first = await plan_task("find products under 150zł", SHOP + "kategoria/1", registry)
+    second = await plan_task("Find products under 150zł.", SHOP + "kategoria/2", registry)
+    assert len(calls) == 1 and first.source == "rules" and second.source == "cache"
+    assert second.plan.to_dict()["plan"] == first.plan.to_dict()["plan"]
+    assert second.plan.url == SHOP + "kategoria/2" and second.usage is None  # this task's URL; no model asked
+    await plan_task("find products under 150zł", SHOP + "kategoria/1", registry, use_cache=False)
+    await plan_task("find products under 150zł", SHOP + "kategoria/1", registry, refresh=True)
+    assert len(calls) == 3
