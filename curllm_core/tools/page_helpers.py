@@ -556,8 +556,9 @@ class PageWatch:
     async def settle(self, timeout_ms: int = 10000, grace_ms: int = 600) -> Settled:
         """Wait until the page is done reacting, never longer than ``timeout_ms``.
 
-        A navigation is waited for to its ``load`` event; fetches until none is in flight for 300 ms,
-        100 ms after a navigation (capped at 5 s, since pages with polling never go quiet); DOM changes until none for 200 ms.
+        A navigation is waited for to its ``load`` event and then for the fetches still in flight;
+        otherwise fetches until none is in flight for 300 ms (capped at 5 s, since pages with polling
+        never go quiet); DOM changes until none for 200 ms.
         ``grace_ms`` is how long a reaction may take to start at all.
         """
         loop = asyncio.get_running_loop()
@@ -582,9 +583,9 @@ class PageWatch:
                 await self.page.wait_for_load_state("load", timeout=max(1.0, left() * 1000))
             except (TimeoutError, PlaywrightTimeout):
                 pass  # bounded: a page still loading after the deadline is used as it is
-        # 2. network quiet: nothing in flight for 300 ms (100 ms after a navigation, whose load event
-        # has already waited for the document and its resources)
-        quiet_needed = 0.1 if navigated else 0.3
+        # 2. network quiet: nothing in flight for 300 ms; after a navigation, whose load event has
+        # already waited for the document and its resources, only what is still in flight
+        quiet_needed = 0.0 if navigated else 0.3
         quiet_since = None
         net_deadline = min(deadline, loop.time() + 5.0)
         while loop.time() < net_deadline:
