@@ -138,6 +138,7 @@ def main() -> None:
     repeats = args.repeats or (1 if args.quick else 3)
     invocations = args.invocations or (5 if args.quick else 20)
 
+    load_before = os.getloadavg()[0]
     site = start_shop()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -177,12 +178,15 @@ def main() -> None:
         per_call = statistics.mean(sample)
         print(f"separate invocations: {per_call:.2f} s each (mean of {invocations})", flush=True)
     site.stop()
+    load_after = os.getloadavg()[0]
 
     c1 = next(a for n, a, _ in rows if n == 1)
     lines = [
         f"{count} tasks (products under {MAX_PRICE} zł on listing pages of the local example shop; a plan file: "
         "extraction.products_generic + validation.price_range_check), median of "
-        f"{repeats} run(s) each; wall time of the whole process, Chromium launch included.",
+        f"{repeats} run(s) each, the two contestants taking turns; wall time of the whole process, Chromium "
+        f"launch included. Load average (1 min) at the start and the end: {load_before:.1f} / {load_after:.1f}: "
+        "other processes on the machine slow both contestants alike.",
         "",
         "| concurrency | curllm batch | tasks/s | Playwright script | tasks/s | ratio | target |",
         "|---|---|---|---|---|---|---|",

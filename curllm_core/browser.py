@@ -76,8 +76,13 @@ class Browser:
 
     async def start(self) -> Any:
         async with self._lock:
-            if self._browser is not None:
+            if self._browser is not None and self._browser.is_connected():
                 return self._browser
+            if self._browser is not None:  # it crashed: start a new one for the tasks still to come
+                log.warning("the browser is gone (crashed?); starting a new one")
+                self._browser = None
+                await _quietly(self._pw.stop())
+                self._pw = None
             executable = self.executable or find_browser()
             from playwright.async_api import async_playwright
 
@@ -87,8 +92,11 @@ class Browser:
                 headless = True
             self._pw = await async_playwright().start()
             try:
+                # curllm handles Ctrl-C itself (a batch records its running tasks as cancelled): the
+                # driver must not close the browser under it. It still does when Python dies.
                 self._browser = await self._pw.chromium.launch(
-                    executable_path=executable, headless=headless, args=LAUNCH_ARGS)
+                    executable_path=executable, headless=headless, args=LAUNCH_ARGS,
+                    handle_sigint=False, handle_sigterm=False, handle_sighup=False)
             except Exception as e:
                 await self._pw.stop()
                 self._pw = None
