@@ -234,3 +234,63 @@ async def test_a_tool_through_the_real_executor(curllm_run_tool):
     tables = await curllm_run_tool("extraction.tables_to_json", html="<table><tr><th>a</th><th>b</th></tr>"
                                    "<tr><td>1</td><td>2</td></tr></table>")
     assert tables["tables"][0]["rows"] == [{"a": "1", "b": "2"}]
+
+
+def test_hidden_index_matches_hidden_in_tree():
+    tree = parse_html(
+        '<div hidden><a id="a1">x</a></div><div style="display: none"><a id="a2">x</a></div>'
+        '<div style="display:block"><a id="a3">x</a></div><div class="clipped" aria-hidden="true"><a id="a4">x</a></div>'
+        '<span class="a-offscreen" id="a5">€1</span><div class="d-none"><p><a id="a6">x</a></p></div><a id="a7">x</a>'
+    )
+    loose, strict = _html.HiddenIndex.pair(tree)
+    for i in range(1, 8):
+        node = tree.css_first(f"#a{i}")
+        assert loose(node) == hidden_in_tree(node, {}), i
+        assert strict(node) == hidden_in_tree(node, {}, strict=True), i
+        assert _html.HiddenIndex(tree, strict=True)(node) == strict(node), i
+
+
+PAGE_FOR_SERIALIZER = """<!doctype html><html><head><link rel="canonical" href="https://shop.example/list">
+<style>.tpl { display: none }</style></head><body>
+  <div class="tpl"><a href="/t">Template 1,00 zł</a></div>
+  <div class="card" data-pid="7" onclick="track()" data-blob="%s">
+    <p><b>Can</b>on <b>EOS</b> &amp; <a href="/p?a=1&amp;b=2">A&lt;B "q"</a></p>
+  </div>
+  <script>var price = "9,99 zł";</script><template><p>template</p></template><!-- a comment -->
+</body></html>""" % ("x" * 500)
+
+
+@pytest.mark.browser
+async def test_page_html_is_compact_and_faithful(page):
+    await page.set_content(PAGE_FOR_SERIALIZER)
+    ctx = ToolContext(page=page)
+    full, url = await _html.page_html(ctx)
+    lean, _ = await _html.page_html(ctx, lean=True)
+    for html in (full, lean):
+        tree = parse_html(html)
+        assert page_base(tree, "file:///x") == "https://shop.example/list"
+        assert visible_text(tree.css_first("p")) == 'Canon EOS & A<B "q"'
+        assert tree.css_first("a[href]").attributes["href"] in ("/t", "/p?a=1&b=2")
+        for junk in ("var price", "template", "a comment", "track()"):
+            assert junk not in html
+        assert "x" * 500 not in html  # long attribute values (JSON blobs) are left out
+    assert "Template" in full and 'data-pid="7"' in full  # everything else stays for site selectors
+    assert "Template" not in lean and "data-pid" not in lean  # CSS-hidden parts and unread attributes go
+    assert 'class="card"' in lean
+
+
+async def test_page_html_needs_a_page():
+    from curllm_core.errors import ToolError
+
+    with pytest.raises(ToolError, match="needs a page"):
+        await _html.page_html(ToolContext())
+
+
+@pytest.mark.browser
+async def test_big_pages_travel_compressed_and_arrive_intact(page):
+    rows = "".join(f"<li class='row'><a href='/p/{i}'>Żółty kubek nr {i} &amp; spodek</a> {i},99 zł</li>" for i in range(3000))
+    await page.set_content(f"<html><body><ul>{rows}</ul></body></html>")
+    plain = await page.evaluate(_html.PAGE_HTML_JS, [False, _html.LEAN_ATTRIBUTES])
+    assert len(plain) > 100_000  # above the size that is gzip-compressed in the page
+    html, _ = await _html.page_html(ToolContext(page=page))
+    assert html == plain

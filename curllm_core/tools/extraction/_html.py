@@ -6,8 +6,10 @@ function parses it with selectolax (lexbor) — fast, and testable on saved page
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -32,82 +34,122 @@ SR_ONLY_CLASSES = frozenset(
     {"sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text", "screenreader-only", "clipped",
      "a-offscreen", "offscreen", "sr-text", "u-hidden-visually", "assistive-text"}
 )
-#: Attribute the browser side writes on elements whose computed style hides them (see PAGE_HTML_JS).
+#: Attribute a caller may put on elements it knows to be hidden (treated like ``hidden``).
 HIDDEN_MARK = "data-curllm-hidden"
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _WS_RE = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]+")
 _SEP = "\x00"  # a word break inserted at an element boundary; resolved in `clean_text`
 _BAD_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:", "blob:", "sms:", "callto:")
 
-#: JavaScript for ``page.evaluate(PAGE_HTML_JS, mark_hidden)``: the document as compact HTML, built by
-#: walking the live DOM once. Faster than ``page.content()`` on big pages and a third of the size,
-#: because what no extraction reads is left out: script, style, svg, template, iframe and comment
-#: nodes, event-handler and srcset attributes, other attributes longer than 400 characters (JSON
-#: blobs; href/src/title/alt and the like are always kept), runs of indentation. With
-#: ``mark_hidden`` every element of the body that the computed style hides (display:none,
-#: visibility:hidden, content-visibility:hidden) is written with a ``data-curllm-hidden``
-#: attribute; its descendants are not checked again. The page itself is never modified.
+#: Attributes the generic detectors read; in ``lean`` mode every other attribute is left out.
+LEAN_ATTRIBUTES = (
+    "class id href src data-src data-original data-lazy-src alt title aria-label aria-hidden aria-level "
+    "aria-roledescription role hidden itemprop itemtype data-test data-testid data-a-strike style "
+    "data-component-type rel property content colspan rowspan"
+).split()
+
+#: JavaScript for ``page.evaluate(PAGE_HTML_JS, [lean, keep])``: the document as compact HTML, built
+#: by walking the live DOM once. Moving HTML out of the browser costs about 0.05 ms per KB, so what no
+#: extraction reads is left out: script, style, svg, template, iframe and comment nodes,
+#: event-handler and srcset attributes, other attributes over 400 characters (JSON blobs; href, src,
+#: title and the like always kept), indentation (between block elements: dropped; elsewhere: one
+#: space). ``lean`` (the generic detector) also leaves
+#: out every element the page's CSS hides (display:none, visibility:hidden: templates, closed
+#: pop-overs) and every attribute not in ``keep``. The page itself is never modified.
 PAGE_HTML_JS = r"""
-(markHidden) => {
+([lean, keep]) => {
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'OBJECT', 'CANVAS', 'svg', 'SVG', 'math']);
   const VOID = new Set(['AREA', 'BASE', 'BR', 'COL', 'EMBED', 'HR', 'IMG', 'INPUT', 'LINK', 'META', 'PARAM', 'SOURCE',
                         'TRACK', 'WBR']);
-  const KEEP = new Set(['href', 'src', 'title', 'alt', 'aria-label', 'content', 'value', 'data-src', 'data-original',
-                        'post-title', 'content-href', 'permalink']);
+  const LONG_OK = new Set(['href', 'src', 'title', 'alt', 'aria-label', 'content', 'value', 'data-src', 'data-original',
+                           'post-title', 'content-href', 'permalink']);
+  const KEEP = lean ? new Set(keep) : null;
+  const GLUE = new Set(['A', 'ABBR', 'B', 'BDI', 'BDO', 'CITE', 'CODE', 'DATA', 'DEL', 'DFN', 'EM', 'FONT', 'I', 'INS',
+                        'KBD', 'MARK', 'Q', 'S', 'SAMP', 'SMALL', 'STRIKE', 'STRONG', 'SUB', 'TIME', 'TT', 'U', 'VAR',
+                        'WBR', 'LABEL', 'IMG']);
   const BLANK = /^[ \t\n\r\f]+$/;
   const AMP = /&/g, LT = /</g, GT = />/g, QUOT = /"/g;
-  const out = ['<!DOCTYPE html>'];
-  const visible = (el) => {
-    if (el.checkVisibility ? el.checkVisibility({visibilityProperty: true}) : true) return true;
-    const cs = getComputedStyle(el);  // no box of its own is not hidden: display:contents
-    return cs.display === 'contents' && cs.visibility !== 'hidden';
-  };
+  const out = ['<!DOCTYPE html><html>'];
   const walk = (node, check) => {
     for (let c = node.firstChild; c; c = c.nextSibling) {
       const type = c.nodeType;
       if (type === 3) {
         const d = c.data;
-        if (BLANK.test(d)) out.push(' ');
-        else if (d.indexOf('&') < 0 && d.indexOf('<') < 0 && d.indexOf('>') < 0) out.push(d);
+        if (BLANK.test(d)) {
+          // Indentation between two block-level neighbours separates nothing: left out.
+          const prev = c.previousSibling, next = c.nextSibling;
+          if ((prev === null || (prev.nodeType === 1 && !GLUE.has(prev.tagName)))
+              && (next === null || (next.nodeType === 1 && !GLUE.has(next.tagName)))) continue;
+          out.push(' ');
+        } else if (d.indexOf('&') < 0 && d.indexOf('<') < 0 && d.indexOf('>') < 0) out.push(d);
         else out.push(d.replace(AMP, '&amp;').replace(LT, '&lt;').replace(GT, '&gt;'));
         continue;
       }
       if (type !== 1) continue;
       const tag = c.tagName;
       if (SKIP.has(tag)) continue;
+      if (check) {  // getComputedStyle is cheaper than checkVisibility, and ancestors are known visible
+        const cs = getComputedStyle(c);
+        if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+      }
       let open = '<' + tag;
       for (const a of c.attributes) {
         const name = a.name, v = a.value;
-        if (name.startsWith('on') || name === 'srcset' || name === 'sizes' || (v.length > 400 && !KEEP.has(name))) continue;
-        open += ' ' + name + '="' + (v.indexOf('&') < 0 && v.indexOf('"') < 0 ? v : v.replace(AMP, '&amp;').replace(QUOT, '&quot;')) + '"';
+        if (KEEP ? !KEEP.has(name) : (name.startsWith('on') || name === 'srcset' || name === 'sizes'
+                                      || (v.length > 400 && !LONG_OK.has(name)))) continue;
+        open += ' ' + name + '="' + (v.indexOf('&') < 0 && v.indexOf('"') < 0 ? v
+                                     : v.replace(AMP, '&amp;').replace(QUOT, '&quot;')) + '"';
       }
-      let inner = check;
-      if (check && !visible(c)) { open += ' data-curllm-hidden=""'; inner = false; }
       out.push(open + '>');
       if (VOID.has(tag)) continue;
-      walk(c, inner);
+      walk(c, check);
       out.push('</' + tag + '>');
     }
   };
-  const root = document.documentElement;
-  out.push('<html>');
   if (document.head) { out.push('<head>'); walk(document.head, false); out.push('</head>'); }
-  if (document.body) { out.push('<body>'); walk(document.body, !!markHidden); out.push('</body>'); }
+  if (document.body) { out.push('<body>'); walk(document.body, !!lean); out.push('</body>'); }
   out.push('</html>');
   return out.join('');
 }
 """
 
 
-async def page_html(ctx: Any, *, mark_hidden: bool = False) -> tuple[str, str]:
-    """The page's HTML (compact, see PAGE_HTML_JS) and URL in one browser round trip.
+#: PAGE_HTML_JS with a big result gzip-compressed in the page (CompressionStream, native code) and
+#: handed over as base64, ``{"gzip": ...}``: a tenth of the size, and moving the string through the
+#: driver to Python is what costs (0.05 ms per KB). Small pages (or a browser without
+#: CompressionStream) come back plain, ``{"html": ...}``: compressing has a fixed cost of a few ms.
+_PAGE_HTML_GZIP_JS = (
+    "async (args) => {\n"
+    f"  const html = ({PAGE_HTML_JS.strip()})(args);\n"
+    """  if (html.length < 100000 || typeof CompressionStream === 'undefined') return {html};
+  const stream = new Blob([html]).stream().pipeThrough(new CompressionStream('gzip'));
+  const blob = await new Response(stream).blob();
+  const url = await new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
+  return {gzip: url.slice(url.indexOf(',') + 1)};
+}"""
+)
 
-    ``mark_hidden`` also marks the elements the page's CSS hides, which markup alone cannot tell.
+
+async def page_html(ctx: Any, *, lean: bool = False) -> tuple[str, str]:
+    """The page's HTML (compact, see PAGE_HTML_JS; gzip-compressed on the way when big) and URL in
+    one browser round trip.
+
+    ``lean`` (for the generic detector) also drops what the page's CSS hides, which markup alone
+    cannot tell, and the attributes outside `LEAN_ATTRIBUTES`.
     """
     page = ctx.page
     if page is None:
         raise ToolError("this extraction tool needs a page, but the context has none", code="NO_PAGE")
-    html = await page.evaluate(PAGE_HTML_JS, mark_hidden)
+    result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES])
+    if "gzip" in result:
+        html = zlib.decompress(base64.b64decode(result["gzip"]), wbits=31).decode("utf-8")
+    else:  # a browser without CompressionStream
+        html = result["html"]
     return html, page.url
 
 

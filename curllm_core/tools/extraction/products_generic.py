@@ -18,7 +18,7 @@ How the listing is found (see `detect_products`):
    element, or the text of its main link), its main link (the URL most of its links point to), and
    its price (the price-classed, not struck-through, not per-unit candidate).
 
-In a browser, `run` has the page mark what its CSS hides (display:none, visibility:hidden), so
+In a browser, `run` has the page leave out what its CSS hides (display:none, visibility:hidden), so
 templates and collapsed widgets of a live page are skipped as well as those hidden in the markup.
 """
 
@@ -95,6 +95,7 @@ class _PriceHit:
     text: str
     price: Price
     explicit: bool  # the text itself names a currency
+    letters: int  # letters besides currency marks and filler words (see `_label_letters`)
 
 
 @dataclass
@@ -197,12 +198,15 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
         node, text = chosen
         seen.add(node.mem_id)
         text = fold(text)
-        if len(text) > MAX_PRICE_TEXT or _label_letters(text) > MAX_LABEL_LETTERS or hidden(node):
+        if len(text) > MAX_PRICE_TEXT:
+            continue
+        letters = _label_letters(text)
+        if letters > MAX_LABEL_LETTERS or hidden(node):
             continue
         price = parse_price(text, currency)
         if price is None:
             continue
-        hits.append(_PriceHit(node, text, price, found is not None))
+        hits.append(_PriceHit(node, text, price, found is not None, letters))
     return hits
 
 
@@ -315,7 +319,19 @@ def _all_members(group: _Group) -> list[LexborNode]:
     return ordered
 
 
-def _best_price(hits: list[_PriceHit], member: LexborNode) -> _PriceHit | None:
+def _price_role(node: LexborNode) -> int:
+    """+3 for an element that says it is a price, -6 for a struck-through/old/per-unit one, else 0."""
+    attrs = node.attributes
+    flags = " ".join(v for k in ("class", "itemprop", "data-test", "data-testid") if (v := attrs.get(k)))
+    if node.tag in ("s", "del", "strike") or attrs.get("data-a-strike") == "true" or _NOT_CURRENT_RE.search(flags) \
+            or "line-through" in (attrs.get("style") or ""):
+        return -6
+    return 3 if _PRICE_WORD_RE.search(flags) else 0
+
+
+def _best_price(hits: list[_PriceHit], member: LexborNode, roles: dict[int, int]) -> _PriceHit | None:
+    """The block's current price: price-classed, not struck through, a bare label, not per unit.
+    ``roles`` memoises `_price_role` per element (a block's prices share ancestors)."""
     best, best_score = None, float("-inf")
     for hit in hits:
         score = 0.0
@@ -323,22 +339,18 @@ def _best_price(hits: list[_PriceHit], member: LexborNode) -> _PriceHit | None:
         for _ in range(3):  # the price element and two ancestors inside the block
             if node is None or node.mem_id == member.mem_id:
                 break
-            attrs = node.attributes
-            flags = " ".join(v for k in ("class", "itemprop", "data-test", "data-testid") if (v := attrs.get(k)))
-            if node.tag in ("s", "del", "strike") or attrs.get("data-a-strike") == "true" or _NOT_CURRENT_RE.search(flags) \
-                    or "line-through" in (attrs.get("style") or ""):
-                score -= 6
-                break
-            if _PRICE_WORD_RE.search(flags):
-                score += 3
+            role = roles.get(node.mem_id)
+            if role is None:
+                role = roles[node.mem_id] = _price_role(node)
+            if role:
+                score += role
                 break
             node = node.parent
         if hit.explicit:
             score += 1
-        letters = _label_letters(hit.text)
-        if letters > 12:
+        if hit.letters > 12:
             score -= 4
-        elif letters > 3:
+        elif hit.letters > 3:
             score -= 2
         if "/" in hit.text or hit.text.lstrip().startswith("("):
             score -= 3  # a unit price: "(€2.95/kg)"
@@ -509,13 +521,14 @@ def detect_products(tree: LexborHTMLParser, base: str, currency: str | None) -> 
     if best is None:
         return []
     products = []
+    roles: dict[int, int] = {}
     for member in members:
         member_hits = hits_of.get(member.mem_id, [])
         url, main_links = _main_url(member, base)
         name = _name(member, main_links, {h.text for h in member_hits})
         if not name or not url:
             continue
-        hit = _best_price(member_hits, member)
+        hit = _best_price(member_hits, member, roles)
         product: dict[str, Any] = {"name": name, "price": hit.price if hit else None, "url": url}
         product["image"] = _image(member, base)
         product["rating"] = _rating(member)
@@ -535,6 +548,6 @@ def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: i
 
 
 async def run(ctx: ToolContext, limit: int | None = None) -> dict:
-    """Tool entry point: one round trip for the HTML (CSS-hidden elements marked), then `extract`."""
-    html, url = await page_html(ctx, mark_hidden=True)
+    """Tool entry point: one round trip for the lean HTML (CSS-hidden elements left out), then `extract`."""
+    html, url = await page_html(ctx, lean=True)
     return extract(html, url, limit=limit)
