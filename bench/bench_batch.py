@@ -60,7 +60,7 @@ def make_tasks(base: str, count: int) -> list[dict]:
 
 
 def clean_env(cache: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_") and k != "PYTHONDONTWRITEBYTECODE"}
     env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": cache, "XDG_CONFIG_HOME": cache})
     return env
 

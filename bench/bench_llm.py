@@ -11,7 +11,7 @@ import tempfile
 import time
 
 from bench_e2e import start_shop
-from common import PYTHON, ROOT, write_section
+from common import PYTHON, ROOT, user_env, write_section
 
 sys.path.insert(0, str(ROOT / "tests" / "planner"))
 from fake_llm import FakeLLM  # noqa: E402
@@ -27,7 +27,7 @@ def main(repeats: int = 4) -> None:
     fake.script(json.dumps(PLAN))
     rows = []
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "CURLLM_CACHE_DIR": cache, "CURLLM_LOAD_PLUGINS": "", "CURLLM_API_BASE": fake.base_url,
+        env = {**user_env(), "CURLLM_CACHE_DIR": cache, "CURLLM_LOAD_PLUGINS": "", "CURLLM_API_BASE": fake.base_url,
                "OPENAI_API_KEY": "sk-bench-not-a-real-key"}
         command = [PYTHON, "-m", "curllm_core", "find products under 150zł", "--url", url, "--model", "openai/x",
                    "--format", "json"]

@@ -28,8 +28,15 @@ def median_ms(fn: Callable[[], object], runs: int = 7, warmup: int = 1) -> float
     return statistics.median(times)
 
 
+def user_env(extra: dict | None = None) -> dict:
+    """The environment of a user's shell: bytecode caching on (this machine's sessions turn it off
+    with PYTHONDONTWRITEBYTECODE, which would make every run recompile curllm's sources)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **(extra or {})}
+
+
 def command_ms(args: list[str], runs: int = 7, env: dict | None = None) -> float:
-    full_env = {**os.environ, **(env or {})}
+    full_env = user_env(env)
     return median_ms(lambda: subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=full_env,
                                             check=False), runs=runs)
 

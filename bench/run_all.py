@@ -32,7 +32,9 @@ def main() -> None:
     sections = [RESULTS / f"{name}.md" for name in ORDER if (RESULTS / f"{name}.md").exists()]
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     text = (f"# Benchmark results\n\nWritten by `bench/run_all.py` on {stamp}; {machine()}. Every figure is a median "
-            "of several runs; every ratio compares two things measured in the same run.\n\n"
+            "of several runs; every ratio compares two things measured in the same run. Commands run as in a "
+            "user's shell, with bytecode caching on (this machine's sessions set PYTHONDONTWRITEBYTECODE, "
+            "which makes every process recompile curllm's sources: about 0.5 s more per task).\n\n"
             + "\n".join(s.read_text() for s in sections))
     (HERE / "RESULTS.md").write_text(text)
     print(f"wrote {HERE / 'RESULTS.md'} ({len(sections)} sections)")

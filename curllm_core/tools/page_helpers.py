@@ -262,6 +262,26 @@ def has_word(text: str, pattern: str) -> re.Match | None:
     return re.search(rf"(?<![^\W_])(?:{pattern})(?![^\W_])", text)
 
 
+def side_score(f: Field, side: str, sides: dict[str, str]) -> float:
+    """How clearly a field is one end (``side``) of a two-field range, e.g. "min"/"max" or "from"/"to".
+
+    ``sides`` maps each of the two ends to the word pattern that names it. 3: its own label says this
+    end; 1 or 0: it names both ("od ... do"), whichever comes first; 1.5: the text just before it
+    does; 0: nothing says so.
+    """
+    other = next(s for s in sides if s != side)
+    own = f.own_words
+    mine, theirs = has_word(own, sides[side]), has_word(own, sides[other])
+    if mine and not theirs:
+        return 3.0
+    if mine and theirs:
+        return 1.0 if mine.start() < theirs.start() else 0.0
+    if theirs:
+        return 0.0
+    near = words(f.before)
+    return 1.5 if has_word(near, sides[side]) and not has_word(near, sides[other]) else 0.0
+
+
 # --- scans --------------------------------------------------------------------------------------
 
 

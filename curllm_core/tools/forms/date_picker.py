@@ -25,7 +25,9 @@ from ..page_helpers import (
     require_page,
     scan_fields,
     submit_from,
-    words,
+)
+from ..page_helpers import (
+    side_score as page_side_score,
 )
 
 SIDES = {
@@ -167,18 +169,8 @@ def date_evidence(f: Field, lang: str) -> float:
 
 
 def side_score(f: Field, side: str) -> float:
-    """How clearly a field is the ``side`` ("from" / "to") end of a date range; 0 when it says nothing."""
-    other = "to" if side == "from" else "from"
-    own = f.own_words
-    mine, theirs = has_word(own, SIDES[side]), has_word(own, SIDES[other])
-    if mine and not theirs:
-        return 3.0
-    if mine and theirs:
-        return 1.0 if mine.start() < theirs.start() else 0.0
-    if theirs:
-        return 0.0
-    near = words(f.before)
-    return 1.5 if has_word(near, SIDES[side]) and not has_word(near, SIDES[other]) else 0.0
+    """How clearly a field is the ``side`` end of the range (see `page_helpers.side_score`)."""
+    return page_side_score(f, side, SIDES)
 
 
 def choose_fields(fields: list[Field], lang: str, want_from: bool, want_to: bool) -> tuple[Field | None, Field | None]:

@@ -23,6 +23,9 @@ from ..page_helpers import (
     submit_from,
     words,
 )
+from ..page_helpers import (
+    side_score as page_side_score,
+)
 
 PRICE = r"cen[aey]?|cenie|cenowy|price[sd]?|pricing|preis\w*|prix|precio|prezzo|kwota|koszt|cost|betrag"
 CURRENCY = r"zl|pln|eur|euro|usd|gbp|chf|czk|kc|\$|€|£"
@@ -56,18 +59,8 @@ def price_evidence(f: Field) -> float:
 
 
 def side_score(f: Field, side: str) -> float:
-    """How clearly a field is the ``side`` ("min" / "max") end of a range; 0 when it says nothing."""
-    other = "max" if side == "min" else "min"
-    own = f.own_words
-    mine, theirs = has_word(own, SIDES[side]), has_word(own, SIDES[other])
-    if mine and not theirs:
-        return 3.0
-    if mine and theirs:  # "od ... do" in one label: whichever is said first
-        return 1.0 if mine.start() < theirs.start() else 0.0
-    if theirs:
-        return 0.0
-    near = words(f.before)
-    return 1.5 if has_word(near, SIDES[side]) and not has_word(near, SIDES[other]) else 0.0
+    """How clearly a field is the ``side`` end of the range (see `page_helpers.side_score`)."""
+    return page_side_score(f, side, SIDES)
 
 
 @dataclass
