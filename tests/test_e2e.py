@@ -62,3 +62,11 @@ def test_csv_and_jsonl_output(browser_path, site_url, tmp_path):
     assert lines[0].startswith("name,price,currency,url") and len(lines) == 1 + len(catalog_names(hi=50))
     out = curllm("find products under 50 zł", "--url", site_url + "/", "--format", "jsonl", tmp=tmp_path)
     assert sorted(json.loads(line)["name"] for line in out.stdout.splitlines()) == catalog_names(hi=50)
+
+
+def test_a_count_with_a_price_bound_counts_over_the_pages(browser_path, site_url, tmp_path):
+    out = curllm("the first 10 products under 150zł", "--url", site_url + "/", "--format", "json", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr
+    products = json.loads(out.stdout)["data"]["products"]
+    assert len(products) == 10 and all(p["price"] <= 150 for p in products)
+    assert set(p["name"] for p in products) <= set(catalog_names(hi=150))

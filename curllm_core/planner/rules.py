@@ -853,21 +853,29 @@ def _pager_for_filtered_listing(steps: list[_Step], page_tools: list[Scored], ex
                                 used: set[str]) -> list[_Step]:
     """A price-bounded listing is read to its end: the items asked for rarely all fit on page one.
 
-    Added only with an extraction, a price step, no count ("top 10" reads the first page) and no
-    pager yet; the extraction is the pager's fallback, so a page without next links still gives its
-    own items.
+    Added only with an extraction, a price step and no pager yet; the extraction is the pager's
+    fallback, so a page without next links still gives its own items. A count ("top 10") then
+    counts over all pages: it moves from the extraction to the pager, or, when the pager takes no
+    count, no pager is added (the first page is read).
     """
-    if ext is None or "limit" in ext.params or any(_is_pager(st.manifest) for st in steps):
+    if ext is None or any(_is_pager(st.manifest) for st in steps):
         return []
     if not any(serves(st.manifest, "price") for st in steps if st.manifest.category == "forms"):
         return []
     pager = _pick([c for c in page_tools if _is_pager(c.manifest) and c.manifest.key not in used], "pages")
     if pager is None:
         return []
+    params: dict = {}
+    if "limit" in ext.params:
+        if "limit" not in _props(pager.manifest):
+            return []
+        params["limit"] = ext.params.pop("limit")
     used.add(pager.manifest.key)
-    reason = (f"{PURPOSE['pages']}: all the items in the price range are asked for, and a listing "
+    what = f"the first {params['limit']} items" if params else "all the items"
+    reason = (f"{PURPOSE['pages']}: {what} in the price range are asked for, and a listing "
               f"rarely fits on one page; {ext.manifest.key} takes over if it fails")
-    return [_Step(pager.manifest, {}, reason, (CATEGORY_ORDER["navigation"], 1, 0, 0), fallback=ext.manifest.key)]
+    return [_Step(pager.manifest, params, reason, (CATEGORY_ORDER["navigation"], 1, 0, 0),
+                  fallback=ext.manifest.key)]
 
 
 def _fold_into_pager(steps: list[_Step], ext: _Step | None) -> list[_Step]:

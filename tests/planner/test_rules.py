@@ -60,7 +60,9 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
      "products"),
     # --- counts and implied order -------------------------------------------------------------------
     (SHOP, "the first 5 products", [(GEN, {"limit": 5})], "products"),
-    (SHOP, "top 10 products under 300 zł", [(PF, {"max": 300}), (GEN, {"limit": 10}), (PRC, {"max": 300})], "products"),
+    # a count with a price bound counts over every page of the filtered listing
+    (SHOP, "top 10 products under 300 zł",
+     [(PF, {"max": 300}), (PAGES, {"extract": GEN, "limit": 10}), (PRC, {"max": 300})], "products"),
     (SHOP, "10 najtańszych produktów", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})], "products"),
     (SHOP, "5 cheapest products", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 5})], "products"),
     (SHOP, "die 10 günstigsten Produkte", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})], "products"),
@@ -111,7 +113,7 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "Artikel in der Kategorie Computer", [(CAT, {"path": ["Computer"]}), (GEN, {})], "products"),
     (SHOP, "open the category Laptops, sort by price low to high and show 10 products under 5000 zł",
      [(CAT, {"path": ["Laptops"]}), (PF, {"max": 5000}), (DROP, {"option": "price low to high"}),
-      (GEN, {"limit": 10}), (PRC, {"max": 5000})], "products"),
+      (PAGES, {"extract": GEN, "limit": 10}), (PRC, {"max": 5000})], "products"),
     (SHOP, "accept the cookies and find products under 100 zł",
      [(CLICK, {"text": "Accept all"}), *price(hi=100)], "products"),
     # --- links and tables -----------------------------------------------------------------------------
@@ -144,10 +146,10 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     ("https://www.ceneo.pl/szukaj-canon", "find products under 150zł", price(hi=150, extractor=CENEO),
      "products"),
     ("https://www.ceneo.pl/Laptopy", "10 najtańszych laptopów od 2000 do 4000 zł",
-     [(PF, {"min": 2000, "max": 4000}), (DROP, {"option": "price ascending"}), (CENEO, {"limit": 10}),
-      (PRC, {"min": 2000, "max": 4000})], "products"),
+     [(PF, {"min": 2000, "max": 4000}), (DROP, {"option": "price ascending"}),
+      (PAGES, {"extract": CENEO, "limit": 10}), (PRC, {"min": 2000, "max": 4000})], "products"),
     ("https://www.amazon.de/s?k=katzenfutter", "die ersten 5 Ergebnisse unter 20 €",
-     [(PF, {"max": 20}), (AMAZON, {"limit": 5}), (PRC, {"max": 20})], "products"),
+     [(PF, {"max": 20}), (PAGES, {"extract": AMAZON, "limit": 5}), (PRC, {"max": 20})], "products"),
     ("https://www.amazon.com/gp/bestsellers/", "top 10 best sellers", [(AMAZON, {"limit": 10})], "products"),
     ("https://www.ceneo.pl/szukaj-canon", "links to product pages containing /product/",
      [(LINKS, {"pattern": "/product/"})], "links"),

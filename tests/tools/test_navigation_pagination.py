@@ -94,6 +94,14 @@ async def test_max_pages_bounds_the_walk(page, site_url):
 
 
 @pytest.mark.browser
+async def test_limit_counts_over_all_pages_and_stops_the_walk(page, site_url):
+    await page.goto(site_url + "/")
+    out = checked(await run(context(page, shop_cards), max_pages=5, limit=10))
+    assert len(out["products"]) == 10
+    assert out["pagination"]["pages"] == 2 and out["pagination"]["stopped"] == "limit"
+
+
+@pytest.mark.browser
 async def test_repeated_items_are_dropped_and_end_the_walk(page, site_url):
     async def promo_only(ctx, **_):
         return {"products": [{"name": "Robot kuchenny MaxiMix", "url": site_url + "/promocje"}]}

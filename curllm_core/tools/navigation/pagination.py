@@ -166,8 +166,11 @@ async def go_next(page: Any, link: NextLink, timeout_ms: int) -> bool:
 
 
 async def run(ctx: ToolContext, max_pages: int = 5, extract: str = "extraction.products_generic",
-              extract_parameters: dict | None = None, **_: Any) -> dict:
-    """Extract this page and up to ``max_pages - 1`` following pages; concatenate what was extracted."""
+              extract_parameters: dict | None = None, limit: int | None = None, **_: Any) -> dict:
+    """Extract this page and up to ``max_pages - 1`` following pages; concatenate what was extracted.
+
+    ``limit`` caps the items over all pages ("the first 10"): reading stops once there are enough.
+    """
     page = require_page(ctx, "navigation.pagination")
     run_tool = getattr(ctx, "run_tool", None)
     if run_tool is None:
@@ -194,6 +197,9 @@ async def run(ctx: ToolContext, max_pages: int = 5, extract: str = "extraction.p
         if len(urls) > 1 and added == 0:
             stopped = "no_new_items"  # the "next" page repeated what we have: a loop or the end
             break
+        if limit and any(isinstance(v, list) and len(v) >= limit for v in total.values()):
+            stopped = "limit"
+            break
         if len(urls) >= max_pages:
             break
         if loop.time() > finish_by:
@@ -214,5 +220,7 @@ async def run(ctx: ToolContext, max_pages: int = 5, extract: str = "extraction.p
         if not changed:
             stopped = "next_control_did_nothing"
             break
+    if limit:
+        total = {k: v[:limit] if isinstance(v, list) else v for k, v in total.items()}
     total["pagination"] = {"pages": len(urls), "urls": urls, "items_per_page": counts, "stopped": stopped}
     return total
