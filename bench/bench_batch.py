@@ -38,13 +38,29 @@ from common import PYTHON, ROOT, write_section  # noqa: E402
 TARGET_RATIO = 1.3
 CONCURRENCY = (1, 2, 4)
 MAX_PRICE = 150
-PLAN = {"plan": [{"tool": "extraction.products_generic"},
-                 {"tool": "validation.price_range_check", "parameters": {"max": MAX_PRICE}}],
-        "expected_output": "products", "instruction": f"find products under {MAX_PRICE}zł"}
+PLAN = {
+    "plan": [
+        {"tool": "extraction.products_generic"},
+        {"tool": "validation.price_range_check", "parameters": {"max": MAX_PRICE}},
+    ],
+    "expected_output": "products",
+    "instruction": f"find products under {MAX_PRICE}zł",
+}
 # Listing pages of the example shop, each with products under the price: pages of all products,
 # categories, sorting, a price filter, new arrivals.
-PATHS = ["/", "/?strona=2", "/?strona=3", "/kategoria/elektronika", "/kategoria/dom", "/kategoria/sport",
-         "/kategoria/akcesoria", "/kategoria/bieganie", "/?sort=cena_rosnaco", "/?price_max=300", "/nowosci"]
+PATHS = [
+    "/",
+    "/?strona=2",
+    "/?strona=3",
+    "/kategoria/elektronika",
+    "/kategoria/dom",
+    "/kategoria/sport",
+    "/kategoria/akcesoria",
+    "/kategoria/bieganie",
+    "/?sort=cena_rosnaco",
+    "/?price_max=300",
+    "/nowosci",
+]
 
 
 def start_shop():
@@ -60,14 +76,18 @@ def make_tasks(base: str, count: int) -> list[dict]:
 
 
 def clean_env(cache: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("CURLLM_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": cache, "XDG_CONFIG_HOME": cache})
     return env
 
 
 def timed(args: list[str], env: dict) -> float:
     started = time.perf_counter()
-    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, check=False)
+    done = subprocess.run(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, check=False
+    )
     seconds = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args[:4])}… failed ({done.returncode}):\n{done.stderr}")
@@ -80,8 +100,12 @@ def check_out(path: Path, count: int) -> None:
     assert len(lines) == count, f"{path}: {len(lines)} lines for {count} tasks"
     found = sum(1 for x in lines if x["ok"] and x["data"]["products"])
     assert found >= count * 0.98, f"{path}: only {found} of {count} tasks found products"
-    assert all(p["price"] <= MAX_PRICE for x in lines for p in x["data"].get("products", [])
-               if p.get("price") is not None)
+    assert all(
+        p["price"] <= MAX_PRICE
+        for x in lines
+        for p in x["data"].get("products", [])
+        if p.get("price") is not None
+    )
 
 
 # --- the hand-written Playwright script (run with --baseline) -----------------------------------
@@ -99,7 +123,9 @@ async def baseline(tasks_file: Path, out_file: Path, concurrency: int) -> None:
     gate = asyncio.Semaphore(concurrency)
     with out_file.open("w", encoding="utf-8") as out:
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=find_browser(), headless=True, args=LAUNCH_ARGS)
+            browser = await pw.chromium.launch(
+                executable_path=find_browser(), headless=True, args=LAUNCH_ARGS
+            )
 
             async def one(task: dict) -> None:
                 async with gate:
@@ -111,8 +137,12 @@ async def baseline(tasks_file: Path, out_file: Path, concurrency: int) -> None:
                     finally:
                         await context.close()
                 kept = [p for p in products if p["price"] is not None and p["price"] <= MAX_PRICE]
-                out.write(json.dumps({"id": task["id"], "ok": bool(kept), "data": {"products": kept}},
-                                     ensure_ascii=False) + "\n")
+                out.write(
+                    json.dumps(
+                        {"id": task["id"], "ok": bool(kept), "data": {"products": kept}}, ensure_ascii=False
+                    )
+                    + "\n"
+                )
                 out.flush()
 
             await asyncio.gather(*(one(t) for t in tasks))
@@ -151,8 +181,21 @@ def main() -> None:
         bare_file = tmp / "bare.jsonl"
         bare_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
         # one warm-up of each: the manifest cache, the OS file cache, Chromium's first start
-        timed([PYTHON, "-m", "curllm_core", "batch", str(tasks_file), "--out", str(tmp / "warm.jsonl"),
-               "--overwrite", "-j", "4"], env)
+        timed(
+            [
+                PYTHON,
+                "-m",
+                "curllm_core",
+                "batch",
+                str(tasks_file),
+                "--out",
+                str(tmp / "warm.jsonl"),
+                "--overwrite",
+                "-j",
+                "4",
+            ],
+            env,
+        )
         timed([PYTHON, __file__, "--baseline", str(bare_file), str(tmp / "warm-pw.jsonl"), "4"], env)
 
         rows = []
@@ -160,21 +203,56 @@ def main() -> None:
             ours, theirs = [], []
             for _ in range(repeats):
                 out = tmp / f"curllm-{n}.jsonl"
-                ours.append(timed([PYTHON, "-m", "curllm_core", "batch", str(tasks_file), "--out", str(out),
-                                   "--overwrite", "--no-progress", "-j", str(n)], env))
+                ours.append(
+                    timed(
+                        [
+                            PYTHON,
+                            "-m",
+                            "curllm_core",
+                            "batch",
+                            str(tasks_file),
+                            "--out",
+                            str(out),
+                            "--overwrite",
+                            "--no-progress",
+                            "-j",
+                            str(n),
+                        ],
+                        env,
+                    )
+                )
                 check_out(out, count)
                 pw_out = tmp / f"pw-{n}.jsonl"
-                theirs.append(timed([PYTHON, __file__, "--baseline", str(bare_file), str(pw_out), str(n)], env))
+                theirs.append(
+                    timed([PYTHON, __file__, "--baseline", str(bare_file), str(pw_out), str(n)], env)
+                )
                 check_out(pw_out, count)
             a, b = statistics.median(ours), statistics.median(theirs)
             rows.append((n, a, b))
-            print(f"concurrency {n}: curllm batch {a:.2f} s ({count / a:.1f}/s), playwright {b:.2f} s "
-                  f"({count / b:.1f}/s), ratio {a / b:.2f}x", flush=True)
+            print(
+                f"concurrency {n}: curllm batch {a:.2f} s ({count / a:.1f}/s), playwright {b:.2f} s "
+                f"({count / b:.1f}/s), ratio {a / b:.2f}x",
+                flush=True,
+            )
 
         sample = []
         for task in tasks[:invocations]:
-            sample.append(timed([PYTHON, "-m", "curllm_core", "--plan", str(plan_file), "--url", task["url"],
-                                 "--format", "json"], env))
+            sample.append(
+                timed(
+                    [
+                        PYTHON,
+                        "-m",
+                        "curllm_core",
+                        "--plan",
+                        str(plan_file),
+                        "--url",
+                        task["url"],
+                        "--format",
+                        "json",
+                    ],
+                    env,
+                )
+            )
         per_call = statistics.mean(sample)
         print(f"separate invocations: {per_call:.2f} s each (mean of {invocations})", flush=True)
     site.stop()
@@ -190,8 +268,11 @@ def main() -> None:
         "",
         "| concurrency | curllm batch | tasks/s | Playwright script | tasks/s | ratio | target |",
         "|---|---|---|---|---|---|---|",
-        *(f"| {n} | {a:.2f} s | {count / a:.1f} | {b:.2f} s | {count / b:.1f} | {a / b:.2f}x | "
-          f"≤ {TARGET_RATIO}x {'✓' if a / b <= TARGET_RATIO else '✗'} |" for n, a, b in rows),
+        *(
+            f"| {n} | {a:.2f} s | {count / a:.1f} | {b:.2f} s | {count / b:.1f} | {a / b:.2f}x | "
+            f"≤ {TARGET_RATIO}x {'✓' if a / b <= TARGET_RATIO else '✗'} |"
+            for n, a, b in rows
+        ),
         "",
         f"Separate invocations (`curllm --plan plan.json --url URL`, one after another): {per_call:.2f} s each, "
         f"mean of {invocations}; **extrapolated** to {count}: {per_call * count:.0f} s "

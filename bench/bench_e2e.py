@@ -35,26 +35,34 @@ def main(runs: int = 7) -> None:
     with tempfile.TemporaryDirectory() as cache:
         env = {"CURLLM_CACHE_DIR": cache, "CURLLM_LOAD_PLUGINS": ""}
         curllm = [PYTHON, "-m", "curllm_core", "find products under 150zł", "--url", url, "--format", "json"]
-        check = subprocess.run(curllm, capture_output=True, text=True, env={**__import__("os").environ, **env})
+        check = subprocess.run(
+            curllm, capture_output=True, text=True, env={**__import__("os").environ, **env}
+        )
         names = sorted(p["name"] for p in json.loads(check.stdout)["data"]["products"])
         hand = [PYTHON, str(Path(__file__).parent / "handwritten_shop.py"), url, executable]
-        hand_names = sorted(p["name"] for p in json.loads(subprocess.run(hand, capture_output=True, text=True).stdout))
+        hand_names = sorted(
+            p["name"] for p in json.loads(subprocess.run(hand, capture_output=True, text=True).stdout)
+        )
         assert names == hand_names, (names, hand_names)
         base = command_ms(hand, runs=runs)
         ours = command_ms(curllm, runs=runs, env=env)
         plan_only = command_ms([*curllm, "--plan-only"], runs=runs, env=env)
     server.shutdown()
-    write_section("e2e", "One task end to end", [
-        f"`curllm \"find products under 150zł\" --url <example shop>`: price filter form, every page of the listing,"
-        f" the price check; {len(names)} products, the same as the hand-written script's. Median of {runs} runs"
-        " of each, as fresh processes.",
-        "",
-        "| what | median | ratio | target |",
-        "|---|---|---|---|",
-        f"| hand-written Playwright script (`bench/handwritten_shop.py`) | {base:.0f} ms | 1.00x | |",
-        f"| `curllm` (rule planner, plan cached) | {ours:.0f} ms | {ours / base:.2f}x | ≤ 1.2x |",
-        f"| `curllm --plan-only` (no browser) | {plan_only:.0f} ms | {plan_only / base:.2f}x | |",
-    ])
+    write_section(
+        "e2e",
+        "One task end to end",
+        [
+            f'`curllm "find products under 150zł" --url <example shop>`: price filter form, every page of the listing,'
+            f" the price check; {len(names)} products, the same as the hand-written script's. Median of {runs} runs"
+            " of each, as fresh processes.",
+            "",
+            "| what | median | ratio | target |",
+            "|---|---|---|---|",
+            f"| hand-written Playwright script (`bench/handwritten_shop.py`) | {base:.0f} ms | 1.00x | |",
+            f"| `curllm` (rule planner, plan cached) | {ours:.0f} ms | {ours / base:.2f}x | ≤ 1.2x |",
+            f"| `curllm --plan-only` (no browser) | {plan_only:.0f} ms | {plan_only / base:.2f}x | |",
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -47,14 +47,40 @@ HEADLINE_PAGE = "amazon_de_search_katzenfutter.html"
 SITE_CASES = [
     ("products_ceneo", products_ceneo, "products_ceneo", "ceneo_search_canon.html", {}, ("products", 30)),
     ("products_amazon", products_amazon, "products_amazon", HEADLINE_PAGE, {}, ("products", 60)),
-    ("products_amazon (best sellers)", products_amazon, "products_amazon", "amazon_de_bestsellers_electronics.html", {},
-     ("products", 30)),
+    (
+        "products_amazon (best sellers)",
+        products_amazon,
+        "products_amazon",
+        "amazon_de_bestsellers_electronics.html",
+        {},
+        ("products", 30),
+    ),
     ("articles_hn", articles_hn, "articles_hn", "hn_front_2026.html", {}, ("articles", 30)),
-    ("articles_reddit", articles_reddit, "articles_reddit", "reddit_old_dataisbeautiful_top.html", {}, ("articles", 25)),
+    (
+        "articles_reddit",
+        articles_reddit,
+        "articles_reddit",
+        "reddit_old_dataisbeautiful_top.html",
+        {},
+        ("articles", 25),
+    ),
     ("tables_to_json", tables_to_json, "tables_to_json", "wikipedia_microsoft.html", {}, ("tables", 3)),
-    ("links_by_pattern", links_by_pattern, "links_by_pattern", "ebay_de_search_apple.html", {"pattern": "/itm/"},
-     ("links", None)),
-    ("products_generic (eBay)", products_generic, "products_generic", "ebay_de_search_apple.html", {}, ("products", 60)),
+    (
+        "links_by_pattern",
+        links_by_pattern,
+        "links_by_pattern",
+        "ebay_de_search_apple.html",
+        {"pattern": "/itm/"},
+        ("links", None),
+    ),
+    (
+        "products_generic (eBay)",
+        products_generic,
+        "products_generic",
+        "ebay_de_search_apple.html",
+        {},
+        ("products", 60),
+    ),
 ]
 
 
@@ -100,7 +126,9 @@ async def bench(runs: int) -> list[str]:
         total, total_min = await median_ms(lambda: products_generic.run(ctx), runs)
         trip, trip_min = await median_ms(lambda: page_html(ctx, lean=True), runs)
         # The serialization alone, timed inside the page (the rest of the round trip is moving the string).
-        timed_js = f"(a) => {{ const t0 = performance.now(); ({PAGE_HTML_JS})(a); return performance.now() - t0; }}"
+        timed_js = (
+            f"(a) => {{ const t0 = performance.now(); ({PAGE_HTML_JS})(a); return performance.now() - t0; }}"
+        )
         in_page_runs = [await page.evaluate(timed_js, [True, LEAN_ATTRIBUTES]) for _ in range(runs)]
         in_page, in_page_min = statistics.median(in_page_runs), min(in_page_runs)
 
@@ -134,7 +162,9 @@ async def bench(runs: int) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15, help="timed runs per case (median reported; at least 7)")
+    parser.add_argument(
+        "--runs", type=int, default=15, help="timed runs per case (median reported; at least 7)"
+    )
     args = parser.parse_args()
     if not (REALPAGES / HEADLINE_PAGE).is_file():
         sys.exit(f"real page snapshots not found in {REALPAGES}")

@@ -63,18 +63,22 @@ def main() -> None:
         p20, p1000 = prompt_chars(small), prompt_chars(big)
     finally:
         shutil.rmtree(root)
-    write_section("planning", "Planning with many tools", [
-        "| what | median | target |",
-        "|---|---|---|",
-        f"| discovery, built-in + 1,000 generated manifests (cached) | {discover_ms:.0f} ms | ≤ 150 ms |",
-        *rows,
-        f"| LLM prompt, {len(small)} tools installed | {p20:,} characters | |",
-        f"| LLM prompt, {len(big)} tools installed | {p1000:,} characters | flat ({p1000 / p20:.2f}x) |",
-        "",
-        f"Rule planning is timed over {len(INSTRUCTIONS)} instructions (EN, PL, DE; shops, HN, Ceneo, Amazon).",
-        "The prompt holds the instruction, the URL and the top-k tools by the rule scorer, so its size",
-        "does not grow with the number of installed tools.",
-    ])
+    write_section(
+        "planning",
+        "Planning with many tools",
+        [
+            "| what | median | target |",
+            "|---|---|---|",
+            f"| discovery, built-in + 1,000 generated manifests (cached) | {discover_ms:.0f} ms | ≤ 150 ms |",
+            *rows,
+            f"| LLM prompt, {len(small)} tools installed | {p20:,} characters | |",
+            f"| LLM prompt, {len(big)} tools installed | {p1000:,} characters | flat ({p1000 / p20:.2f}x) |",
+            "",
+            f"Rule planning is timed over {len(INSTRUCTIONS)} instructions (EN, PL, DE; shops, HN, Ceneo, Amazon).",
+            "The prompt holds the instruction, the URL and the top-k tools by the rule scorer, so its size",
+            "does not grow with the number of installed tools.",
+        ],
+    )
 
 
 if __name__ == "__main__":

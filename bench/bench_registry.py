@@ -16,15 +16,22 @@ def generate(directory: Path, n: int = 1000) -> None:
     for i in range(n):
         category = ("extraction", "forms", "navigation", "validation")[i % 4]
         doc = {
-            "name": f"tool_{i:04d}", "version": "1.0.0", "description": f"Generated tool number {i} for benchmarks.",
-            "category": category, "triggers": [f"\\bthing{i}\\b", f"(find|get) widget{i}"],
-            "parameters": {"type": "object", "properties": {"limit": {"type": "integer", "minimum": 1},
-                                                            "query": {"type": "string"}}},
+            "name": f"tool_{i:04d}",
+            "version": "1.0.0",
+            "description": f"Generated tool number {i} for benchmarks.",
+            "category": category,
+            "triggers": [f"\\bthing{i}\\b", f"(find|get) widget{i}"],
+            "parameters": {
+                "type": "object",
+                "properties": {"limit": {"type": "integer", "minimum": 1}, "query": {"type": "string"}},
+            },
             "output_schema": {"type": "object", "properties": {"items": {"type": "array"}}},
             "examples": [{"instruction": f"find widget{i}", "parameters": {"limit": 5}}],
-            "dependencies": ["playwright", "page"], "timeout_ms": 10000,
+            "dependencies": ["playwright", "page"],
+            "timeout_ms": 10000,
             "entrypoint": "curllm_core.tools.validation.required_fields:run",
-            "produces": ["items"], "sites": [f"site{i}.example.com"],
+            "produces": ["items"],
+            "sites": [f"site{i}.example.com"],
         }
         path = directory / category / f"tool_{i:04d}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,15 +59,19 @@ def main(runs: int = 7) -> None:
         cached_ms = median_ms(cached, runs=runs)
     finally:
         shutil.rmtree(root)
-    write_section("registry", "Registry discovery", [
-        "| what | median | target |",
-        "|---|---|---|",
-        f"| discover 1,000 manifests, cached (unchanged files) | {cached_ms:.0f} ms | ≤ 150 ms |",
-        f"| discover 1,000 manifests, cold (full JSON Schema check of each) | {cold_ms:.0f} ms | (first run only) |",
-        "",
-        "The cold path checks every manifest against the schema, its parameters and output schemas against",
-        "the metaschema, its triggers and examples; the result is cached by path, mtime and size.",
-    ])
+    write_section(
+        "registry",
+        "Registry discovery",
+        [
+            "| what | median | target |",
+            "|---|---|---|",
+            f"| discover 1,000 manifests, cached (unchanged files) | {cached_ms:.0f} ms | ≤ 150 ms |",
+            f"| discover 1,000 manifests, cold (full JSON Schema check of each) | {cold_ms:.0f} ms | (first run only) |",
+            "",
+            "The cold path checks every manifest against the schema, its parameters and output schemas against",
+            "the metaschema, its triggers and examples; the result is cached by path, mtime and size.",
+        ],
+    )
 
 
 if __name__ == "__main__":

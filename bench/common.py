@@ -37,8 +37,12 @@ def user_env(extra: dict | None = None) -> dict:
 
 def command_ms(args: list[str], runs: int = 7, env: dict | None = None) -> float:
     full_env = user_env(env)
-    return median_ms(lambda: subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=full_env,
-                                            check=False), runs=runs)
+    return median_ms(
+        lambda: subprocess.run(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=full_env, check=False
+        ),
+        runs=runs,
+    )
 
 
 def machine() -> str:

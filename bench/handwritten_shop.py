@@ -12,17 +12,31 @@ import sys
 from playwright.async_api import async_playwright
 from selectolax.lexbor import LexborHTMLParser
 
-ARGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--disable-quic", "--disable-gpu", "--disable-dev-shm-usage"]
+ARGS = [
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+]
 
 
 def products(html: str) -> list[dict]:
     out = []
     for card in LexborHTMLParser(html).css("ul.product-list article.product-card"):
         link = card.css_first(".product-card__name a")
-        text = card.css_first(".price--current").text().replace("\xa0", " ").replace("zł", "").replace(" ", "")
-        out.append({"name": link.text(strip=True), "price": float(text.replace(",", ".")),
-                    "url": link.attributes["href"]})
+        text = (
+            card.css_first(".price--current").text().replace("\xa0", " ").replace("zł", "").replace(" ", "")
+        )
+        out.append(
+            {
+                "name": link.text(strip=True),
+                "price": float(text.replace(",", ".")),
+                "url": link.attributes["href"],
+            }
+        )
     return out
 
 

@@ -1,7 +1,7 @@
 """Run every benchmark and write bench/RESULTS.md from their sections (bench/results/*.md).
 
-    .venv/bin/python bench/run_all.py            # all of them (several minutes)
-    .venv/bin/python bench/run_all.py --only startup registry
+.venv/bin/python bench/run_all.py            # all of them (several minutes)
+.venv/bin/python bench/run_all.py --only startup registry
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ SCRIPTS = {name: HERE / f"bench_{name}.py" for name in ORDER}
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=ORDER)
-    parser.add_argument("--collect", action="store_true", help="only rebuild RESULTS.md from existing sections")
+    parser.add_argument(
+        "--collect", action="store_true", help="only rebuild RESULTS.md from existing sections"
+    )
     args = parser.parse_args()
     if not args.collect:
         for name in args.only or ORDER:
@@ -31,11 +33,13 @@ def main() -> None:
                 subprocess.run([sys.executable, str(SCRIPTS[name])], cwd=HERE, check=True)
     sections = [RESULTS / f"{name}.md" for name in ORDER if (RESULTS / f"{name}.md").exists()]
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
-    text = (f"# Benchmark results\n\nWritten by `bench/run_all.py` on {stamp}; {machine()}. Every figure is a median "
-            "of several runs; every ratio compares two things measured in the same run. Commands run as in a "
-            "user's shell, with bytecode caching on (this machine's sessions set PYTHONDONTWRITEBYTECODE, "
-            "which makes every process recompile curllm's sources: about 0.5 s more per task).\n\n"
-            + "\n".join(s.read_text() for s in sections))
+    text = (
+        f"# Benchmark results\n\nWritten by `bench/run_all.py` on {stamp}; {machine()}. Every figure is a median "
+        "of several runs; every ratio compares two things measured in the same run. Commands run as in a "
+        "user's shell, with bytecode caching on (this machine's sessions set PYTHONDONTWRITEBYTECODE, "
+        "which makes every process recompile curllm's sources: about 0.5 s more per task).\n\n"
+        + "\n".join(s.read_text() for s in sections)
+    )
     (HERE / "RESULTS.md").write_text(text)
     print(f"wrote {HERE / 'RESULTS.md'} ({len(sections)} sections)")
 

@@ -17,15 +17,33 @@ from .hookspecs import hookimpl  # noqa: E402
 from .tool import BaseTool, CodeTool, ToolContext, tool  # noqa: E402
 
 __all__ = [
-    "__version__", "hookimpl", "tool", "BaseTool", "CodeTool", "ToolContext", "load_registry",
-    "run", "arun", "execute_plan", "run_many", "Plan", "Result", "CurllmError",
+    "__version__",
+    "hookimpl",
+    "tool",
+    "BaseTool",
+    "CodeTool",
+    "ToolContext",
+    "load_registry",
+    "run",
+    "arun",
+    "execute_plan",
+    "run_many",
+    "Plan",
+    "Result",
+    "CurllmError",
 ]
 
 _LAZY = {
     "load_registry": "plugins",
-    "run": "api", "arun": "api", "execute_plan": "api", "run_many": "batch",
-    "Plan": "plan", "Step": "plan", "check_plan": "plan",
-    "Result": "result", "StepResult": "result",
+    "run": "api",
+    "arun": "api",
+    "execute_plan": "api",
+    "run_many": "batch",
+    "Plan": "plan",
+    "Step": "plan",
+    "check_plan": "plan",
+    "Result": "result",
+    "StepResult": "result",
     "CurllmError": "errors",
 }
 

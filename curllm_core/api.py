@@ -58,42 +58,71 @@ def _options(url: str | None, data: dict | None, options: RunOptions | None, **o
     return opts
 
 
-async def execute_plan(plan: Plan | dict, url: str | None = None, *, data: dict | None = None,
-                       registry: Registry | None = None, options: RunOptions | None = None,
-                       events: EventBus | None = None, on_event: Callable[[dict], None] | None = None,
-                       browser: Browser | None = None) -> Result:
+async def execute_plan(
+    plan: Plan | dict,
+    url: str | None = None,
+    *,
+    data: dict | None = None,
+    registry: Registry | None = None,
+    options: RunOptions | None = None,
+    events: EventBus | None = None,
+    on_event: Callable[[dict], None] | None = None,
+    browser: Browser | None = None,
+) -> Result:
     """Check (when given a document) and run a plan. Raises PlanError, with every problem, if invalid."""
     registry = _registry(registry)
     opts = _options(url, data, options)
     if not isinstance(plan, Plan):
         plan = check_plan(plan, registry, initial_keys=set(opts.data))
     bus = _bus(events, on_event)
-    bus.emit("init", {"url": opts.url, "instruction": plan.instruction, "planner": plan.planner or "given",
-                      "steps": len(plan.steps)})
+    bus.emit(
+        "init",
+        {
+            "url": opts.url,
+            "instruction": plan.instruction,
+            "planner": plan.planner or "given",
+            "steps": len(plan.steps),
+        },
+    )
     _decision_event(bus, plan, [], opts.url)
     result = await execute(plan, registry, opts, events=bus, browser=browser)
     _complete_event(bus, result)
     return result
 
 
-async def arun(instruction: str | None = None, url: str | None = None, *, plan: Plan | dict | None = None,
-               data: dict | None = None, model: str | None = None, registry: Registry | None = None,
-               options: RunOptions | None = None, timeout: float | None = None,
-               policy: NetworkPolicy | None = None, browser_options: BrowserOptions | None = None,
-               events: EventBus | None = None, on_event: Callable[[dict], None] | None = None,
-               browser: Browser | None = None, use_cache: bool = True, refresh_plan: bool = False) -> Result:
+async def arun(
+    instruction: str | None = None,
+    url: str | None = None,
+    *,
+    plan: Plan | dict | None = None,
+    data: dict | None = None,
+    model: str | None = None,
+    registry: Registry | None = None,
+    options: RunOptions | None = None,
+    timeout: float | None = None,
+    policy: NetworkPolicy | None = None,
+    browser_options: BrowserOptions | None = None,
+    events: EventBus | None = None,
+    on_event: Callable[[dict], None] | None = None,
+    browser: Browser | None = None,
+    use_cache: bool = True,
+    refresh_plan: bool = False,
+) -> Result:
     """Plan (unless ``plan`` is given) and run a task. Planning failures raise PlanningError."""
     registry = _registry(registry)
     opts = _options(url, data, options, timeout_s=timeout, policy=policy, browser=browser_options)
     if plan is not None:
-        return await execute_plan(plan, registry=registry, options=opts, events=events, on_event=on_event,
-                                  browser=browser)
+        return await execute_plan(
+            plan, registry=registry, options=opts, events=events, on_event=on_event, browser=browser
+        )
     if not instruction or not instruction.strip():
-        raise PlanError("no instruction given: say what to find, e.g. \"find products under 150zł\"")
+        raise PlanError('no instruction given: say what to find, e.g. "find products under 150zł"')
     from .planner import plan_task
 
     bus = _bus(events, on_event)
-    bus.emit("init", {"url": opts.url, "instruction": instruction, "planner": f"llm:{model}" if model else "rules"})
+    bus.emit(
+        "init", {"url": opts.url, "instruction": instruction, "planner": f"llm:{model}" if model else "rules"}
+    )
     started = time.perf_counter()
     # The execution exists before the plan so that a model can be shown the page it will work on:
     # the page opened for the summary is the one the steps then use (no second navigation).
@@ -101,9 +130,17 @@ async def arun(instruction: str | None = None, url: str | None = None, *, plan: 
     if browser is None and opts.url and not model:
         await _warm_up(execution)
     try:
-        planned = await plan_task(instruction, opts.url, registry, model=model, use_cache=use_cache,
-                                  refresh=refresh_plan, events=bus, initial_keys=set(opts.data),
-                                  page_summary=_page_summary(execution) if model and opts.url else None)
+        planned = await plan_task(
+            instruction,
+            opts.url,
+            registry,
+            model=model,
+            use_cache=use_cache,
+            refresh=refresh_plan,
+            events=bus,
+            initial_keys=set(opts.data),
+            page_summary=_page_summary(execution) if model and opts.url else None,
+        )
         if browser is None and planned.plan.needs_page and execution.session is None:
             find_browser()  # as execute() does: BrowserNotFound before any step runs
     except BaseException:
@@ -154,6 +191,7 @@ async def _warm_up(execution: Execution) -> None:
 
 def _page_summary(execution: Execution) -> Callable[[], Awaitable[dict | None]]:
     """Open the start page (once, in the execution's session) and summarise it for the model."""
+
     async def summarize() -> dict | None:
         from .planner.llm import summarize_page
 
@@ -171,7 +209,13 @@ class _Replanner:
     """After a failed step, asks the model for a revised plan of what remains (``max_replans`` times)."""
 
     def __init__(self, instruction: str, model: str, registry: Registry, bus: EventBus, limit: int):
-        self.instruction, self.model, self.registry, self.bus, self.limit = instruction, model, registry, bus, limit
+        self.instruction, self.model, self.registry, self.bus, self.limit = (
+            instruction,
+            model,
+            registry,
+            bus,
+            limit,
+        )
         self.rounds = 0
         self.usage: dict | None = None
 
@@ -185,9 +229,16 @@ class _Replanner:
         if failed is None or failed.code in PAGE_ERRORS or self.rounds >= self.limit:
             return None
         self.rounds += 1
-        history = [{"step": r.step, "tool": r.tool, "success": r.success,
-                    "result_preview": preview(r.result) if r.success else None, "error": r.error}
-                   for r in execution.steps]
+        history = [
+            {
+                "step": r.step,
+                "tool": r.tool,
+                "success": r.success,
+                "result_preview": preview(r.result) if r.success else None,
+                "error": r.error,
+            }
+            for r in execution.steps
+        ]
         summary = None
         if execution.page is not None:
             try:
@@ -196,9 +247,16 @@ class _Replanner:
                 log.debug("no page summary for re-planning: %s", e)
         try:
             planned = await replan_with_llm(
-                self.instruction, execution.url, self.registry, self.model, history=history,
-                remaining=execution.plan.steps[index:], data_keys=set(execution.data),
-                expected_output=execution.plan.expected_output, page_summary=summary)
+                self.instruction,
+                execution.url,
+                self.registry,
+                self.model,
+                history=history,
+                remaining=execution.plan.steps[index:],
+                data_keys=set(execution.data),
+                expected_output=execution.plan.expected_output,
+                page_summary=summary,
+            )
         except LLMFailure as e:
             self.usage = merge_usage(self.usage, e.usage)
             warn(f"model {self.model} could not revise the plan ({e.reason}); stopping at the failed step")
@@ -208,12 +266,25 @@ class _Replanner:
             if entry.get("step") == index and not entry.get("optional"):
                 entry["recovered"] = True  # the revised plan takes over; its own failures still count
         old = execution.plan
-        revised = Plan(old.steps[:index] + planned.plan.steps, planned.plan.expected_output or old.expected_output,
-                       old.fallback, old.instruction, old.url, old.planner, old.needs_page or planned.plan.needs_page)
-        _decision_event(self.bus, planned.plan, planned.reasoning, execution.url, planned.source,
-                        message=f"revised plan of {len(planned.plan.steps)} step(s) by {planned.source} after step "
-                                f"{index} ({failed.tool}) failed",
-                        extra={"replan": self.rounds, "after_step": index, "first_step": index + 1})
+        revised = Plan(
+            old.steps[:index] + planned.plan.steps,
+            planned.plan.expected_output or old.expected_output,
+            old.fallback,
+            old.instruction,
+            old.url,
+            old.planner,
+            old.needs_page or planned.plan.needs_page,
+        )
+        _decision_event(
+            self.bus,
+            planned.plan,
+            planned.reasoning,
+            execution.url,
+            planned.source,
+            message=f"revised plan of {len(planned.plan.steps)} step(s) by {planned.source} after step "
+            f"{index} ({failed.tool}) failed",
+            extra={"replan": self.rounds, "after_step": index, "first_step": index + 1},
+        )
         return revised
 
 
@@ -222,7 +293,9 @@ def run(instruction: str | None = None, url: str | None = None, **kwargs: Any) -
     return asyncio.run(arun(instruction, url, **kwargs))
 
 
-async def astream(instruction: str | None = None, url: str | None = None, **kwargs: Any) -> AsyncIterator[dict]:
+async def astream(
+    instruction: str | None = None, url: str | None = None, **kwargs: Any
+) -> AsyncIterator[dict]:
     """Yield every event while the task runs; the last, ``complete``, also carries ``data["result"]``."""
     queue: asyncio.Queue = asyncio.Queue()
     bus = EventBus([QueueSink(queue)])
@@ -244,23 +317,57 @@ async def astream(instruction: str | None = None, url: str | None = None, **kwar
             exc = task.exception()
             if exc is not None:
                 if isinstance(exc, CurllmError):
-                    yield {"type": "error", "data": {**error_entry(exc.code, str(exc)), "timestamp": now_iso()}}
+                    yield {
+                        "type": "error",
+                        "data": {**error_entry(exc.code, str(exc)), "timestamp": now_iso()},
+                    }
                 raise exc
             return
 
 
-def _decision_event(bus: EventBus, plan: Plan, reasoning: list[str], url: str | None, source: str | None = None,
-                    *, message: str | None = None, extra: dict | None = None) -> None:
-    calls = [{"tool": s.tool, "params": s.parameters,
-              "reasoning": (reasoning[i] if i < len(reasoning) else "") or s.description}
-             for i, s in enumerate(plan.steps)]
-    bus.step(0, "agent_decision", "completed",
-             message or f"plan of {len(plan.steps)} step(s) by {source or plan.planner or 'the user'}",
-             url=url, extracted_data={"tool_calls": calls, "planner": source or plan.planner,
-                                      "expected_output": plan.expected_output, **(extra or {})})
+def _decision_event(
+    bus: EventBus,
+    plan: Plan,
+    reasoning: list[str],
+    url: str | None,
+    source: str | None = None,
+    *,
+    message: str | None = None,
+    extra: dict | None = None,
+) -> None:
+    calls = [
+        {
+            "tool": s.tool,
+            "params": s.parameters,
+            "reasoning": (reasoning[i] if i < len(reasoning) else "") or s.description,
+        }
+        for i, s in enumerate(plan.steps)
+    ]
+    bus.step(
+        0,
+        "agent_decision",
+        "completed",
+        message or f"plan of {len(plan.steps)} step(s) by {source or plan.planner or 'the user'}",
+        url=url,
+        extracted_data={
+            "tool_calls": calls,
+            "planner": source or plan.planner,
+            "expected_output": plan.expected_output,
+            **(extra or {}),
+        },
+    )
 
 
 def _complete_event(bus: EventBus, result: Result) -> None:
     key, items = result.items()
-    bus.emit("complete", {"ok": result.ok, "url": result.url, "items": len(items), "key": key,
-                          "errors": result.errors, "duration_ms": result.timings.get("total_ms")})
+    bus.emit(
+        "complete",
+        {
+            "ok": result.ok,
+            "url": result.url,
+            "items": len(items),
+            "key": key,
+            "errors": result.errors,
+            "duration_ms": result.timings.get("total_ms"),
+        },
+    )

@@ -59,8 +59,14 @@ log = logging.getLogger("curllm.batch")
 #: the path of a plan file; ``expected_output`` goes with a list of steps; ``data`` is the initial data.
 TASK_FIELDS = ("id", "url", "instruction", "plan", "expected_output", "data", "model", "timeout")
 #: Task file formats, by extension; anything else (and stdin) is sniffed.
-EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
-              ".csv": "csv"}
+EXTENSIONS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".csv": "csv",
+}
 INPUT_FORMATS = ("jsonl", "json", "yaml", "csv")
 DEFAULT_CONCURRENCY = 2
 CANCELLED = "CANCELLED"
@@ -110,25 +116,41 @@ class TaskError(CurllmError):
 Entry = Task | BadTask
 
 
-def task_from_dict(doc: Any, *, where: str, line: int | None = None, base_dir: Path | None = None,
-                   plan_files: dict[Path, Any] | None = None) -> Entry:
+def task_from_dict(
+    doc: Any,
+    *,
+    where: str,
+    line: int | None = None,
+    base_dir: Path | None = None,
+    plan_files: dict[Path, Any] | None = None,
+) -> Entry:
     """Check one task document. ``where`` (``line:N``) names it when it has no usable id.
 
     ``base_dir`` resolves relative plan paths and local page paths (the task file's folder);
     ``plan_files`` caches plan files read by path, so that 1000 rows naming one file read it once.
     """
     if not isinstance(doc, dict):
-        return BadTask(where, error_entry("BAD_LINE", f"{where}: a task must be an object with id, url and "
-                                                      f"instruction or plan, not {_kind(doc)}"), line)
+        return BadTask(
+            where,
+            error_entry(
+                "BAD_LINE",
+                f"{where}: a task must be an object with id, url and instruction or plan, not {_kind(doc)}",
+            ),
+            line,
+        )
     task_id = doc.get("id")
     if isinstance(task_id, int) and not isinstance(task_id, bool):
         task_id = str(task_id)
     if not isinstance(task_id, str) or not task_id.strip():
         what = "missing field id" if task_id in (None, "") else f"id must be a string, not {_kind(task_id)}"
-        return BadTask(where, error_entry("BAD_TASK", f"{where}: {what} (every task needs a unique id)"), line)
+        return BadTask(
+            where, error_entry("BAD_TASK", f"{where}: {what} (every task needs a unique id)"), line
+        )
     task_id = task_id.strip()
     try:
-        return _check_task(doc, task_id, line, base_dir or Path.cwd(), {} if plan_files is None else plan_files)
+        return _check_task(
+            doc, task_id, line, base_dir or Path.cwd(), {} if plan_files is None else plan_files
+        )
     except TaskError as e:
         return BadTask(task_id, error_entry(e.code, f"task {task_id}: {e.message}"), line)
 
@@ -136,8 +158,10 @@ def task_from_dict(doc: Any, *, where: str, line: int | None = None, base_dir: P
 def _check_task(doc: dict, task_id: str, line: int | None, base_dir: Path, plan_files: dict) -> Task:
     unknown = [k for k in doc if k not in TASK_FIELDS and not str(k).startswith(("x-", "x_"))]
     if unknown:
-        raise TaskError(f"unknown field(s) {', '.join(map(repr, unknown))} (known: {', '.join(TASK_FIELDS)};"
-                        " prefix your own with x-)")
+        raise TaskError(
+            f"unknown field(s) {', '.join(map(repr, unknown))} (known: {', '.join(TASK_FIELDS)};"
+            " prefix your own with x-)"
+        )
     instruction, plan = doc.get("instruction"), doc.get("plan")
     if instruction is not None and plan is not None:
         raise TaskError("give either instruction or plan, not both")
@@ -203,7 +227,9 @@ def _plan_document(plan: Any, expected: Any, base_dir: Path, plan_files: dict) -
     if isinstance(plan, list):
         plan = {"plan": plan}
     if not isinstance(plan, dict):
-        raise TaskError(f"plan must be a plan object, a list of steps, JSON text or a file path, not {_kind(plan)}")
+        raise TaskError(
+            f"plan must be a plan object, a list of steps, JSON text or a file path, not {_kind(plan)}"
+        )
     if expected is not None:
         if not isinstance(expected, str):
             raise TaskError(f"expected_output must be a string, not {_kind(expected)}")
@@ -222,25 +248,30 @@ def check_task_url(raw: Any, base_dir: Path | None = None) -> str:
     if base_dir is not None and text and "://" not in text and (base_dir / text).is_file():
         text = str(base_dir / text)
     if not looks_like_url(text):
-        raise TaskError(f"bad URL {raw!r}: expected http(s)://…, file://… or the path of a local page",
-                        code="BAD_URL")
+        raise TaskError(
+            f"bad URL {raw!r}: expected http(s)://…, file://… or the path of a local page", code="BAD_URL"
+        )
     url = normalize_url(text)
     parts = urlsplit(url)
     try:
         parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
     except ValueError:
-        raise TaskError(f"bad URL {raw!r}: the port is not a number from 0 to 65535", code="BAD_URL") from None
+        raise TaskError(
+            f"bad URL {raw!r}: the port is not a number from 0 to 65535", code="BAD_URL"
+        ) from None
     if parts.scheme in ("http", "https") and parts.hostname:
         return url
     if parts.scheme == "file" and parts.path:
         return url
-    raise TaskError(f"bad URL {raw!r}: only http(s) and file URLs with a host or path can be opened",
-                    code="BAD_URL")
+    raise TaskError(
+        f"bad URL {raw!r}: only http(s) and file URLs with a host or path can be opened", code="BAD_URL"
+    )
 
 
 def _kind(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), f"a {type(value).__name__}")
+        type(value), f"a {type(value).__name__}"
+    )
 
 
 # --- task files --------------------------------------------------------------------------------
@@ -277,7 +308,9 @@ def read_tasks(source: str, input_format: str | None = None, *, stdin: IO[str] |
 
 def sniff_format(text: str) -> str:
     """Guess the format of task text: JSON lines, a JSON array, CSV with a header, else YAML."""
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    first = next(
+        (ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), ""
+    )
     if first.startswith("{"):
         return "jsonl"
     if first.startswith("["):
@@ -300,10 +333,14 @@ def parse_tasks(text: str, fmt: str, *, base_dir: Path | None = None, name: str 
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as e:
-            raise UsageError(f"task file {name}: not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+            raise UsageError(
+                f"task file {name}: not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+            ) from None
         items = _task_list(doc, name)
-        return [task_from_dict(d, where=f"item:{i}", base_dir=base_dir, plan_files=plan_files)
-                for i, d in enumerate(items, 1)]
+        return [
+            task_from_dict(d, where=f"item:{i}", base_dir=base_dir, plan_files=plan_files)
+            for i, d in enumerate(items, 1)
+        ]
     if fmt == "yaml":
         return _parse_yaml(text, base_dir, name, plan_files)
     raise UsageError(f"unknown task format {fmt!r} (known: {', '.join(INPUT_FORMATS)})")
@@ -316,8 +353,9 @@ def _task_list(doc: Any, name: str) -> list:
         return doc
     if doc is None:
         return []
-    raise UsageError(f"task file {name}: expected a list of tasks (or an object with a tasks list), "
-                     f"got {_kind(doc)}")
+    raise UsageError(
+        f"task file {name}: expected a list of tasks (or an object with a tasks list), got {_kind(doc)}"
+    )
 
 
 def _parse_jsonl(text: str, base_dir: Path, plan_files: dict) -> list[Entry]:
@@ -330,10 +368,17 @@ def _parse_jsonl(text: str, base_dir: Path, plan_files: dict) -> list[Entry]:
         try:
             doc = json.loads(stripped)
         except json.JSONDecodeError as e:
-            entries.append(BadTask(where, error_entry(
-                "BAD_LINE", f"line {number} is not valid JSON: {e.msg} (column {e.colno})"), number))
+            entries.append(
+                BadTask(
+                    where,
+                    error_entry("BAD_LINE", f"line {number} is not valid JSON: {e.msg} (column {e.colno})"),
+                    number,
+                )
+            )
             continue
-        entries.append(task_from_dict(doc, where=where, line=number, base_dir=base_dir, plan_files=plan_files))
+        entries.append(
+            task_from_dict(doc, where=where, line=number, base_dir=base_dir, plan_files=plan_files)
+        )
     return entries
 
 
@@ -371,8 +416,10 @@ def _parse_csv(text: str, base_dir: Path, name: str, plan_files: dict) -> list[E
         return []
     unknown = [h for h in header if h not in TASK_FIELDS and not h.startswith(("x-", "x_"))]
     if unknown or "id" not in header:
-        problem = (f"unknown column(s) {', '.join(map(repr, unknown))}" if unknown else "no id column")
-        raise UsageError(f"task file {name}: {problem} (columns: {', '.join(TASK_FIELDS)}; prefix your own with x-)")
+        problem = f"unknown column(s) {', '.join(map(repr, unknown))}" if unknown else "no id column"
+        raise UsageError(
+            f"task file {name}: {problem} (columns: {', '.join(TASK_FIELDS)}; prefix your own with x-)"
+        )
     entries: list[Entry] = []
     line = reader.line_num + 1
     while True:
@@ -381,14 +428,20 @@ def _parse_csv(text: str, base_dir: Path, name: str, plan_files: dict) -> list[E
         except StopIteration:
             break
         except csv.Error as e:
-            entries.append(BadTask(f"line:{line}", error_entry("BAD_LINE", f"line {line} is not valid CSV: {e}"),
-                                   line))
+            entries.append(
+                BadTask(f"line:{line}", error_entry("BAD_LINE", f"line {line} is not valid CSV: {e}"), line)
+            )
             line = reader.line_num + 1
             continue
         start, line = line, reader.line_num + 1
         if len(row) > len(header):
-            entries.append(BadTask(f"line:{start}", error_entry(
-                "BAD_LINE", f"line {start} has more cells than the header has columns"), start))
+            entries.append(
+                BadTask(
+                    f"line:{start}",
+                    error_entry("BAD_LINE", f"line {start} has more cells than the header has columns"),
+                    start,
+                )
+            )
             continue
         doc = {k: v.strip() for k, v in zip(header, row, strict=False) if v.strip() != ""}
         if not doc:
@@ -398,11 +451,19 @@ def _parse_csv(text: str, base_dir: Path, name: str, plan_files: dict) -> list[E
                 doc["data"] = json.loads(doc["data"])
             except json.JSONDecodeError as e:
                 where = f"task {doc['id']}" if doc.get("id") else f"line:{start}"
-                entries.append(BadTask(doc.get("id") or f"line:{start}", error_entry(
-                    "BAD_TASK", f"{where}: data is not valid JSON: {e.msg} (column {e.colno})"), start))
+                entries.append(
+                    BadTask(
+                        doc.get("id") or f"line:{start}",
+                        error_entry(
+                            "BAD_TASK", f"{where}: data is not valid JSON: {e.msg} (column {e.colno})"
+                        ),
+                        start,
+                    )
+                )
                 continue
-        entries.append(task_from_dict(doc, where=f"line:{start}", line=start, base_dir=base_dir,
-                                      plan_files=plan_files))
+        entries.append(
+            task_from_dict(doc, where=f"line:{start}", line=start, base_dir=base_dir, plan_files=plan_files)
+        )
     return entries
 
 
@@ -419,8 +480,15 @@ def dedupe(entries: Iterable[Entry]) -> list[Entry]:
             continue
         where = f"line:{entry.line}" if entry.line else f"task:{index}"
         at = f"on line {first.line}" if first.line else "by an earlier task"
-        out.append(BadTask(where, error_entry("DUPLICATE_ID", f"{where}: id {entry.id!r} is already used {at}; "
-                                                              "this task was not run"), entry.line))
+        out.append(
+            BadTask(
+                where,
+                error_entry(
+                    "DUPLICATE_ID", f"{where}: id {entry.id!r} is already used {at}; this task was not run"
+                ),
+                entry.line,
+            )
+        )
     return out
 
 
@@ -440,18 +508,39 @@ def _entries(tasks: Iterable[Task | BadTask | dict]) -> list[Entry]:
 
 def bad_line(entry: BadTask) -> dict:
     """The failed line of a task that could not run."""
-    line = {"id": entry.id, "ok": False, "url": None, "data": {}, "errors": [entry.error], "timings": {},
-            "steps": []}
+    line = {
+        "id": entry.id,
+        "ok": False,
+        "url": None,
+        "data": {},
+        "errors": [entry.error],
+        "timings": {},
+        "steps": [],
+    }
     if entry.line is not None:
         line["line"] = entry.line
     return line
 
 
-def _failed_line(task: Task, error: dict, started_at: str, started: float, url: str | None = None,
-                 timings: dict | None = None) -> dict:
-    line = {"id": task.id, "ok": False, "url": url or task.url, "data": {}, "errors": [error],
-            "timings": {**(timings or {}), "total_ms": _ms(started)}, "steps": [],
-            "started_at": started_at, "finished_at": now_iso()}
+def _failed_line(
+    task: Task,
+    error: dict,
+    started_at: str,
+    started: float,
+    url: str | None = None,
+    timings: dict | None = None,
+) -> dict:
+    line = {
+        "id": task.id,
+        "ok": False,
+        "url": url or task.url,
+        "data": {},
+        "errors": [error],
+        "timings": {**(timings or {}), "total_ms": _ms(started)},
+        "steps": [],
+        "started_at": started_at,
+        "finished_at": now_iso(),
+    }
     if task.line is not None:
         line["line"] = task.line
     return line
@@ -471,8 +560,9 @@ def _compact_step(step: dict) -> dict:
 
 def is_cancelled(line: dict) -> bool:
     """Whether a recorded line is a task cancelled by an interrupt (it runs again on ``--resume``)."""
-    return not line.get("ok") and any(isinstance(e, dict) and e.get("code") == CANCELLED
-                                      for e in line.get("errors") or [])
+    return not line.get("ok") and any(
+        isinstance(e, dict) and e.get("code") == CANCELLED for e in line.get("errors") or []
+    )
 
 
 # --- the engine --------------------------------------------------------------------------------
@@ -493,11 +583,20 @@ class Batch:
     the end, unless it was given (then its owner closes it).
     """
 
-    def __init__(self, tasks: Iterable[Task | BadTask | dict], *, concurrency: int = DEFAULT_CONCURRENCY,
-                 options: RunOptions | None = None, registry: Registry | None = None,
-                 browser: Browser | None = None, model: str | None = None, use_cache: bool = True,
-                 refresh_plan: bool = False, on_event: Callable[[dict], None] | None = None,
-                 on_start: Callable[[Task], None] | None = None):
+    def __init__(
+        self,
+        tasks: Iterable[Task | BadTask | dict],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        options: RunOptions | None = None,
+        registry: Registry | None = None,
+        browser: Browser | None = None,
+        model: str | None = None,
+        use_cache: bool = True,
+        refresh_plan: bool = False,
+        on_event: Callable[[dict], None] | None = None,
+        on_start: Callable[[Task], None] | None = None,
+    ):
         if concurrency < 1:
             raise UsageError(f"concurrency must be at least 1, got {concurrency}")
         self.entries = _entries(tasks)
@@ -538,8 +637,10 @@ class Batch:
         self._used = True
         queue: asyncio.Queue = asyncio.Queue()
         pending = iter(self.entries)
-        workers = [asyncio.create_task(self._worker(pending, queue), name=f"curllm-batch-{i}")
-                   for i in range(min(self.concurrency, max(1, len(self.entries))))]
+        workers = [
+            asyncio.create_task(self._worker(pending, queue), name=f"curllm-batch-{i}")
+            for i in range(min(self.concurrency, max(1, len(self.entries))))
+        ]
         alive = len(workers)
         try:
             while alive:
@@ -593,8 +694,9 @@ class Batch:
         exc = inner.exception()
         if exc is not None:  # a bug, not a task failure: record it and keep the batch going
             log.error("task %s crashed", task.id, exc_info=exc)
-            line = _failed_line(task, error_entry("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}"),
-                                started_at, started)
+            line = _failed_line(
+                task, error_entry("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}"), started_at, started
+            )
         else:
             line = inner.result()
         if self.stopping and not line["ok"]:
@@ -606,8 +708,14 @@ class Batch:
         return line
 
     def _cancelled(self, task: Task, started_at: str, started: float) -> dict:
-        return _failed_line(task, error_entry(CANCELLED, "the batch was interrupted while this task ran; "
-                                              "it runs again with --resume"), started_at, started)
+        return _failed_line(
+            task,
+            error_entry(
+                CANCELLED, "the batch was interrupted while this task ran; it runs again with --resume"
+            ),
+            started_at,
+            started,
+        )
 
     async def _run(self, task: Task, started_at: str, started: float) -> dict:
         """Plan (or check the plan), then execute; every failure becomes the task's failed line."""
@@ -632,12 +740,22 @@ class Batch:
         except CurllmError as e:
             return _failed_line(task, _error_of(e), started_at, started, timings=timings)
         except TimeoutError:
-            return _failed_line(task, error_entry("TASK_TIMEOUT", f"planning did not finish within {timeout:g} s"),
-                                started_at, started, timings=timings)
+            return _failed_line(
+                task,
+                error_entry("TASK_TIMEOUT", f"planning did not finish within {timeout:g} s"),
+                started_at,
+                started,
+                timings=timings,
+            )
         url = options.url or (plan.url if task.plan is not None else None)
         if plan.needs_page and not url:
-            return _failed_line(task, error_entry("BAD_TASK", f"task {task.id}: missing field url (its plan needs "
-                                                              "a web page)"), started_at, started, timings=timings)
+            return _failed_line(
+                task,
+                error_entry("BAD_TASK", f"task {task.id}: missing field url (its plan needs a web page)"),
+                started_at,
+                started,
+                timings=timings,
+            )
         if url and url != options.url:
             try:
                 url = check_task_url(url)
@@ -646,13 +764,20 @@ class Batch:
         if timeout is not None:
             timeout = max(0.1, timeout - (time.perf_counter() - started))
         options = replace(options, url=url, timeout_s=timeout)
-        result = await execute_plan(plan, options=options, registry=self.registry, events=bus, browser=self.browser)
+        result = await execute_plan(
+            plan, options=options, registry=self.registry, events=bus, browser=self.browser
+        )
         doc = result.to_dict()
         line: dict[str, Any] = {
-            "id": task.id, "ok": result.ok, "url": result.url or url, "data": result.data, "errors": result.errors,
+            "id": task.id,
+            "ok": result.ok,
+            "url": result.url or url,
+            "data": result.data,
+            "errors": result.errors,
             "timings": {**timings, **result.timings, "total_ms": _ms(started)},
             "steps": [_compact_step(s) for s in doc["steps"]],
-            "started_at": started_at, "finished_at": now_iso(),
+            "started_at": started_at,
+            "finished_at": now_iso(),
         }
         if usage:
             line["usage"] = usage
@@ -673,8 +798,9 @@ class Batch:
             raise found
         return found
 
-    async def _plan(self, task: Task, options: RunOptions, bus: EventBus,
-                    timeout: float | None) -> tuple[_Planned, str | None]:
+    async def _plan(
+        self, task: Task, options: RunOptions, bus: EventBus, timeout: float | None
+    ) -> tuple[_Planned, str | None]:
         """The plan for an instruction and the start URL: concurrent identical tasks share one planning."""
         try:
             planner = importlib.import_module(".planner", __package__)
@@ -687,18 +813,30 @@ class Batch:
             try:
                 url = resolve(task.instruction, None, self.registry)
             except UsageError:
-                raise TaskError(f"task {task.id}: missing field url (and its instruction names no site the "
-                                "installed tools know)") from None
+                raise TaskError(
+                    f"task {task.id}: missing field url (and its instruction names no site the "
+                    "installed tools know)"
+                ) from None
             if url:
                 url = check_task_url(url)
         key = (*_plan_key(task.instruction, url), model, frozenset(options.data))
         planning = self._plans.get(key)
         if planning is None:
+
             async def plan_once() -> _Planned:
-                planned = await planner.plan_task(task.instruction, url, self.registry, model=model,
-                                                  use_cache=self.use_cache, refresh=self.refresh_plan, events=bus,
-                                                  initial_keys=set(options.data))
-                return _Planned(planned.plan, getattr(planned, "usage", None), getattr(planned, "source", None))
+                planned = await planner.plan_task(
+                    task.instruction,
+                    url,
+                    self.registry,
+                    model=model,
+                    use_cache=self.use_cache,
+                    refresh=self.refresh_plan,
+                    events=bus,
+                    initial_keys=set(options.data),
+                )
+                return _Planned(
+                    planned.plan, getattr(planned, "usage", None), getattr(planned, "source", None)
+                )
 
             planning = asyncio.create_task(plan_once(), name=f"curllm-plan-{task.id}")
             self._plans[key] = planning
@@ -721,10 +859,18 @@ def _plan_key(instruction: str, url: str | None) -> tuple[str, str]:
     return normalize_instruction(instruction), url_shape(url)
 
 
-def run_many(tasks: Iterable[Task | BadTask | dict], *, concurrency: int = DEFAULT_CONCURRENCY,
-             options: RunOptions | None = None, registry: Registry | None = None, browser: Browser | None = None,
-             model: str | None = None, use_cache: bool = True, refresh_plan: bool = False,
-             on_event: Callable[[dict], None] | None = None) -> AsyncIterator[dict]:
+def run_many(
+    tasks: Iterable[Task | BadTask | dict],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    options: RunOptions | None = None,
+    registry: Registry | None = None,
+    browser: Browser | None = None,
+    model: str | None = None,
+    use_cache: bool = True,
+    refresh_plan: bool = False,
+    on_event: Callable[[dict], None] | None = None,
+) -> AsyncIterator[dict]:
     """Run many tasks in one browser; ``async for line in run_many(tasks, concurrency=4)``.
 
     ``tasks`` are dicts with the fields of a task file line (or `Task` objects). Each yielded line is
@@ -733,8 +879,17 @@ def run_many(tasks: Iterable[Task | BadTask | dict], *, concurrency: int = DEFAU
     ``timeout_s``) apply to every task. Events of every task go to ``on_event``, tagged with ``task``.
     Stop early with ``contextlib.aclosing``; leaving the loop cancels the running tasks.
     """
-    batch = Batch(tasks, concurrency=concurrency, options=options, registry=registry, browser=browser,
-                  model=model, use_cache=use_cache, refresh_plan=refresh_plan, on_event=on_event)
+    batch = Batch(
+        tasks,
+        concurrency=concurrency,
+        options=options,
+        registry=registry,
+        browser=browser,
+        model=model,
+        use_cache=use_cache,
+        refresh_plan=refresh_plan,
+        on_event=on_event,
+    )
     return batch.results()
 
 
@@ -755,8 +910,15 @@ class OutFile:
     file is refused instead of interleaving and duplicating results.
     """
 
-    def __init__(self, path: str | Path, *, resume: bool = False, retry_failed: bool = False,
-                 overwrite: bool = False, note: Callable[[str], None] = lambda text: None):
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        resume: bool = False,
+        retry_failed: bool = False,
+        overwrite: bool = False,
+        note: Callable[[str], None] = lambda text: None,
+    ):
         self.path = Path(path)
         self.note = note
         #: id -> the recorded line's ok, for the ids kept from an earlier run
@@ -774,8 +936,10 @@ class OutFile:
         try:
             size = os.fstat(self._fd).st_size
             if size and not resume and not overwrite:
-                raise UsageError(f"--out {self.path} already has results: add --resume to continue it "
-                                 "(skipping the ids it has), or --overwrite to start again")
+                raise UsageError(
+                    f"--out {self.path} already has results: add --resume to continue it "
+                    "(skipping the ids it has), or --overwrite to start again"
+                )
             if overwrite:
                 os.ftruncate(self._fd, 0)
                 os.fsync(self._fd)
@@ -799,8 +963,10 @@ class OutFile:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 os.close(fd)
-                raise UsageError(f"--out {path} is being written by another curllm batch; wait for it to end "
-                                 "(or stop it), then --resume") from None
+                raise UsageError(
+                    f"--out {path} is being written by another curllm batch; wait for it to end "
+                    "(or stop it), then --resume"
+                ) from None
             try:
                 if os.fstat(fd).st_ino == os.stat(path).st_ino:
                     return fd
@@ -821,8 +987,10 @@ class OutFile:
             else:
                 # The last write was cut short (the process was killed inside it): that task was not
                 # recorded, so drop the fragment and let the task run again.
-                self.note(f"{self.path}: removed a torn last line ({len(tail)} bytes, from an interrupted "
-                          "run); that task runs again")
+                self.note(
+                    f"{self.path}: removed a torn last line ({len(tail)} bytes, from an interrupted "
+                    "run); that task runs again"
+                )
                 os.ftruncate(self._fd, end)
                 raw = raw[:end]
             os.fsync(self._fd)
@@ -878,7 +1046,7 @@ class OutFile:
         data = _encode(line)
         view = memoryview(data)
         while view:  # a regular file takes it all at once; a short write is continued, not lost
-            view = view[os.write(self._fd, view):]
+            view = view[os.write(self._fd, view) :]
         os.fsync(self._fd)
 
     def close(self) -> None:
@@ -922,10 +1090,18 @@ def _encode(line: dict) -> bytes:
     try:
         text = json.dumps(line, ensure_ascii=False, default=str)
     except (TypeError, ValueError) as e:  # e.g. a tool returned a self-referencing structure
-        text = json.dumps({k: line.get(k) for k in ("id", "url", "started_at", "finished_at", "line") if k in line}
-                          | {"ok": False, "data": {}, "steps": [], "timings": line.get("timings", {}),
-                             "errors": [error_entry("OUTPUT_INVALID", f"the result cannot be written as JSON: {e}")]},
-                          ensure_ascii=False, default=str)
+        text = json.dumps(
+            {k: line.get(k) for k in ("id", "url", "started_at", "finished_at", "line") if k in line}
+            | {
+                "ok": False,
+                "data": {},
+                "steps": [],
+                "timings": line.get("timings", {}),
+                "errors": [error_entry("OUTPUT_INVALID", f"the result cannot be written as JSON: {e}")],
+            },
+            ensure_ascii=False,
+            default=str,
+        )
     return (text + "\n").encode("utf-8")
 
 
@@ -1009,10 +1185,15 @@ class ProgressView:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._progress = Progress(
-                TextColumn("curllm batch"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("curllm batch"),
+                BarColumn(),
+                MofNCompleteColumn(),
                 TextColumn("[red]{task.fields[failed]} failed[/red] · {task.fields[running]} running"),
-                TextColumn("ETA"), TimeRemainingColumn(),
-                console=Console(stderr=True), transient=True)
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
             self._bar = self._progress.add_task("tasks", total=total, failed=0, running=0)
 
     def __enter__(self) -> ProgressView:
@@ -1027,8 +1208,9 @@ class ProgressView:
     def update(self, tally: Tally, running: int) -> None:
         """Show the counts now: ``running`` is what the batch runs at this moment."""
         if self._progress is not None:
-            self._progress.update(self._bar, completed=tally.done, failed=tally.failed + tally.cancelled,
-                                  running=running)
+            self._progress.update(
+                self._bar, completed=tally.done, failed=tally.failed + tally.cancelled, running=running
+            )
 
 
 def _note(text: str) -> None:
@@ -1055,8 +1237,13 @@ def run_cli(spec: BatchSpec) -> int:
         raise UsageError("--events - needs --out FILE: without it stdout carries the result lines")
     spec = replace(spec, model=spec.model or config.get("model") or None)
     entries = dedupe(read_tasks(spec.tasks, spec.input_format))
-    sink: OutFile | StreamOut = (OutFile(spec.out, resume=spec.resume, retry_failed=spec.retry_failed,
-                                         overwrite=spec.overwrite, note=_note) if spec.out else StreamOut())
+    sink: OutFile | StreamOut = (
+        OutFile(
+            spec.out, resume=spec.resume, retry_failed=spec.retry_failed, overwrite=spec.overwrite, note=_note
+        )
+        if spec.out
+        else StreamOut()
+    )
     events_stream = None
     try:
         tally = Tally(total=len(entries))
@@ -1092,7 +1279,9 @@ def run_cli(spec: BatchSpec) -> int:
         progress = sys.stderr.isatty() if spec.progress is None else spec.progress
         started = time.perf_counter()
         try:
-            code = asyncio.run(_run_and_record(todo, spec, concurrency, registry, sink, tally, progress, on_event))
+            code = asyncio.run(
+                _run_and_record(todo, spec, concurrency, registry, sink, tally, progress, on_event)
+            )
         except KeyboardInterrupt:  # Ctrl-C before the batch's own handler was in place: nothing ran yet
             code = EXIT_SIGINT
         elapsed = time.perf_counter() - started
@@ -1103,17 +1292,34 @@ def run_cli(spec: BatchSpec) -> int:
     _summary(tally, elapsed, spec.out, code)
     if code in (EXIT_SIGINT, EXIT_SIGTERM, EXIT_BAD_INPUT):
         return code
-    return EXIT_OK if tally.failed == 0 and tally.skipped_failed == 0 and tally.cancelled == 0 else EXIT_FAILED
+    return (
+        EXIT_OK if tally.failed == 0 and tally.skipped_failed == 0 and tally.cancelled == 0 else EXIT_FAILED
+    )
 
 
-async def _run_and_record(todo: list[Entry], spec: BatchSpec, concurrency: int, registry: Registry | None,
-                          sink: OutFile | StreamOut, tally: Tally, progress: bool,
-                          on_event: Callable[[dict], None] | None) -> int:
+async def _run_and_record(
+    todo: list[Entry],
+    spec: BatchSpec,
+    concurrency: int,
+    registry: Registry | None,
+    sink: OutFile | StreamOut,
+    tally: Tally,
+    progress: bool,
+    on_event: Callable[[dict], None] | None,
+) -> int:
     """Run the batch, writing each line as it comes; SIGINT/SIGTERM stop it gracefully."""
     view = ProgressView(progress, tally.total - tally.skipped)
-    batch = Batch(todo, concurrency=concurrency, options=spec.options, registry=registry, model=spec.model,
-                  use_cache=spec.use_cache, refresh_plan=spec.refresh_plan, on_event=on_event,
-                  on_start=lambda task: view.update(tally, len(batch.running)))
+    batch = Batch(
+        todo,
+        concurrency=concurrency,
+        options=spec.options,
+        registry=registry,
+        model=spec.model,
+        use_cache=spec.use_cache,
+        refresh_plan=spec.refresh_plan,
+        on_event=on_event,
+        on_start=lambda task: view.update(tally, len(batch.running)),
+    )
     loop = asyncio.get_running_loop()
     interrupted: list[int] = []
 
@@ -1121,8 +1327,10 @@ async def _run_and_record(todo: list[Entry], spec: BatchSpec, concurrency: int, 
         if interrupted:  # a second Ctrl-C: leave now; every line written so far is already on disk
             os._exit(EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM)
         interrupted.append(signum)
-        _note(f"interrupted: cancelling {len(batch.running)} running task(s) and closing the browser "
-              "(again to quit at once)")
+        _note(
+            f"interrupted: cancelling {len(batch.running)} running task(s) and closing the browser "
+            "(again to quit at once)"
+        )
         batch.stop()
 
     handled = []
@@ -1144,7 +1352,9 @@ async def _run_and_record(todo: list[Entry], spec: BatchSpec, concurrency: int, 
                         _quiet_stdout()
                         return EXIT_FAILED
                     except OSError as e:
-                        _note(f"error: cannot write the result of task {line.get('id')}: {e.strerror}; stopping")
+                        _note(
+                            f"error: cannot write the result of task {line.get('id')}: {e.strerror}; stopping"
+                        )
                         batch.stop()
                         code = EXIT_BAD_INPUT
                         break
@@ -1176,8 +1386,9 @@ def _summary(tally: Tally, elapsed: float, out: str | None, code: int) -> None:
         parts.append(f"{tally.not_started} not started")
     text = f"batch: {tally.total} task(s): " + ", ".join(parts) + f" in {elapsed:.1f} s{rate}"
     if tally.skipped:
-        text += (f"; {tally.skipped} skipped, already in {out}"
-                 + (f" ({tally.skipped_failed} of them failed)" if tally.skipped_failed else ""))
+        text += f"; {tally.skipped} skipped, already in {out}" + (
+            f" ({tally.skipped_failed} of them failed)" if tally.skipped_failed else ""
+        )
     _note(text)
     if tally.codes:
         ids = ", ".join(tally.failed_ids[:5]) + (", …" if len(tally.failed_ids) > 5 else "")

@@ -25,14 +25,26 @@ log = logging.getLogger("curllm.browser")
 
 LAUNCH_ARGS = [
     # This machine's network is closed: without these Chromium retries Google services at every start.
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--no-first-run", "--disable-quic", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
 ]
 HEAVY_RESOURCES = {"image", "media", "font"}
 MAX_REDIRECTS = 20
 # Chromium net errors that will not go away by trying again.
-PERMANENT_NET_ERRORS = ("ERR_NAME_NOT_RESOLVED", "ERR_BLOCKED_BY_CLIENT", "ERR_INVALID_URL", "ERR_FILE_NOT_FOUND",
-                        "ERR_UNKNOWN_URL_SCHEME", "ERR_TOO_MANY_REDIRECTS", "ERR_ABORTED")
+PERMANENT_NET_ERRORS = (
+    "ERR_NAME_NOT_RESOLVED",
+    "ERR_BLOCKED_BY_CLIENT",
+    "ERR_INVALID_URL",
+    "ERR_FILE_NOT_FOUND",
+    "ERR_UNKNOWN_URL_SCHEME",
+    "ERR_TOO_MANY_REDIRECTS",
+    "ERR_ABORTED",
+)
 
 
 @dataclass(frozen=True)
@@ -95,17 +107,25 @@ class Browser:
                 # curllm handles Ctrl-C itself (a batch records its running tasks as cancelled): the
                 # driver must not close the browser under it. It still does when Python dies.
                 self._browser = await self._pw.chromium.launch(
-                    executable_path=executable, headless=headless, args=LAUNCH_ARGS,
-                    handle_sigint=False, handle_sigterm=False, handle_sighup=False)
+                    executable_path=executable,
+                    headless=headless,
+                    args=LAUNCH_ARGS,
+                    handle_sigint=False,
+                    handle_sigterm=False,
+                    handle_sighup=False,
+                )
             except Exception as e:
                 await self._pw.stop()
                 self._pw = None
-                raise BrowserError(f"could not start the browser {executable}: {str(e).splitlines()[0]}",
-                                   code="BROWSER_LAUNCH_FAILED") from e
+                raise BrowserError(
+                    f"could not start the browser {executable}: {str(e).splitlines()[0]}",
+                    code="BROWSER_LAUNCH_FAILED",
+                ) from e
             return self._browser
 
-    async def new_session(self, options: BrowserOptions | None = None,
-                          policy: NetworkPolicy | None = None) -> Session:
+    async def new_session(
+        self, options: BrowserOptions | None = None, policy: NetworkPolicy | None = None
+    ) -> Session:
         browser = await self.start()
         session = Session(options or BrowserOptions(), policy or NetworkPolicy())
         await session.start(browser)
@@ -150,7 +170,9 @@ class Session:
         self.page = await self.context.new_page()
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
         # Popups (window.open, target=_blank) are closed: the task stays on its own page.
-        self.context.on("page", lambda p: None if p is self.page else asyncio.ensure_future(_quietly(p.close())))
+        self.context.on(
+            "page", lambda p: None if p is self.page else asyncio.ensure_future(_quietly(p.close()))
+        )
 
     async def _route(self, route) -> None:
         request = route.request
@@ -205,7 +227,9 @@ class Session:
         try:
             response = await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout)
         except PlaywrightTimeout:
-            raise NavigationError(f"timed out after {timeout} ms opening {url}", code="NAVIGATION_TIMEOUT") from None
+            raise NavigationError(
+                f"timed out after {timeout} ms opening {url}", code="NAVIGATION_TIMEOUT"
+            ) from None
         except PlaywrightError as e:
             if self.blocked:
                 raise self.blocked[-1] from None
@@ -214,7 +238,9 @@ class Session:
             err.transient = not any(code in reason for code in PERMANENT_NET_ERRORS)
             raise err from None
         if response is not None and response.status >= 400:
-            err = NavigationError(f"HTTP {response.status} {response.status_text} for {url}", code="HTTP_ERROR")
+            err = NavigationError(
+                f"HTTP {response.status} {response.status_text} for {url}", code="HTTP_ERROR"
+            )
             err.transient = response.status >= 500
             err.status = response.status
             raise err

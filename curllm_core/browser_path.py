@@ -18,9 +18,12 @@ INSTALL_HINT = (
 
 def _playwright_installed() -> str | None:
     root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or os.path.expanduser("~/.cache/ms-playwright")
-    patterns = ("chromium_headless_shell-*/chrome-headless-shell-linux64/chrome-headless-shell",
-                "chromium_headless_shell-*/chrome-linux/headless_shell",
-                "chromium-*/chrome-linux64/chrome", "chromium-*/chrome-linux/chrome")
+    patterns = (
+        "chromium_headless_shell-*/chrome-headless-shell-linux64/chrome-headless-shell",
+        "chromium_headless_shell-*/chrome-linux/headless_shell",
+        "chromium-*/chrome-linux64/chrome",
+        "chromium-*/chrome-linux/chrome",
+    )
     for pattern in patterns:
         found = sorted(glob.glob(os.path.join(root, pattern)), reverse=True)
         if found:

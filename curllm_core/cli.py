@@ -39,7 +39,9 @@ class DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        formatter.write_usage("curllm", "[OPTIONS] [URL] INSTRUCTION | --plan FILE\n       curllm COMMAND [ARGS]...")
+        formatter.write_usage(
+            "curllm", "[OPTIONS] [URL] INSTRUCTION | --plan FILE\n       curllm COMMAND [ARGS]..."
+        )
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -75,20 +77,39 @@ def _check_viewport(ctx: click.Context, param: click.Parameter, value: str | Non
 def browser_options(fn):
     """The browser and network options, shared by `run` and `batch`."""
     options = [
-        click.option("--timeout", type=click.FloatRange(min=0.1), help="Time limit of the whole task, in seconds."),
+        click.option(
+            "--timeout", type=click.FloatRange(min=0.1), help="Time limit of the whole task, in seconds."
+        ),
         click.option("--headful", is_flag=True, help="Show the browser window (needs a display)."),
         click.option("--locale", help="Browser locale, e.g. pl-PL."),
         click.option("--user-agent", help="Browser user agent."),
         click.option("--viewport", callback=_check_viewport, help="Viewport WIDTHxHEIGHT, e.g. 1280x800."),
         click.option("--proxy", help="Proxy URL, e.g. http://proxy:3128."),
-        click.option("--session", "session_file", type=click.Path(dir_okay=False),
-                     help="Load and save browser storage state (cookies) here, for logged-in sites."),
-        click.option("--load-images", is_flag=True, help="Load images, media and fonts (blocked by default)."),
-        click.option("--screenshots", type=click.Path(file_okay=False), help="Save a screenshot here when a step fails."),
-        click.option("--allow-domain", multiple=True, help="Only these domains (and subdomains). Repeatable."),
-        click.option("--block-domain", multiple=True, help="Never these domains (and subdomains). Repeatable."),
-        click.option("--block-private", is_flag=True,
-                     help="Refuse URLs resolving to loopback, private, link-local or reserved addresses."),
+        click.option(
+            "--session",
+            "session_file",
+            type=click.Path(dir_okay=False),
+            help="Load and save browser storage state (cookies) here, for logged-in sites.",
+        ),
+        click.option(
+            "--load-images", is_flag=True, help="Load images, media and fonts (blocked by default)."
+        ),
+        click.option(
+            "--screenshots",
+            type=click.Path(file_okay=False),
+            help="Save a screenshot here when a step fails.",
+        ),
+        click.option(
+            "--allow-domain", multiple=True, help="Only these domains (and subdomains). Repeatable."
+        ),
+        click.option(
+            "--block-domain", multiple=True, help="Never these domains (and subdomains). Repeatable."
+        ),
+        click.option(
+            "--block-private",
+            is_flag=True,
+            help="Refuse URLs resolving to loopback, private, link-local or reserved addresses.",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -108,9 +129,12 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
     except ValueError as e:
         raise UsageError(f"--viewport: {e}") from None
     browser = BrowserOptions(
-        headless=not params.get("headful"), locale=params.get("locale") or config.get("locale"),
-        user_agent=params.get("user_agent") or config.get("user_agent"), viewport=vp,
-        proxy=params.get("proxy") or config.get("proxy"), session_file=params.get("session_file"),
+        headless=not params.get("headful"),
+        locale=params.get("locale") or config.get("locale"),
+        user_agent=params.get("user_agent") or config.get("user_agent"),
+        viewport=vp,
+        proxy=params.get("proxy") or config.get("proxy"),
+        session_file=params.get("session_file"),
         load_images=bool(params.get("load_images") or config.get("load_images")),
         screenshots=params.get("screenshots"),
     )
@@ -132,7 +156,9 @@ def read_json_arg(value: str, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise UsageError(f"{what} {value}: not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+        raise UsageError(
+            f"{what} {value}: not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+        ) from None
 
 
 def split_url_and_instruction(words: tuple[str, ...], url: str | None) -> tuple[str | None, str]:
@@ -153,39 +179,93 @@ def split_url_and_instruction(words: tuple[str, ...], url: str | None) -> tuple[
 @click.option("--url", help="The page to start from (http(s), file:// or a local .html path).")
 @click.option("--plan", "plan_file", help="Run this plan (a JSON file, or - for stdin) instead of planning.")
 @click.option("--input", "input_file", help="Initial data for the plan (a JSON object file, or -).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: table on a terminal, else json).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    help="Output format (default: table on a terminal, else json).",
+)
 @click.option("-o", "--output", "output_file", type=click.Path(dir_okay=False), help="Write the output here.")
 @click.option("--events", "events_to", help="Write step events as JSON lines to this file, or - for stdout.")
 @click.option("--model", help="litellm model for planning (default: $CURLLM_MODEL; unset: the rule planner).")
 @click.option("--plan-only", is_flag=True, help="Print the plan and stop: no browser, no page fetch.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the plan cache.")
 @click.option("--refresh-plan", is_flag=True, help="Plan again and overwrite the cached plan.")
-@click.option("--max-replans", type=click.IntRange(0, 5), default=1, show_default=True,
-              help="With a model: how many times a failed step may trigger a revised plan.")
+@click.option(
+    "--max-replans",
+    type=click.IntRange(0, 5),
+    default=1,
+    show_default=True,
+    help="With a model: how many times a failed step may trigger a revised plan.",
+)
 @click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
 @browser_options
-def run_cmd(words: tuple[str, ...], url: str | None, plan_file: str | None, input_file: str | None, fmt: str | None,
-            output_file: str | None, events_to: str | None, model: str | None, plan_only: bool, no_cache: bool,
-            refresh_plan: bool, max_replans: int, verbose: int, **browser_params: Any) -> None:
+def run_cmd(
+    words: tuple[str, ...],
+    url: str | None,
+    plan_file: str | None,
+    input_file: str | None,
+    fmt: str | None,
+    output_file: str | None,
+    events_to: str | None,
+    model: str | None,
+    plan_only: bool,
+    no_cache: bool,
+    refresh_plan: bool,
+    max_replans: int,
+    verbose: int,
+    **browser_params: Any,
+) -> None:
     """Run a task: `curllm [URL] "instruction"`, or `curllm --plan FILE [--url URL]`."""
     try:
-        code = _run(words, url, plan_file, input_file, fmt, output_file, events_to, model, plan_only, no_cache,
-                    refresh_plan, max_replans, verbose, browser_params)
+        code = _run(
+            words,
+            url,
+            plan_file,
+            input_file,
+            fmt,
+            output_file,
+            events_to,
+            model,
+            plan_only,
+            no_cache,
+            refresh_plan,
+            max_replans,
+            verbose,
+            browser_params,
+        )
     except CurllmError as e:
         fail(e)
     sys.exit(code)
 
 
-def _run(words, url, plan_file, input_file, fmt, output_file, events_to, model, plan_only, no_cache, refresh_plan,
-         max_replans, verbose, browser_params) -> int:
+def _run(
+    words,
+    url,
+    plan_file,
+    input_file,
+    fmt,
+    output_file,
+    events_to,
+    model,
+    plan_only,
+    no_cache,
+    refresh_plan,
+    max_replans,
+    verbose,
+    browser_params,
+) -> int:
     import asyncio
     import logging
 
     from .config import load_config
     from .urls import normalize_url
 
-    logging.basicConfig(level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
-                        format="curllm: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
+        format="curllm: %(message)s",
+        stream=sys.stderr,
+    )
     config = load_config()
     url, instruction = split_url_and_instruction(words, url)
     if plan_file and instruction:
@@ -194,7 +274,9 @@ def _run(words, url, plan_file, input_file, fmt, output_file, events_to, model, 
         raise UsageError('no instruction: try `curllm "find products under 150zł" --url URL`, or --plan FILE')
     data = read_json_arg(input_file, "--input") if input_file else None
     if data is not None and not isinstance(data, dict):
-        raise UsageError(f"--input {input_file}: must be a JSON object of data keys, got {type(data).__name__}")
+        raise UsageError(
+            f"--input {input_file}: must be a JSON object of data keys, got {type(data).__name__}"
+        )
     model = model if model is not None else os.environ.get("CURLLM_MODEL") or config.get("model") or None
     fmt = fmt or ("table" if sys.stdout.isatty() and not output_file else "json")
 
@@ -225,8 +307,17 @@ def _run(words, url, plan_file, input_file, fmt, output_file, events_to, model, 
     if plan_only:
         from .planner import plan_task
 
-        planned = asyncio.run(plan_task(instruction, url, registry, model=model, use_cache=not no_cache,
-                                        refresh=refresh_plan, initial_keys=set(data or {})))
+        planned = asyncio.run(
+            plan_task(
+                instruction,
+                url,
+                registry,
+                model=model,
+                use_cache=not no_cache,
+                refresh=refresh_plan,
+                initial_keys=set(data or {}),
+            )
+        )
         return _emit(json.dumps(planned.plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
 
     options = make_run_options(browser_params, url, data)
@@ -240,8 +331,17 @@ def _run(words, url, plan_file, input_file, fmt, output_file, events_to, model, 
             from dataclasses import replace
 
             options = replace(options, settings={**options.settings, "max_replans": max_replans})
-            result = asyncio.run(arun(instruction, registry=registry, options=options, events=bus, model=model,
-                                      use_cache=not no_cache, refresh_plan=refresh_plan))
+            result = asyncio.run(
+                arun(
+                    instruction,
+                    registry=registry,
+                    options=options,
+                    events=bus,
+                    model=model,
+                    use_cache=not no_cache,
+                    refresh_plan=refresh_plan,
+                )
+            )
     except KeyboardInterrupt:
         click.echo("curllm: interrupted", err=True)
         return 130
@@ -306,10 +406,27 @@ def tools_list(category: str | None, as_json: bool) -> None:
     registry = load_registry()
     rows = [m for m in registry if not category or m.category == category]
     if as_json:
-        click.echo(json.dumps([{
-            "name": m.key, "category": m.category, "version": m.version, "description": m.description,
-            "source": m.source, "path": m.path, "sites": list(m.sites), "produces": list(m.produces),
-            "consumes": list(m.consumes), "effects": m.effects} for m in rows], ensure_ascii=False, indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "name": m.key,
+                        "category": m.category,
+                        "version": m.version,
+                        "description": m.description,
+                        "source": m.source,
+                        "path": m.path,
+                        "sites": list(m.sites),
+                        "produces": list(m.produces),
+                        "consumes": list(m.consumes),
+                        "effects": m.effects,
+                    }
+                    for m in rows
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
     else:
         width = max((len(m.key) for m in rows), default=10)
         for m in rows:
@@ -436,10 +553,19 @@ def tools_manifest(target: str) -> None:
 
 @tools.command("new")
 @click.argument("name")
-@click.option("--category", type=click.Choice(["extraction", "forms", "navigation", "validation"]),
-              help="The tool's category (or give NAME as category.name).")
-@click.option("--dir", "directory", default="curllm_tools", show_default=True, type=click.Path(file_okay=False),
-              help="Where to write it; load it with CURLLM_TOOLS_PATH=DIR.")
+@click.option(
+    "--category",
+    type=click.Choice(["extraction", "forms", "navigation", "validation"]),
+    help="The tool's category (or give NAME as category.name).",
+)
+@click.option(
+    "--dir",
+    "directory",
+    default="curllm_tools",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where to write it; load it with CURLLM_TOOLS_PATH=DIR.",
+)
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 def tools_new(name: str, category: str | None, directory: str, force: bool) -> None:
     """Create a tool to start from: a manifest, its code and a passing test."""
@@ -452,15 +578,17 @@ def tools_new(name: str, category: str | None, directory: str, force: bool) -> N
     d = made.directory.as_posix()
     path = os.environ.get("CURLLM_TOOLS_PATH")
     tools_path = f"{d}{os.pathsep}{path}" if path else d
-    click.echo(f"Created {made.key} in {d}/:\n"
-               f"  {made.manifest.as_posix():<40} the manifest: what it does, parameters, output, selectors\n"
-               f"  {made.code.as_posix():<40} the code: async def run(ctx, **params)\n"
-               f"  {made.test.as_posix():<40} a test with curllm's pytest fixtures\n\n"
-               "Next:\n"
-               f"  export CURLLM_TOOLS_PATH={tools_path}\n"
-               f"  curllm tools validate {d}\n"
-               f"  curllm tools show {made.key}\n"
-               f"  pytest {d}        # needs pytest-asyncio; browser tests need a Chromium")
+    click.echo(
+        f"Created {made.key} in {d}/:\n"
+        f"  {made.manifest.as_posix():<40} the manifest: what it does, parameters, output, selectors\n"
+        f"  {made.code.as_posix():<40} the code: async def run(ctx, **params)\n"
+        f"  {made.test.as_posix():<40} a test with curllm's pytest fixtures\n\n"
+        "Next:\n"
+        f"  export CURLLM_TOOLS_PATH={tools_path}\n"
+        f"  curllm tools validate {d}\n"
+        f"  curllm tools show {made.key}\n"
+        f"  pytest {d}        # needs pytest-asyncio; browser tests need a Chromium"
+    )
 
 
 @cli.group()
@@ -488,28 +616,66 @@ def plugins_list(as_json: bool) -> None:
 
 @cli.command("batch", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("tasks_file", metavar="TASKS")
-@click.option("--out", "-o", "out", type=click.Path(dir_okay=False),
-              help="Append one JSON line per finished task here (synced to disk); default: stdout.")
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    type=click.Path(dir_okay=False),
+    help="Append one JSON line per finished task here (synced to disk); default: stdout.",
+)
 @click.option("--resume", is_flag=True, help="Skip the task ids already in --out (re-runs cancelled ones).")
-@click.option("--retry-failed", is_flag=True, help="With --resume: also run again the tasks recorded as failed.")
+@click.option(
+    "--retry-failed", is_flag=True, help="With --resume: also run again the tasks recorded as failed."
+)
 @click.option("--overwrite", is_flag=True, help="Empty --out first instead of refusing a file with results.")
-@click.option("--concurrency", "-j", type=click.IntRange(1, 64),
-              help="Tasks running at once, in one browser (default: config concurrency, else 2).")
-@click.option("--input-format", type=click.Choice(["jsonl", "json", "yaml", "csv"]),
-              help="Format of TASKS (default: by extension; for - it is guessed from the content).")
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 64),
+    help="Tasks running at once, in one browser (default: config concurrency, else 2).",
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(["jsonl", "json", "yaml", "csv"]),
+    help="Format of TASKS (default: by extension; for - it is guessed from the content).",
+)
 @click.option("--model", help="litellm model for planning (default: $CURLLM_MODEL; unset: the rule planner).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the plan cache.")
-@click.option("--refresh-plan", is_flag=True, help="Plan each distinct instruction again, overwriting the cache.")
-@click.option("--max-replans", type=click.IntRange(0, 5), default=1, show_default=True,
-              help="With a model: how many times a failed step may trigger a revised plan.")
-@click.option("--events", "events_to", help="Write every task's step events (with a task field) to this file.")
-@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
+@click.option(
+    "--refresh-plan", is_flag=True, help="Plan each distinct instruction again, overwriting the cache."
+)
+@click.option(
+    "--max-replans",
+    type=click.IntRange(0, 5),
+    default=1,
+    show_default=True,
+    help="With a model: how many times a failed step may trigger a revised plan.",
+)
+@click.option(
+    "--events", "events_to", help="Write every task's step events (with a task field) to this file."
+)
+@click.option(
+    "--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal)."
+)
 @click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
 @browser_options
-def batch_cmd(tasks_file: str, out: str | None, resume: bool, retry_failed: bool, overwrite: bool,
-              concurrency: int | None, input_format: str | None, model: str | None, no_cache: bool,
-              refresh_plan: bool, max_replans: int, events_to: str | None, progress: bool | None, verbose: int,
-              **browser_params: Any) -> None:
+def batch_cmd(
+    tasks_file: str,
+    out: str | None,
+    resume: bool,
+    retry_failed: bool,
+    overwrite: bool,
+    concurrency: int | None,
+    input_format: str | None,
+    model: str | None,
+    no_cache: bool,
+    refresh_plan: bool,
+    max_replans: int,
+    events_to: str | None,
+    progress: bool | None,
+    verbose: int,
+    **browser_params: Any,
+) -> None:
     """Run many tasks from TASKS (JSONL, YAML or CSV; - for stdin) concurrently in one browser.
 
     \b
@@ -528,16 +694,30 @@ def batch_cmd(tasks_file: str, out: str | None, resume: bool, retry_failed: bool
 
     from .batch import BatchSpec, run_cli
 
-    logging.basicConfig(level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
-                        format="curllm: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
+        format="curllm: %(message)s",
+        stream=sys.stderr,
+    )
     try:
         options = make_run_options(browser_params, None, None)
         options = replace(options, settings={**options.settings, "max_replans": max_replans})
         model = model if model is not None else os.environ.get("CURLLM_MODEL") or None
-        spec = BatchSpec(tasks=tasks_file, input_format=input_format, out=out, resume=resume,
-                         retry_failed=retry_failed, overwrite=overwrite, concurrency=concurrency, model=model,
-                         use_cache=not no_cache, refresh_plan=refresh_plan, events=events_to, progress=progress,
-                         options=options)
+        spec = BatchSpec(
+            tasks=tasks_file,
+            input_format=input_format,
+            out=out,
+            resume=resume,
+            retry_failed=retry_failed,
+            overwrite=overwrite,
+            concurrency=concurrency,
+            model=model,
+            use_cache=not no_cache,
+            refresh_plan=refresh_plan,
+            events=events_to,
+            progress=progress,
+            options=options,
+        )
         code = run_cli(spec)
     except CurllmError as e:
         fail(e)

@@ -13,8 +13,17 @@ from pathlib import Path
 from .errors import UsageError
 
 KEYS = {
-    "model": str, "locale": str, "user_agent": str, "viewport": str, "proxy": str, "timeout": (int, float),
-    "load_images": bool, "concurrency": int, "default_url": str, "allow_domains": list, "block_domains": list,
+    "model": str,
+    "locale": str,
+    "user_agent": str,
+    "viewport": str,
+    "proxy": str,
+    "timeout": (int, float),
+    "load_images": bool,
+    "concurrency": int,
+    "default_url": str,
+    "allow_domains": list,
+    "block_domains": list,
     "block_private": bool,
 }
 

@@ -63,12 +63,29 @@ class EventBus:
                 print(f"curllm: event sink {sink!r} disabled: {type(e).__name__}: {e}", file=sys.stderr)
         return event
 
-    def step(self, step_number: int, action: str, status: str, message: str, *, url: str | None = None,
-             extracted_data: dict | None = None, duration_ms: int | None = None) -> dict:
-        return self.emit("step", {
-            "step_number": step_number, "action": action, "url": url, "status": status, "message": message,
-            "extracted_data": extracted_data or {}, "duration_ms": duration_ms,
-        })
+    def step(
+        self,
+        step_number: int,
+        action: str,
+        status: str,
+        message: str,
+        *,
+        url: str | None = None,
+        extracted_data: dict | None = None,
+        duration_ms: int | None = None,
+    ) -> dict:
+        return self.emit(
+            "step",
+            {
+                "step_number": step_number,
+                "action": action,
+                "url": url,
+                "status": status,
+                "message": message,
+                "extracted_data": extracted_data or {},
+                "duration_ms": duration_ms,
+            },
+        )
 
 
 class JsonlSink:

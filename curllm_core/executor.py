@@ -79,15 +79,24 @@ def _output_validator(manifest: Manifest):
 
 
 # Failures of getting the page at all: a fallback tool would meet the same wall.
-PAGE_ERRORS = {"NO_URL", "BLOCKED_URL", "SSRF_BLOCKED_URL", "BROWSER_NOT_FOUND", "BROWSER_LAUNCH_FAILED",
-               "HTTP_ERROR", "NAVIGATION_FAILED", "NAVIGATION_TIMEOUT"}
+PAGE_ERRORS = {
+    "NO_URL",
+    "BLOCKED_URL",
+    "SSRF_BLOCKED_URL",
+    "BROWSER_NOT_FOUND",
+    "BROWSER_LAUNCH_FAILED",
+    "HTTP_ERROR",
+    "NAVIGATION_FAILED",
+    "NAVIGATION_TIMEOUT",
+}
 
 
 class Execution:
     """The state of one run of one plan."""
 
-    def __init__(self, plan: Plan, registry: Registry, options: RunOptions, events: EventBus,
-                 browser: Browser | None):
+    def __init__(
+        self, plan: Plan, registry: Registry, options: RunOptions, events: EventBus, browser: Browser | None
+    ):
         self.plan, self.registry, self.options, self.events = plan, registry, options, events
         self.browser = browser
         self.owns_browser = browser is None
@@ -121,8 +130,10 @@ class Execution:
         if self.opened:
             return
         if not self.options.url:
-            raise ToolError("this step needs a web page but no URL was given (pass --url or a URL argument)",
-                            code="NO_URL")
+            raise ToolError(
+                "this step needs a web page but no URL was given (pass --url or a URL argument)",
+                code="NO_URL",
+            )
         await self.options.policy.check(self.options.url)  # refuse before starting anything
         if self.session is None:
             started = time.perf_counter()
@@ -137,21 +148,35 @@ class Execution:
             await self.session.open(url)
         except (NavigationError, PolicyError) as e:
             self.timings["navigation_ms"] += _ms(started)
-            self.events.emit("url_complete", {"url": url, "status": "failed", "error": describe(e),
-                                              "duration_ms": _ms(started)})
+            self.events.emit(
+                "url_complete",
+                {"url": url, "status": "failed", "error": describe(e), "duration_ms": _ms(started)},
+            )
             raise
         self.opened = True
         self.timings["navigation_ms"] += _ms(started)
-        self.events.emit("url_complete", {"url": self.page.url, "status": "completed", "duration_ms": _ms(started),
-                                          "title": await self.page.title()})
+        self.events.emit(
+            "url_complete",
+            {
+                "url": self.page.url,
+                "status": "completed",
+                "duration_ms": _ms(started),
+                "title": await self.page.title(),
+            },
+        )
 
     # --- one tool call -------------------------------------------------------------------------
 
     def context(self, manifest: Manifest, data: dict) -> ToolContext:
         return ToolContext(
-            page=self.page if manifest.needs_page else None, data=data, manifest=manifest,
-            settings=self.options.settings, emit=self.events.emit, log=logging.getLogger(f"curllm.tool.{manifest.key}"),
-            browser=self.session, url=self.url,
+            page=self.page if manifest.needs_page else None,
+            data=data,
+            manifest=manifest,
+            settings=self.options.settings,
+            emit=self.events.emit,
+            log=logging.getLogger(f"curllm.tool.{manifest.key}"),
+            browser=self.session,
+            url=self.url,
             run_tool=lambda name, **params: self.run_nested(name, data, params),
         )
 
@@ -161,7 +186,9 @@ class Execution:
             await self.ensure_page()
         fn = load_callable(manifest, self.registry.impls.get(manifest.key))
         try:
-            output = await asyncio.wait_for(fn(self.context(manifest, dict(data)), **params), timeout_ms / 1000)
+            output = await asyncio.wait_for(
+                fn(self.context(manifest, dict(data)), **params), timeout_ms / 1000
+            )
         except Exception as e:
             if isinstance(e, TimeoutError):
                 e = StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms")
@@ -171,12 +198,16 @@ class Execution:
             raise e from None
         if not isinstance(output, dict):
             raise OutputInvalid(f"{manifest.key} returned {type(output).__name__}, not an object")
-        errors = sorted(_output_validator(manifest).iter_errors(output), key=lambda e: list(map(str, e.absolute_path)))
+        errors = sorted(
+            _output_validator(manifest).iter_errors(output), key=lambda e: list(map(str, e.absolute_path))
+        )
         if errors:
             e = errors[0]
             where = "/" + "/".join(map(str, e.absolute_path))
-            raise OutputInvalid(f"{manifest.key} output does not match its output_schema at {where}: {e.message}"
-                                + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""))
+            raise OutputInvalid(
+                f"{manifest.key} output does not match its output_schema at {where}: {e.message}"
+                + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else "")
+            )
         return output
 
     async def run_nested(self, name: str, data: dict, params: dict) -> dict:
@@ -190,8 +221,15 @@ class Execution:
             raise ToolError(f"bad parameters for {manifest.key}: " + "; ".join(p.message for p in problems))
         return await self.call(manifest, params, data, manifest.timeout_ms)
 
-    async def attempts(self, index: int, step: Step, manifest: Manifest, params: dict, data: dict,
-                       fallback_for: str | None = None) -> StepResult:
+    async def attempts(
+        self,
+        index: int,
+        step: Step,
+        manifest: Manifest,
+        params: dict,
+        data: dict,
+        fallback_for: str | None = None,
+    ) -> StepResult:
         """Run with retries of transient failures; the result says how many attempts it took."""
         retries = DEFAULT_RETRIES if step.retries is None else step.retries
         timeout_ms = step.timeout_ms if (step.timeout_ms and fallback_for is None) else manifest.timeout_ms
@@ -201,14 +239,35 @@ class Execution:
             attempt += 1
             try:
                 output = await self.call(manifest, params, data, timeout_ms)
-                return StepResult(manifest.key, True, output, None, _ms(started), attempt, index, step.id, fallback_for,
-                                  optional=step.optional)
+                return StepResult(
+                    manifest.key,
+                    True,
+                    output,
+                    None,
+                    _ms(started),
+                    attempt,
+                    index,
+                    step.id,
+                    fallback_for,
+                    optional=step.optional,
+                )
             except Exception as e:  # every failure of a tool becomes a step result, never an escape
                 if not is_transient(e) or attempt > retries:
                     if not isinstance(e, CurllmError):
                         log.debug("step %s failed", index, exc_info=True)
-                    return StepResult(manifest.key, False, None, describe(e), _ms(started), attempt, index, step.id,
-                                      fallback_for, optional=step.optional, code=error_code(e))
+                    return StepResult(
+                        manifest.key,
+                        False,
+                        None,
+                        describe(e),
+                        _ms(started),
+                        attempt,
+                        index,
+                        step.id,
+                        fallback_for,
+                        optional=step.optional,
+                        code=error_code(e),
+                    )
                 await asyncio.sleep(min(self.options.backoff_s * 2 ** (attempt - 1), 2.0))
 
     def fallback_params(self, manifest: Manifest, params: dict) -> dict | None:
@@ -240,8 +299,14 @@ class Execution:
     async def run_step(self, index: int, step: Step) -> bool:
         manifest = self.registry.resolve(step.tool)
         data = self.outputs.get(step.input, {}) if step.input else self.data
-        self.events.step(index, "tool_call", "running", f"{manifest.key}: {step.description or manifest.description}",
-                         url=self.url, extracted_data={"tool": manifest.key, "params": step.parameters})
+        self.events.step(
+            index,
+            "tool_call",
+            "running",
+            f"{manifest.key}: {step.description or manifest.description}",
+            url=self.url,
+            extracted_data={"tool": manifest.key, "params": step.parameters},
+        )
         params = step.parameters
         result = await self.attempts(index, step, manifest, params, data)
         # No fallback can help when the page itself cannot be had.
@@ -251,8 +316,14 @@ class Execution:
                 if fb_params is None:
                     continue
                 self.record(result)
-                self.events.step(index, "tool_call", "running", f"{fb.key}: fallback for {manifest.key}",
-                                 url=self.url, extracted_data={"tool": fb.key, "params": fb_params})
+                self.events.step(
+                    index,
+                    "tool_call",
+                    "running",
+                    f"{fb.key}: fallback for {manifest.key}",
+                    url=self.url,
+                    extracted_data={"tool": fb.key, "params": fb_params},
+                )
                 manifest, params = fb, fb_params
                 result = await self.attempts(index, step, fb, fb_params, data, fallback_for=step.tool)
                 if result.success:
@@ -266,7 +337,9 @@ class Execution:
             return True
         await self.screenshot(index, manifest)
         what = "optional step" if step.optional else "step"
-        entry = error_entry(result.code, f"{what} {index} ({step.tool}) failed: {result.error}", step=index, tool=step.tool)
+        entry = error_entry(
+            result.code, f"{what} {index} ({step.tool}) failed: {result.error}", step=index, tool=step.tool
+        )
         self.errors.append(entry | {"optional": True} if step.optional else entry)
         return step.optional
 
@@ -278,11 +351,22 @@ class Execution:
         status = "completed" if result.success else "failed"
         label = result.tool + (f" (fallback for {result.fallback_for})" if result.fallback_for else "")
         message = f"{label}: " + (_summary(result.result) if result.success else result.error)
-        self.events.step(result.step, "tool_call", status, message, url=self.url, duration_ms=result.duration_ms,
-                         extracted_data={"tool": result.tool, "success": result.success,
-                                         "result_preview": preview(result.result) if result.success else None,
-                                         "error": result.error, "duration_ms": result.duration_ms,
-                                         "attempts": result.attempts})
+        self.events.step(
+            result.step,
+            "tool_call",
+            status,
+            message,
+            url=self.url,
+            duration_ms=result.duration_ms,
+            extracted_data={
+                "tool": result.tool,
+                "success": result.success,
+                "result_preview": preview(result.result) if result.success else None,
+                "error": result.error,
+                "duration_ms": result.duration_ms,
+                "attempts": result.attempts,
+            },
+        )
 
     async def screenshot(self, index: int, manifest: Manifest) -> None:
         if self.options.browser.screenshots and self.session is not None:
@@ -311,11 +395,17 @@ class Execution:
             async with asyncio.timeout(self.options.timeout_s):
                 await self.run_steps()
         except TimeoutError:
-            self.errors.append(error_entry("TASK_TIMEOUT", f"the task did not finish within {self.options.timeout_s:g} s"
-                                           " (--timeout); results so far are kept"))
+            self.errors.append(
+                error_entry(
+                    "TASK_TIMEOUT",
+                    f"the task did not finish within {self.options.timeout_s:g} s"
+                    " (--timeout); results so far are kept",
+                )
+            )
         finally:
-            self.timings["steps_ms"] = (_ms(started) + before - self.timings["browser_ms"]
-                                        - self.timings["navigation_ms"])
+            self.timings["steps_ms"] = (
+                _ms(started) + before - self.timings["browser_ms"] - self.timings["navigation_ms"]
+            )
             await self.close()
         self.timings["total_ms"] = _ms(started)
         return self.finish()
@@ -327,13 +417,25 @@ class Execution:
         if not failures and expected:
             value = self.data.get(expected)
             if value is None:
-                self.errors.append(error_entry("NO_OUTPUT", f"the expected output {expected!r} was not produced"))
+                self.errors.append(
+                    error_entry("NO_OUTPUT", f"the expected output {expected!r} was not produced")
+                )
             elif isinstance(value, list | dict) and not value:
-                self.errors.append(error_entry("EMPTY_OUTPUT", f"the expected output {expected!r} is empty: "
-                                               "nothing matched"))
-        ok = not [e for e in self.errors if not e.get("optional") and not e.get("recovered")]  # incl. the above
-        return Result(ok=ok, data=self.data, steps=self.steps, errors=self.errors, plan=self.plan.to_dict(),
-                      timings=self.timings, url=self.url)
+                self.errors.append(
+                    error_entry("EMPTY_OUTPUT", f"the expected output {expected!r} is empty: nothing matched")
+                )
+        ok = not [
+            e for e in self.errors if not e.get("optional") and not e.get("recovered")
+        ]  # incl. the above
+        return Result(
+            ok=ok,
+            data=self.data,
+            steps=self.steps,
+            errors=self.errors,
+            plan=self.plan.to_dict(),
+            timings=self.timings,
+            url=self.url,
+        )
 
     async def close(self) -> None:
         if self.warm_up is not None:
@@ -355,8 +457,14 @@ def _ms(since: float) -> int:
     return int((time.perf_counter() - since) * 1000)
 
 
-async def execute(plan: Plan, registry: Registry, options: RunOptions | None = None, *,
-                  events: EventBus | None = None, browser: Browser | None = None) -> Result:
+async def execute(
+    plan: Plan,
+    registry: Registry,
+    options: RunOptions | None = None,
+    *,
+    events: EventBus | None = None,
+    browser: Browser | None = None,
+) -> Result:
     """Run a checked plan. ``browser`` is shared when given (batch runs), else started on demand.
 
     Raises BrowserNotFound before any step when the plan needs a page and no browser can be found.

@@ -1,11 +1,11 @@
 """The plugin contract. A plugin is a module or package exposed through the ``curllm`` entry point group.
 
-    from curllm_core import hookimpl
+from curllm_core import hookimpl
 
-    @hookimpl
-    def curllm_register_tools(register):
-        register(Path(__file__).parent / "manifests")   # a directory of *.json manifests
-        register(my_code_first_tool)                    # a @tool function
+@hookimpl
+def curllm_register_tools(register):
+    register(Path(__file__).parent / "manifests")   # a directory of *.json manifests
+    register(my_code_first_tool)                    # a @tool function
 """
 
 from __future__ import annotations

@@ -93,7 +93,9 @@ class Manifest:
 def normalize_parameters(schema: dict) -> dict:
     """Accept the design's ``"optional": true`` on a property: it is dropped from ``required``."""
     props = schema.get("properties") or {}
-    optional = {name for name, prop in props.items() if isinstance(prop, dict) and prop.get("optional") is True}
+    optional = {
+        name for name, prop in props.items() if isinstance(prop, dict) and prop.get("optional") is True
+    }
     if not optional or "required" not in schema:
         return schema
     return {**schema, "required": [r for r in schema["required"] if r not in optional]}
@@ -109,8 +111,10 @@ def _message(error) -> str:
         allowed = set(error.schema.get("properties", {}))
         unknown = sorted(k for k in error.instance if k not in allowed and not k.startswith("x-"))
         if unknown:
-            return (f"Additional properties are not allowed: unknown field(s) {', '.join(map(repr, unknown))} "
-                    "(custom fields must start with 'x-')")
+            return (
+                f"Additional properties are not allowed: unknown field(s) {', '.join(map(repr, unknown))} "
+                "(custom fields must start with 'x-')"
+            )
     return error.message
 
 
@@ -120,29 +124,41 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
 
     problems = [
         Problem(_message(e), _pointer(e.absolute_path), source)
-        for e in sorted(Draft202012Validator(manifest_schema()).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+        for e in sorted(
+            Draft202012Validator(manifest_schema()).iter_errors(doc),
+            key=lambda e: list(map(str, e.absolute_path)),
+        )
     ]
     if problems:
         return problems
     meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
     for key in ("parameters", "output_schema"):
         for e in meta.iter_errors(doc[key]):
-            problems.append(Problem(f"not a valid JSON Schema: {e.message}", _pointer([key, *e.absolute_path]), source))
+            problems.append(
+                Problem(f"not a valid JSON Schema: {e.message}", _pointer([key, *e.absolute_path]), source)
+            )
     if doc["parameters"].get("type", "object") != "object":
-        problems.append(Problem("parameters must be a JSON Schema of type object", "/parameters/type", source))
+        problems.append(
+            Problem("parameters must be a JSON Schema of type object", "/parameters/type", source)
+        )
     for i, trigger in enumerate(doc.get("triggers", [])):
         try:
             re.compile(trigger)
         except re.error as e:
-            problems.append(Problem(f"trigger is not a valid regular expression: {e}", f"/triggers/{i}", source))
+            problems.append(
+                Problem(f"trigger is not a valid regular expression: {e}", f"/triggers/{i}", source)
+            )
     if problems:
         return problems
     params = Draft202012Validator(normalize_parameters(doc["parameters"]))
     for i, example in enumerate(doc.get("examples", [])):
         for e in params.iter_errors(example["parameters"]):
             problems.append(
-                Problem(f"example parameters do not match parameters: {e.message}",
-                        _pointer(["examples", i, "parameters", *e.absolute_path]), source)
+                Problem(
+                    f"example parameters do not match parameters: {e.message}",
+                    _pointer(["examples", i, "parameters", *e.absolute_path]),
+                    source,
+                )
             )
     return problems
 
@@ -152,7 +168,9 @@ def read_manifest(path: Path) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise ManifestError(f"{path}: cannot read manifest: {e.strerror}", problems=[Problem(str(e), "", str(path))]) from None
+        raise ManifestError(
+            f"{path}: cannot read manifest: {e.strerror}", problems=[Problem(str(e), "", str(path))]
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

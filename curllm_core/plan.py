@@ -34,7 +34,11 @@ class Step:
     optional: bool = False
 
     def to_dict(self) -> dict:
-        doc: dict[str, Any] = {"tool": self.tool, "parameters": self.parameters, "description": self.description}
+        doc: dict[str, Any] = {
+            "tool": self.tool,
+            "parameters": self.parameters,
+            "description": self.description,
+        }
         for key in ("id", "input", "fallback", "retries", "timeout_ms"):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
@@ -56,7 +60,10 @@ class Plan:
 
     def to_dict(self) -> dict:
         """The plan document: the same shape `check_plan` (and ``curllm --plan``) accepts."""
-        doc: dict[str, Any] = {"plan": [s.to_dict() for s in self.steps], "expected_output": self.expected_output}
+        doc: dict[str, Any] = {
+            "plan": [s.to_dict() for s in self.steps],
+            "expected_output": self.expected_output,
+        }
         for key in ("fallback", "instruction", "url", "planner"):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
@@ -91,8 +98,10 @@ def parameter_problems(manifest: Manifest, params: dict, path: list) -> list[Pro
 
     errors = Draft202012Validator(manifest.parameters).iter_errors(params)
     return [
-        _problem(f"{manifest.key}: parameter {e.message}" if e.absolute_path else f"{manifest.key}: {e.message}",
-                 [*path, *e.absolute_path])
+        _problem(
+            f"{manifest.key}: parameter {e.message}" if e.absolute_path else f"{manifest.key}: {e.message}",
+            [*path, *e.absolute_path],
+        )
         for e in sorted(errors, key=lambda e: list(e.absolute_path))
     ]
 
@@ -128,8 +137,14 @@ def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
         nxt = registry.get(steps[i + 1]["tool"]) if i + 1 < len(steps) else None
         props = (manifest.parameters.get("properties") or {}) if manifest else {}
         params = step.get("parameters") or {}
-        if "extract" in props and "extract" not in params and nxt is not None and nxt.category == "extraction" \
-                and not steps[i + 1].get("id") and not steps[i + 1].get("input"):
+        if (
+            "extract" in props
+            and "extract" not in params
+            and nxt is not None
+            and nxt.category == "extraction"
+            and not steps[i + 1].get("id")
+            and not steps[i + 1].get("input")
+        ):
             params = {**params, "extract": nxt.key}
             if "extract_parameters" in props and steps[i + 1].get("parameters"):
                 params["extract_parameters"] = steps[i + 1]["parameters"]
@@ -151,7 +166,10 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
 
     problems = [
         _problem(e.message, list(e.absolute_path))
-        for e in sorted(Draft202012Validator(plan_schema()).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+        for e in sorted(
+            Draft202012Validator(plan_schema()).iter_errors(doc),
+            key=lambda e: list(map(str, e.absolute_path)),
+        )
     ]
     if problems:
         raise PlanError("the plan is invalid; nothing was run", problems=problems)
@@ -183,23 +201,37 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
         visible = available
         if raw.get("input"):
             if raw["input"] not in outputs:
-                problems.append(_problem(f"input {raw['input']!r} is not the id of an earlier step", [*path, "input"]))
+                problems.append(
+                    _problem(f"input {raw['input']!r} is not the id of an earlier step", [*path, "input"])
+                )
             visible = set(outputs.get(raw["input"], []))
         for key in consumes:
             if key not in visible:
-                problems.append(_problem(
-                    f"{manifest.key} consumes {key!r} but no earlier step produces it "
-                    "(add a step that produces it before this one, or give it as --input data)", [*path, "tool"]))
+                problems.append(
+                    _problem(
+                        f"{manifest.key} consumes {key!r} but no earlier step produces it "
+                        "(add a step that produces it before this one, or give it as --input data)",
+                        [*path, "tool"],
+                    )
+                )
         if raw.get("id"):
             if raw["id"] in outputs:
                 problems.append(_problem(f"duplicate step id {raw['id']!r}", [*path, "id"]))
             outputs[raw["id"]] = produces
         available |= set(produces)
-        steps.append(Step(
-            tool=manifest.key, parameters=params, description=raw.get("description", ""), id=raw.get("id"),
-            input=raw.get("input"), fallback=step_fallback,
-            retries=raw.get("retries"), timeout_ms=raw.get("timeout_ms"), optional=raw.get("optional", False),
-        ))
+        steps.append(
+            Step(
+                tool=manifest.key,
+                parameters=params,
+                description=raw.get("description", ""),
+                id=raw.get("id"),
+                input=raw.get("input"),
+                fallback=step_fallback,
+                retries=raw.get("retries"),
+                timeout_ms=raw.get("timeout_ms"),
+                optional=raw.get("optional", False),
+            )
+        )
     fallback = doc.get("fallback")
     if fallback:
         fb = registry.get(fallback)
@@ -210,8 +242,11 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
             needs_page |= fb.needs_page
     expected = doc.get("expected_output")
     if expected and expected not in available:
-        problems.append(_problem(f"expected_output {expected!r} is not produced by any step", ["expected_output"]))
+        problems.append(
+            _problem(f"expected_output {expected!r} is not produced by any step", ["expected_output"])
+        )
     if problems:
         raise PlanError("the plan is invalid; nothing was run", problems=problems)
-    return Plan(steps, expected, fallback, doc.get("instruction"), doc.get("url"), doc.get("planner"), needs_page)
-
+    return Plan(
+        steps, expected, fallback, doc.get("instruction"), doc.get("url"), doc.get("planner"), needs_page
+    )

@@ -87,7 +87,9 @@ def allowed_plugins(env: dict) -> set[str] | None:
 def load_registry(env: dict | None = None, *, use_cache: bool = True) -> Registry:
     """Build the registry: built-in tools, installed plugins, then CURLLM_TOOLS_PATH directories."""
     env = os.environ if env is None else env
-    cache = ManifestCache(cache_dir() / "manifests.json" if use_cache and not env.get("CURLLM_NO_MANIFEST_CACHE") else None)
+    cache = ManifestCache(
+        cache_dir() / "manifests.json" if use_cache and not env.get("CURLLM_NO_MANIFEST_CACHE") else None
+    )
     registry = Registry(cache=cache)
     pm = pluggy.PluginManager(GROUP)
     pm.add_hookspecs(hookspecs)
@@ -112,15 +114,20 @@ def load_registry(env: dict | None = None, *, use_cache: bool = True) -> Registr
         ordered.append((info, plugin))
     if allow:
         for missing in sorted(allow - {ep.name for ep in eps}):
-            registry.plugins.append(PluginInfo(missing, error="named in CURLLM_LOAD_PLUGINS but not installed"))
+            registry.plugins.append(
+                PluginInfo(missing, error="named in CURLLM_LOAD_PLUGINS but not installed")
+            )
 
     impls = {impl.plugin_name: impl for impl in pm.hook.curllm_register_tools.get_hookimpls()}
     for info, _plugin in ordered:
         impl = impls.get(info.name)
         if impl is not None:
             try:
-                impl.function(register=lambda item, _info=info: _info.tools.extend(
-                    registry.register(item, source=_info.name)))
+                impl.function(
+                    register=lambda item, _info=info: _info.tools.extend(
+                        registry.register(item, source=_info.name)
+                    )
+                )
             except Exception as e:  # a plugin's hook failing must not take the others down
                 info.error = f"curllm_register_tools failed: {type(e).__name__}: {e}"
         registry.plugins.append(info)

@@ -34,8 +34,15 @@ def is_private_address(ip: str) -> bool:
     addr = ipaddress.ip_address(ip)
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
         addr = addr.ipv4_mapped
-    return (addr.is_private or addr.is_loopback or addr.is_link_local or addr.is_reserved
-            or addr.is_multicast or addr.is_unspecified or not addr.is_global)
+    return (
+        addr.is_private
+        or addr.is_loopback
+        or addr.is_link_local
+        or addr.is_reserved
+        or addr.is_multicast
+        or addr.is_unspecified
+        or not addr.is_global
+    )
 
 
 @dataclass(frozen=True)
@@ -55,15 +62,21 @@ class NetworkPolicy:
         if parts.scheme in LOCAL_SCHEMES:
             return
         if parts.scheme not in ("http", "https", "ws", "wss"):
-            raise PolicyError(f"blocked URL {url}: scheme {parts.scheme!r} is not allowed", code="BLOCKED_URL")
+            raise PolicyError(
+                f"blocked URL {url}: scheme {parts.scheme!r} is not allowed", code="BLOCKED_URL"
+            )
         host = parts.hostname or ""
         for domain in self.block:
             if domain_matches(host, domain):
-                raise PolicyError(f"blocked URL {url}: domain {host} is blocked (--block-domain {domain})",
-                                  code="BLOCKED_URL")
+                raise PolicyError(
+                    f"blocked URL {url}: domain {host} is blocked (--block-domain {domain})",
+                    code="BLOCKED_URL",
+                )
         if self.allow and not any(domain_matches(host, d) for d in self.allow):
-            raise PolicyError(f"blocked URL {url}: domain {host} is not in the allowed domains "
-                              f"({', '.join(self.allow)})", code="BLOCKED_URL")
+            raise PolicyError(
+                f"blocked URL {url}: domain {host} is not in the allowed domains ({', '.join(self.allow)})",
+                code="BLOCKED_URL",
+            )
 
     async def check(self, url: str) -> None:
         """Domain rules, then (with block_private) the addresses the host resolves to."""
@@ -77,12 +90,16 @@ class NetworkPolicy:
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
             except socket.gaierror as e:
-                raise PolicyError(f"blocked URL {url}: cannot resolve {host} to check it ({e.strerror})",
-                                  code="SSRF_BLOCKED_URL") from None
+                raise PolicyError(
+                    f"blocked URL {url}: cannot resolve {host} to check it ({e.strerror})",
+                    code="SSRF_BLOCKED_URL",
+                ) from None
             addresses = sorted({info[4][0] for info in infos})
             self._resolved[host] = addresses
         bad = [a for a in addresses if is_private_address(a)]
         if bad:
-            raise PolicyError(f"blocked URL {url}: {host} resolves to the non-public address {bad[0]} "
-                              "(--block-private refuses loopback, private, link-local and reserved addresses)",
-                              code="SSRF_BLOCKED_URL")
+            raise PolicyError(
+                f"blocked URL {url}: {host} resolves to the non-public address {bad[0]} "
+                "(--block-private refuses loopback, private, link-local and reserved addresses)",
+                code="SSRF_BLOCKED_URL",
+            )

@@ -15,7 +15,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Price", "parse_price", "has_currency_mark", "remove_currency_marks", "currency_for_domain", "DOLLAR_CURRENCIES"]
+__all__ = [
+    "Price",
+    "parse_price",
+    "has_currency_mark",
+    "remove_currency_marks",
+    "currency_for_domain",
+    "DOLLAR_CURRENCIES",
+]
 
 
 @dataclass(frozen=True)
@@ -40,19 +47,56 @@ _ISO_CODES = (
 
 # Multi-character marks first so "NZ$" wins over "$" and "R$" over "R".
 _DOLLAR_PREFIXES = {
-    "US": "USD", "USD": "USD", "NZ": "NZD", "NZD": "NZD", "AU": "AUD", "AUD": "AUD", "A": "AUD",
-    "CA": "CAD", "CAD": "CAD", "C": "CAD", "HK": "HKD", "S": "SGD", "SG": "SGD", "MX": "MXN",
-    "NT": "TWD", "R": "BRL",
+    "US": "USD",
+    "USD": "USD",
+    "NZ": "NZD",
+    "NZD": "NZD",
+    "AU": "AUD",
+    "AUD": "AUD",
+    "A": "AUD",
+    "CA": "CAD",
+    "CAD": "CAD",
+    "C": "CAD",
+    "HK": "HKD",
+    "S": "SGD",
+    "SG": "SGD",
+    "MX": "MXN",
+    "NT": "TWD",
+    "R": "BRL",
 }
 _SYMBOLS = {
-    "€": "EUR", "£": "GBP", "₹": "INR", "₽": "RUB", "₩": "KRW", "₺": "TRY", "₴": "UAH", "₪": "ILS",
-    "₫": "VND", "฿": "THB", "₱": "PHP", "円": "JPY", "元": "CNY", "¥": "JPY", "￥": "JPY", "$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "₹": "INR",
+    "₽": "RUB",
+    "₩": "KRW",
+    "₺": "TRY",
+    "₴": "UAH",
+    "₪": "ILS",
+    "₫": "VND",
+    "฿": "THB",
+    "₱": "PHP",
+    "円": "JPY",
+    "元": "CNY",
+    "¥": "JPY",
+    "￥": "JPY",
+    "$": "USD",
     "＄": "USD",
 }
 # Local abbreviations, matched only as whole words; these case-insensitively...
 _WORDS = {
-    "zł": "PLN", "zl": "PLN", "złotych": "PLN", "zlotych": "PLN", "euro": "EUR", "euros": "EUR",
-    "kč": "CZK", "lei": "RON", "лв": "BGN", "руб": "RUB", "грн": "UAH", "kr": "SEK",
+    "zł": "PLN",
+    "zl": "PLN",
+    "złotych": "PLN",
+    "zlotych": "PLN",
+    "euro": "EUR",
+    "euros": "EUR",
+    "kč": "CZK",
+    "lei": "RON",
+    "лв": "BGN",
+    "руб": "RUB",
+    "грн": "UAH",
+    "kr": "SEK",
 }
 # ...and these only as written, since "ft" (feet), "rs" or "tl" in lower case are ordinary words.
 _CASED_WORDS = {"Ft": "HUF", "Fr": "CHF", "SFr": "CHF", "Rs": "INR", "TL": "TRY"}
@@ -73,9 +117,14 @@ _CURRENCY_RE = re.compile(
 )
 # A cheap pre-check that every currency mark passes (the full pattern's look-behinds cost ~7x more).
 _HINT_RE = re.compile(
-    "[" + "".join(re.escape(s) for s in _SYMBOLS) + "]|[A-Z]{3}"
-    + "|(?i:" + "|".join(sorted(_WORDS, key=len)) + ")"
-    + "|" + "|".join(_CASED_WORDS)
+    "["
+    + "".join(re.escape(s) for s in _SYMBOLS)
+    + "]|[A-Z]{3}"
+    + "|(?i:"
+    + "|".join(sorted(_WORDS, key=len))
+    + ")"
+    + "|"
+    + "|".join(_CASED_WORDS)
 )
 # A number: digit groups with thousands separators (space, apostrophe, dot, comma) and an optional
 # decimal part, or plain digits with an optional decimal part; then an optional ",-" / ".–" (no cents).
@@ -148,7 +197,8 @@ def _tokens(text: str, default: str | None) -> list[_Num]:
     """
     marks = (
         [(m.start(), m.end(), _currency_of(m, default)) for m in _CURRENCY_RE.finditer(text)]
-        if _HINT_RE.search(text) else []
+        if _HINT_RE.search(text)
+        else []
     )
     nums: list[_Num] = []
     for m in _NUMBER_RE.finditer(text):
@@ -168,15 +218,17 @@ def _tokens(text: str, default: str | None) -> list[_Num]:
             j += 1
         prev = nums[j - 1] if j > 0 else None  # the last number ending before the mark
         nxt = nums[j] if j < len(nums) and nums[j].start >= end else None
-        gap_prev = start - prev.end if prev and text[prev.end:start].strip() == "" else None
-        gap_next = nxt.start - end if nxt and text[end:nxt.start].strip() == "" else None
+        gap_prev = start - prev.end if prev and text[prev.end : start].strip() == "" else None
+        gap_next = nxt.start - end if nxt and text[end : nxt.start].strip() == "" else None
         if gap_prev is not None and gap_prev > _MAX_GAP:
             gap_prev = None
         if gap_next is not None and gap_next > _MAX_GAP:
             gap_next = None
         if gap_prev is None and gap_next is None:
             continue
-        if gap_next is not None and (gap_prev is None or gap_next < gap_prev or (gap_next == gap_prev and prefix_style)):
+        if gap_next is not None and (
+            gap_prev is None or gap_next < gap_prev or (gap_next == gap_prev and prefix_style)
+        ):
             if nxt.currency is None:
                 nxt.currency = currency
             attached_before.add(j)
@@ -195,7 +247,7 @@ def _tokens(text: str, default: str | None) -> list[_Num]:
 
 def _range_upper(text: str, first: _Num, second: _Num) -> float | None:
     """``second`` as the upper bound of a range starting at ``first`` ("$12 - $20", "124 bis 174 EUR")."""
-    between = text[first.end:second.start]
+    between = text[first.end : second.start]
     # Drop the currency mark written before the second number ("EUR 124,00 bis EUR 174,00").
     between = _CURRENCY_RE.sub("", between)
     if not _RANGE_JOIN_RE.match(between) or not between.strip():
@@ -260,14 +312,70 @@ def remove_currency_marks(text: str) -> str:
 
 # Country-code top-level domains whose sites price in one currency.
 _TLD_CURRENCY = {
-    "pl": "PLN", "de": "EUR", "fr": "EUR", "it": "EUR", "es": "EUR", "nl": "EUR", "at": "EUR", "be": "EUR",
-    "ie": "EUR", "fi": "EUR", "pt": "EUR", "gr": "EUR", "sk": "EUR", "si": "EUR", "ee": "EUR", "lv": "EUR",
-    "lt": "EUR", "lu": "EUR", "mt": "EUR", "cy": "EUR", "hr": "EUR", "eu": "EUR", "uk": "GBP", "ch": "CHF",
-    "li": "CHF", "cz": "CZK", "se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK", "hu": "HUF", "ro": "RON",
-    "bg": "BGN", "rs": "RSD", "ua": "UAH", "ru": "RUB", "tr": "TRY", "il": "ILS", "jp": "JPY", "cn": "CNY",
-    "hk": "HKD", "tw": "TWD", "kr": "KRW", "in": "INR", "id": "IDR", "th": "THB", "vn": "VND", "ph": "PHP",
-    "my": "MYR", "sg": "SGD", "au": "AUD", "nz": "NZD", "ca": "CAD", "mx": "MXN", "br": "BRL", "ar": "ARS",
-    "cl": "CLP", "co": "COP", "pe": "PEN", "za": "ZAR", "ae": "AED", "sa": "SAR", "eg": "EGP", "us": "USD",
+    "pl": "PLN",
+    "de": "EUR",
+    "fr": "EUR",
+    "it": "EUR",
+    "es": "EUR",
+    "nl": "EUR",
+    "at": "EUR",
+    "be": "EUR",
+    "ie": "EUR",
+    "fi": "EUR",
+    "pt": "EUR",
+    "gr": "EUR",
+    "sk": "EUR",
+    "si": "EUR",
+    "ee": "EUR",
+    "lv": "EUR",
+    "lt": "EUR",
+    "lu": "EUR",
+    "mt": "EUR",
+    "cy": "EUR",
+    "hr": "EUR",
+    "eu": "EUR",
+    "uk": "GBP",
+    "ch": "CHF",
+    "li": "CHF",
+    "cz": "CZK",
+    "se": "SEK",
+    "no": "NOK",
+    "dk": "DKK",
+    "is": "ISK",
+    "hu": "HUF",
+    "ro": "RON",
+    "bg": "BGN",
+    "rs": "RSD",
+    "ua": "UAH",
+    "ru": "RUB",
+    "tr": "TRY",
+    "il": "ILS",
+    "jp": "JPY",
+    "cn": "CNY",
+    "hk": "HKD",
+    "tw": "TWD",
+    "kr": "KRW",
+    "in": "INR",
+    "id": "IDR",
+    "th": "THB",
+    "vn": "VND",
+    "ph": "PHP",
+    "my": "MYR",
+    "sg": "SGD",
+    "au": "AUD",
+    "nz": "NZD",
+    "ca": "CAD",
+    "mx": "MXN",
+    "br": "BRL",
+    "ar": "ARS",
+    "cl": "CLP",
+    "co": "COP",
+    "pe": "PEN",
+    "za": "ZAR",
+    "ae": "AED",
+    "sa": "SAR",
+    "eg": "EGP",
+    "us": "USD",
 }
 
 

@@ -39,7 +39,9 @@ class ManifestCache:
         self.path = path
         self.dirty = False
         self.entries: dict[str, list] = {}
-        self.stamp = f"{__version__}:{hashlib.sha256(json.dumps(manifest_schema()).encode()).hexdigest()[:12]}"
+        self.stamp = (
+            f"{__version__}:{hashlib.sha256(json.dumps(manifest_schema()).encode()).hexdigest()[:12]}"
+        )
         if path is None:
             return
         try:
@@ -93,8 +95,14 @@ class PluginInfo:
     builtin: bool = False
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "version": self.version, "module": self.module, "tools": self.tools,
-                "error": self.error, "builtin": self.builtin}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "module": self.module,
+            "tools": self.tools,
+            "error": self.error,
+            "builtin": self.builtin,
+        }
 
 
 class Registry:
@@ -125,7 +133,9 @@ class Registry:
             if path.is_file():
                 return self._register_file(path, source)
             raise ManifestError(f"{path}: no such manifest file or directory")
-        raise TypeError(f"register() takes a directory, a manifest file or a @tool, not {type(item).__name__}")
+        raise TypeError(
+            f"register() takes a directory, a manifest file or a @tool, not {type(item).__name__}"
+        )
 
     def _register_file(self, file: Path, source: str) -> list[str]:
         doc, problems = self._cache.check(file)
@@ -168,9 +178,15 @@ class Registry:
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
-            raise ToolNotFound(f"tool name {name!r} is ambiguous: use one of {', '.join(sorted(m.key for m in matches))}")
+            raise ToolNotFound(
+                f"tool name {name!r} is ambiguous: use one of {', '.join(sorted(m.key for m in matches))}"
+            )
         close = difflib.get_close_matches(name, list(self.tools) + [m.name for m in self.tools.values()], n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; `curllm tools list` shows what is installed"
+        hint = (
+            f"; did you mean {', '.join(close)}?"
+            if close
+            else "; `curllm tools list` shows what is installed"
+        )
         raise ToolNotFound(f"unknown tool {name!r}{hint}")
 
     def get(self, name: str) -> Manifest | None:

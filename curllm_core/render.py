@@ -9,7 +9,18 @@ from typing import Any
 
 from .result import Result
 
-PREFERRED_COLUMNS = ("rank", "name", "title", "text", "price", "currency", "points", "score", "comments", "url")
+PREFERRED_COLUMNS = (
+    "rank",
+    "name",
+    "title",
+    "text",
+    "price",
+    "currency",
+    "points",
+    "score",
+    "comments",
+    "url",
+)
 MAX_COLUMNS = 7
 
 
@@ -68,10 +79,16 @@ def render_table(result: Result, key: str | None, items: list) -> str:
         table = Table(title=f"{len(items)} {key or 'items'}", show_lines=False, expand=False)
         table.add_column("#", justify="right", style="dim")
         for c in cols:
-            table.add_column(c, justify="right" if c in ("price", "points", "score", "comments", "rank") else "left",
-                             overflow="fold", max_width=60 if c in ("name", "title", "url", "text") else 30)
+            table.add_column(
+                c,
+                justify="right" if c in ("price", "points", "score", "comments", "rank") else "left",
+                overflow="fold",
+                max_width=60 if c in ("name", "title", "url", "text") else 30,
+            )
         for n, item in enumerate(items, start=1):
-            table.add_row(str(n), *[_cell(item.get(c)) if isinstance(item, dict) else _cell(item) for c in cols])
+            table.add_row(
+                str(n), *[_cell(item.get(c)) if isinstance(item, dict) else _cell(item) for c in cols]
+            )
         console.print(table)
     elif key is None and result.data:  # no item list: show what there is
         console.print(json.dumps(result.data, ensure_ascii=False, indent=2, default=str))

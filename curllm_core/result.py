@@ -24,8 +24,15 @@ class StepResult:
     screenshot: str | None = None  # taken when the step failed and --screenshots was given
 
     def to_dict(self) -> dict:
-        doc = {"tool": self.tool, "success": self.success, "result": self.result, "error": self.error,
-               "duration_ms": self.duration_ms, "attempts": self.attempts, "step": self.step}
+        doc = {
+            "tool": self.tool,
+            "success": self.success,
+            "result": self.result,
+            "error": self.error,
+            "duration_ms": self.duration_ms,
+            "attempts": self.attempts,
+            "step": self.step,
+        }
         if self.id is not None:
             doc["id"] = self.id
         if self.fallback_for is not None:
@@ -54,8 +61,12 @@ class Result:
 
     def to_dict(self) -> dict:
         doc: dict[str, Any] = {
-            "ok": self.ok, "data": self.data, "steps": [s.to_dict() for s in self.steps],
-            "errors": self.errors, "plan": self.plan, "timings": self.timings,
+            "ok": self.ok,
+            "data": self.data,
+            "steps": [s.to_dict() for s in self.steps],
+            "errors": self.errors,
+            "plan": self.plan,
+            "timings": self.timings,
         }
         if self.usage is not None:
             doc["usage"] = self.usage

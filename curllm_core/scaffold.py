@@ -20,8 +20,23 @@ from .manifest import CATEGORIES
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 #: The order of a manifest's fields in the written file, as in the built-in manifests.
-_ORDER = ("name", "version", "description", "category", "triggers", "parameters", "output_schema", "examples",
-          "dependencies", "timeout_ms", "entrypoint", "consumes", "produces", "effects", "selectors")
+_ORDER = (
+    "name",
+    "version",
+    "description",
+    "category",
+    "triggers",
+    "parameters",
+    "output_schema",
+    "examples",
+    "dependencies",
+    "timeout_ms",
+    "entrypoint",
+    "consumes",
+    "produces",
+    "effects",
+    "selectors",
+)
 
 # --- per category: the manifest's fields, the code, the test body -------------------------------
 
@@ -32,8 +47,12 @@ _MANIFESTS: dict[str, dict] = {
         "parameters": {
             "type": "object",
             "properties": {
-                "limit": {"type": "integer", "minimum": 1, "description": "Keep only the first N items.",
-                          "optional": True},
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Keep only the first N items.",
+                    "optional": True,
+                },
             },
             "additionalProperties": False,
         },
@@ -66,8 +85,11 @@ _MANIFESTS: dict[str, dict] = {
                 "contains": {"type": "string", "minLength": 1, "description": "The text to look for."},
                 "field": {"type": "string", "default": "title", "description": "The item field to look in."},
                 "key": {"type": "string", "default": "items", "description": "Data key of the item list."},
-                "mode": {"enum": ["filter", "fail"], "default": "filter",
-                         "description": "filter: drop the other items; fail: fail the step if any item lacks the text."},
+                "mode": {
+                    "enum": ["filter", "fail"],
+                    "default": "filter",
+                    "description": "filter: drop the other items; fail: fail the step if any item lacks the text.",
+                },
             },
             "additionalProperties": False,
         },
@@ -78,8 +100,11 @@ _MANIFESTS: dict[str, dict] = {
                 "validation": {
                     "type": "object",
                     "required": ["checked", "kept", "rejected"],
-                    "properties": {"checked": {"type": "integer"}, "kept": {"type": "integer"},
-                                   "rejected": {"type": "array"}},
+                    "properties": {
+                        "checked": {"type": "integer"},
+                        "kept": {"type": "integer"},
+                        "rejected": {"type": "array"},
+                    },
                 }
             },
             "additionalProperties": {"type": "array"},
@@ -95,7 +120,9 @@ _MANIFESTS: dict[str, dict] = {
         "parameters": {
             "type": "object",
             "required": ["text"],
-            "properties": {"text": {"type": "string", "minLength": 1, "description": "Text of the link to follow."}},
+            "properties": {
+                "text": {"type": "string", "minLength": 1, "description": "Text of the link to follow."}
+            },
             "additionalProperties": False,
         },
         "output_schema": {
@@ -289,7 +316,7 @@ async def test_limit(curllm_run_tool):
     out = await curllm_run_tool("${key}", html=PAGE, params={"limit": 1})
     assert [item["title"] for item in out["items"]] == ["First post"]
 ''',
-    "validation": '''
+    "validation": """
 ITEMS = [{"title": "Learning Python"}, {"title": "Rust in Action"}, {"title": "Python Tricks"}]
 
 
@@ -307,7 +334,7 @@ async def test_fail_mode(curllm_run_tool):
 
     with pytest.raises(ToolError, match="1 of 3 items fail"):
         await curllm_run_tool("${key}", data={"items": ITEMS}, params={"contains": "python", "mode": "fail"})
-''',
+""",
     "navigation": '''
 PAGE = """<html><body>
   <nav><a href="#home">Home</a> <a href="#about">About us</a></nav>
@@ -345,7 +372,10 @@ def dumps(value: object, indent: int = 0, width: int = 100) -> str:
         return flat
     pad = " " * (indent + 2)
     if isinstance(value, dict):
-        inner = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {dumps(v, indent + 2, width)}" for k, v in value.items()]
+        inner = [
+            f"{pad}{json.dumps(k, ensure_ascii=False)}: {dumps(v, indent + 2, width)}"
+            for k, v in value.items()
+        ]
         return "{\n" + ",\n".join(inner) + "\n" + " " * indent + "}"
     inner = [pad + dumps(v, indent + 2, width) for v in value]
     return "[\n" + ",\n".join(inner) + "\n" + " " * indent + "]"
@@ -374,19 +404,29 @@ def parse_name(name: str, category: str | None) -> tuple[str, str]:
             raise UsageError(f"the name says category {cat!r} but --category says {category!r}")
         category = cat
     if not category:
-        raise UsageError(f"which category is {name!r}? pass --category ({', '.join(CATEGORIES)}) or NAME as category.name")
+        raise UsageError(
+            f"which category is {name!r}? pass --category ({', '.join(CATEGORIES)}) or NAME as category.name"
+        )
     if category not in CATEGORIES:
         raise UsageError(f"unknown category {category!r}: one of {', '.join(CATEGORIES)}")
     if not NAME_RE.match(name):
-        raise UsageError(f"tool name {name!r} must be snake_case: a lower-case letter, then letters, digits or _")
+        raise UsageError(
+            f"tool name {name!r} must be snake_case: a lower-case letter, then letters, digits or _"
+        )
     return category, name
 
 
-def new_tool(name: str, category: str | None, directory: str | Path = "curllm_tools", *, force: bool = False) -> Scaffold:
+def new_tool(
+    name: str, category: str | None, directory: str | Path = "curllm_tools", *, force: bool = False
+) -> Scaffold:
     """Write a manifest, its code and a test for tool ``category.name`` into ``directory``."""
     category, name = parse_name(name, category)
     directory = Path(directory)
-    manifest_file, code_file, test_file = directory / f"{name}.json", directory / f"{name}.py", directory / f"test_{name}.py"
+    manifest_file, code_file, test_file = (
+        directory / f"{name}.json",
+        directory / f"{name}.py",
+        directory / f"test_{name}.py",
+    )
     existing = [str(f) for f in (manifest_file, code_file, test_file) if f.exists()]
     if existing and not force:
         raise UsageError(f"not overwriting {', '.join(existing)} (pass --force to replace)")
@@ -397,13 +437,21 @@ def new_tool(name: str, category: str | None, directory: str | Path = "curllm_to
     except (ImportError, ValueError):
         spec = None
     if spec is not None and spec.origin and Path(spec.origin).resolve() != code_file.resolve():
-        raise UsageError(f"{name!r} is already the name of an importable module ({spec.origin}); pick another tool name")
+        raise UsageError(
+            f"{name!r} is already the name of an importable module ({spec.origin}); pick another tool name"
+        )
 
     key = f"{category}.{name}"
-    values = {"name": name, "version": "0.1.0", "category": category, "effects": "read", **_MANIFESTS[category],
-              "timeout_ms": 15000 if _MANIFESTS[category]["dependencies"] else 5000,
-              # A module beside the manifest: curllm imports NAME.py from the manifest's directory.
-              "entrypoint": f"{name}:run"}
+    values = {
+        "name": name,
+        "version": "0.1.0",
+        "category": category,
+        "effects": "read",
+        **_MANIFESTS[category],
+        "timeout_ms": 15000 if _MANIFESTS[category]["dependencies"] else 5000,
+        # A module beside the manifest: curllm imports NAME.py from the manifest's directory.
+        "entrypoint": f"{name}:run",
+    }
     doc = {k: values[k] for k in _ORDER if k in values}
     fields = {"key": key, "name": name, "description": doc["description"], "dirname": directory.as_posix()}
     directory.mkdir(parents=True, exist_ok=True)

@@ -172,7 +172,9 @@ class _ServingBrowser:
         self._browser = browser
         self._serve = serve
 
-    async def new_session(self, options: BrowserOptions | None = None, policy: NetworkPolicy | None = None) -> Session:
+    async def new_session(
+        self, options: BrowserOptions | None = None, policy: NetworkPolicy | None = None
+    ) -> Session:
         session = await self._browser.new_session(options, policy)
         if self._serve is not None:
             await self._serve.install(session)
@@ -182,8 +184,9 @@ class _ServingBrowser:
         """The executor does not own this browser; closing is the fixture's business."""
 
 
-def _start_page(manifest: Manifest | None, html: str | None, path: str | os.PathLike | None,
-                url: str | None) -> tuple[str | None, _ServePage | None]:
+def _start_page(
+    manifest: Manifest | None, html: str | None, path: str | os.PathLike | None, url: str | None
+) -> tuple[str | None, _ServePage | None]:
     """The start URL and the document to serve there, from the html/path/url arguments."""
     if html is not None and path is not None:
         raise ValueError("give html= or path=, not both")
@@ -220,7 +223,9 @@ class _Runner:
         opts = self.options or RunOptions()
         return replace(opts, url=url, data=dict(data or {}))
 
-    async def _with_browser(self, serve: _ServePage | None, run: Callable[[Any], Awaitable[Result]]) -> Result:
+    async def _with_browser(
+        self, serve: _ServePage | None, run: Callable[[Any], Awaitable[Result]]
+    ) -> Result:
         from .browser import Browser
 
         private = None
@@ -265,9 +270,17 @@ def _skip_without_browser(result: Result) -> None:
 class ToolRunner(_Runner):
     """``await runner(name, html=..., params=..., data=...)``: one tool through the real executor."""
 
-    async def __call__(self, name: str, *, html: str | None = None, path: str | os.PathLike | None = None,
-                       url: str | None = None, params: dict | None = None, data: dict | None = None,
-                       registry: Registry | None = None) -> dict:
+    async def __call__(
+        self,
+        name: str,
+        *,
+        html: str | None = None,
+        path: str | os.PathLike | None = None,
+        url: str | None = None,
+        params: dict | None = None,
+        data: dict | None = None,
+        registry: Registry | None = None,
+    ) -> dict:
         """Run tool ``name`` on a page and return its output.
 
         The page is ``html`` (served at ``url``, or at ``https://<the tool's first site>/``), the file
@@ -286,24 +299,37 @@ class ToolRunner(_Runner):
         start, serve = _start_page(manifest, html, path, url)
         if manifest.needs_page and start is None:
             raise UsageError(f"{manifest.key} needs a page: pass html=, path= or url=")
-        plan = check_plan({"plan": [{"tool": manifest.key, "parameters": params or {}}]}, registry,
-                          initial_keys=set(data or {}))
+        plan = check_plan(
+            {"plan": [{"tool": manifest.key, "parameters": params or {}}]},
+            registry,
+            initial_keys=set(data or {}),
+        )
         options = self._options(start, data)
         result = await self._with_browser(
-            serve, lambda browser: execute(plan, registry, options, events=EventBus(), browser=browser))
+            serve, lambda browser: execute(plan, registry, options, events=EventBus(), browser=browser)
+        )
         step = result.steps[-1] if result.steps else None
         if step is None or not step.success:
             message = step.error if step else "; ".join(e.get("message", "") for e in result.errors)
-            raise ToolError(f"{manifest.key} failed: {message}", code=(step.code if step else None) or "TOOL_FAILED")
+            raise ToolError(
+                f"{manifest.key} failed: {message}", code=(step.code if step else None) or "TOOL_FAILED"
+            )
         return step.result or {}
 
 
 class PlanRunner(_Runner):
     """``await runner(plan_doc, url=..., html=..., data=...)``: a whole plan through `execute_plan`."""
 
-    async def __call__(self, plan: dict | Any, *, url: str | None = None, html: str | None = None,
-                       path: str | os.PathLike | None = None, data: dict | None = None,
-                       registry: Registry | None = None) -> Result:
+    async def __call__(
+        self,
+        plan: dict | Any,
+        *,
+        url: str | None = None,
+        html: str | None = None,
+        path: str | os.PathLike | None = None,
+        data: dict | None = None,
+        registry: Registry | None = None,
+    ) -> Result:
         """Check and run ``plan`` (a document or a `Plan`); return the `Result`, ok or not.
 
         The start page is given as for `ToolRunner.__call__` (``url`` defaults to the plan's own
@@ -317,7 +343,8 @@ class PlanRunner(_Runner):
         start, serve = _start_page(None, html, path, url)
         options = self._options(start, data)
         return await self._with_browser(
-            serve, lambda browser: execute_plan(plan, registry=registry, options=options, browser=browser))
+            serve, lambda browser: execute_plan(plan, registry=registry, options=options, browser=browser)
+        )
 
 
 async def run_tool(name: str, **kwargs: Any) -> dict:
@@ -392,8 +419,11 @@ def _make_async_fixtures() -> tuple[Any, Any]:
         return None, None
     try:
         shared = pytest_asyncio.fixture(scope="session", loop_scope="session", name="_curllm_shared_browser")(
-            _shared_browser)
-        browser = pytest_asyncio.fixture(scope="session", loop_scope="session", name="curllm_browser")(_browser)
+            _shared_browser
+        )
+        browser = pytest_asyncio.fixture(scope="session", loop_scope="session", name="curllm_browser")(
+            _browser
+        )
     except TypeError:  # pytest-asyncio < 0.24 has no loop_scope
         return None, None
     return shared, browser

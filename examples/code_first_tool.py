@@ -21,9 +21,14 @@ from curllm_core.errors import ToolError
 from curllm_core.tool import ToolContext, tool
 
 
-@tool(category="validation", consumes=["products"], produces=["products"], dependencies=[],
-      triggers=[r"\bcheapest\b", r"najtańsz"],
-      examples=[{"instruction": "the 3 cheapest products", "parameters": {"n": 3}}])
+@tool(
+    category="validation",
+    consumes=["products"],
+    produces=["products"],
+    dependencies=[],
+    triggers=[r"\bcheapest\b", r"najtańsz"],
+    examples=[{"instruction": "the 3 cheapest products", "parameters": {"n": 3}}],
+)
 async def cheapest(ctx: ToolContext, n: int = 5, key: str = "products") -> dict:
     """Keep the n cheapest items, cheapest first; items without a numeric price go last.
 
@@ -39,7 +44,9 @@ async def cheapest(ctx: ToolContext, n: int = 5, key: str = "products") -> dict:
 
     def price(item: dict) -> float:
         value = item.get("price") if isinstance(item, dict) else None
-        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("inf")
+        return (
+            float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("inf")
+        )
 
     return {key: sorted(items, key=price)[:n]}
 

@@ -32,10 +32,15 @@ def start_shop() -> tuple[str, object]:
 def instruction(url: str) -> bool:
     """1. Say what you want: the rule planner picks the tools (no model needed)."""
     steps: list[str] = []
-    result = curllm_core.run("find products under 150zł", url=url,
-                             on_event=lambda e: steps.append(e["data"]["message"]) if e["type"] == "step" else None)
-    print(f"1. instruction: ok={result.ok}, {len(result.data.get('products', []))} products, "
-          f"plan: {' -> '.join(s['tool'] for s in result.plan['plan'])}")
+    result = curllm_core.run(
+        "find products under 150zł",
+        url=url,
+        on_event=lambda e: steps.append(e["data"]["message"]) if e["type"] == "step" else None,
+    )
+    print(
+        f"1. instruction: ok={result.ok}, {len(result.data.get('products', []))} products, "
+        f"plan: {' -> '.join(s['tool'] for s in result.plan['plan'])}"
+    )
     for product in result.data.get("products", [])[:3]:
         print(f"   {product['price']:>8.2f} {product['currency']}  {product['name']}")
     print(f"   ({len(steps)} step events, e.g. {steps[-1]!r})")
@@ -47,8 +52,10 @@ async def plan_file(url: str) -> bool:
     plan = json.loads((HERE / "plans" / "shop_under_150.json").read_text(encoding="utf-8"))
     result = await curllm_core.execute_plan(plan, url)
     prices = [p["price"] for p in result.data.get("products", [])]
-    print(f"2. plan file: ok={result.ok}, {len(prices)} products, all <= 150: {all(p <= 150 for p in prices)}, "
-          f"took {result.timings['total_ms']} ms")
+    print(
+        f"2. plan file: ok={result.ok}, {len(prices)} products, all <= 150: {all(p <= 150 for p in prices)}, "
+        f"took {result.timings['total_ms']} ms"
+    )
     return result.ok
 
 
@@ -62,7 +69,9 @@ async def streamed(url: str) -> bool:
         kinds.append(event["type"])
         last = event
     result = last["data"]["result"]
-    print(f"3. streamed: {' '.join(dict.fromkeys(kinds))}; {len(result['data'].get('products', []))} products")
+    print(
+        f"3. streamed: {' '.join(dict.fromkeys(kinds))}; {len(result['data'].get('products', []))} products"
+    )
     return result["ok"]
 
 

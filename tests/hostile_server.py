@@ -30,7 +30,9 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # quiet
         pass
 
-    def send(self, body: bytes, status: int = 200, ctype: str = "text/html; charset=utf-8", headers=None) -> None:
+    def send(
+        self, body: bytes, status: int = 200, ctype: str = "text/html; charset=utf-8", headers=None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
@@ -65,16 +67,34 @@ class Handler(BaseHTTPRequestHandler):
             elif path == "/redirect":
                 self.send(b"", status=302, headers={"Location": query["to"][0]})
             elif path == "/dialogs":
-                self.send(listing("Dialogs", extra="<script>alert('hi'); confirm('sure?'); prompt('name?');"
-                                  "document.title = 'after dialogs';</script>"))
+                self.send(
+                    listing(
+                        "Dialogs",
+                        extra="<script>alert('hi'); confirm('sure?'); prompt('name?');"
+                        "document.title = 'after dialogs';</script>",
+                    )
+                )
             elif path == "/popup":
-                self.send(listing("Popups", extra="<script>window.open('/ok?popup=1');"
-                                  "window.open('about:blank');</script>"))
+                self.send(
+                    listing(
+                        "Popups",
+                        extra="<script>window.open('/ok?popup=1');window.open('about:blank');</script>",
+                    )
+                )
             elif path == "/throws":
-                self.send(listing("Throws", extra="<script>null.boom();</script><script>throw new Error('x')</script>"))
+                self.send(
+                    listing(
+                        "Throws", extra="<script>null.boom();</script><script>throw new Error('x')</script>"
+                    )
+                )
             elif path == "/iframes":
-                self.send(listing("Frames", n=2, extra='<iframe src="/ok?frame=1"></iframe><iframe src="/status/404">'
-                                  "</iframe>"))
+                self.send(
+                    listing(
+                        "Frames",
+                        n=2,
+                        extra='<iframe src="/ok?frame=1"></iframe><iframe src="/status/404"></iframe>',
+                    )
+                )
             elif path == "/big":
                 mb = float(query.get("mb", ["50"])[0])
                 row = b'<div class="row"><span>cell</span><span>another cell of text</span></div>\n'

@@ -43,7 +43,7 @@ def headings(md: str) -> list[tuple[int, str, int, int]]:
     found = [(len(m.group(1)), m.group(2), m.start()) for m in _HEADING_RE.finditer(text)]
     out = []
     for i, (level, title, start) in enumerate(found):
-        end = next((s for lv, _, s in found[i + 1:] if lv <= level), len(text))
+        end = next((s for lv, _, s in found[i + 1 :] if lv <= level), len(text))
         out.append((level, title, start, end))
     return out
 
@@ -132,7 +132,9 @@ def code_blocks(md: str) -> list[tuple[str, str, str]]:
     for m in _FENCE_RE.finditer(md):
         before = md[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
         indent = m.group(1)
-        body = "\n".join(line[len(indent):] if line.startswith(indent) else line for line in m.group(4).splitlines())
+        body = "\n".join(
+            line[len(indent) :] if line.startswith(indent) else line for line in m.group(4).splitlines()
+        )
         out.append((m.group(3).strip(), body, before.strip()))
     return out
 
@@ -156,7 +158,8 @@ def _check_fields(md: str, title: str, schema: dict, where: str) -> None:
         row = documented[name]
         assert row[2].strip().lower() == ("yes" if name in required else "no"), (
             f"{where}: {name} is {'required' if name in required else 'optional'} in the schema, "
-            f"the docs' Required column says {row[2]!r}")
+            f"the docs' Required column says {row[2]!r}"
+        )
         if isinstance(prop, dict) and "default" in prop:
             default = f"`{json.dumps(prop['default'])}`"
             assert default in row[3], f"{where}: the default of {name} is {default}, the docs say {row[3]!r}"
@@ -251,7 +254,9 @@ def test_every_config_key_is_documented():
     for key, types in KEYS.items():
         types = types if isinstance(types, tuple) else (types,)
         word = "number" if float in types else names[types[0]]
-        assert word in documented[key][1], f"config key {key} is a {word}; the docs say {documented[key][1]!r}"
+        assert word in documented[key][1], (
+            f"config key {key} is a {word}; the docs say {documented[key][1]!r}"
+        )
 
 
 def test_every_environment_variable_is_documented():
@@ -262,8 +267,12 @@ def test_every_environment_variable_is_documented():
     curllm_vars = {v for text in sources.values() for v in re.findall(r"\bCURLLM_[A-Z0-9_]+\b", text)} - codes
     read_vars = {a or b for text in sources.values() for a, b in _ENV_READ_RE.findall(text)}
     missing = sorted((curllm_vars | read_vars) - in_docs)
-    assert not missing, f"environment variables the code reads but docs/configuration.md does not name: {missing}"
-    scripts = " ".join(f.read_text(encoding="utf-8") for f in sorted((ROOT / "scripts").glob("*")) if f.is_file())
+    assert not missing, (
+        f"environment variables the code reads but docs/configuration.md does not name: {missing}"
+    )
+    scripts = " ".join(
+        f.read_text(encoding="utf-8") for f in sorted((ROOT / "scripts").glob("*")) if f.is_file()
+    )
     everything = " ".join(sources.values()) + scripts
     stale = sorted(v for v in set(re.findall(r"\bCURLLM_[A-Z0-9_]+\b", md)) if v not in everything)
     assert not stale, f"docs/configuration.md names CURLLM_ variables nothing reads: {stale}"

@@ -93,18 +93,30 @@ def test_python_api(env, browser_path):
 
 @pytest.mark.browser
 def test_plan_file_on_the_shop(env, shop_url, browser_path):
-    done = curllm("--plan", "examples/plans/shop_under_150.json", "--url", shop_url, "--format", "json", env=env)
+    done = curllm(
+        "--plan", "examples/plans/shop_under_150.json", "--url", shop_url, "--format", "json", env=env
+    )
     assert done.returncode == 0, done.stderr
     products = json.loads(done.stdout)["data"]["products"]
     assert sorted(p["name"] for p in products) == under(150)
 
 
 def test_plan_over_given_data(env):
-    done = curllm("--plan", "examples/plans/check_products.json", "--input", "examples/plans/products.json",
-                  "--format", "json", env=env)
+    done = curllm(
+        "--plan",
+        "examples/plans/check_products.json",
+        "--input",
+        "examples/plans/products.json",
+        "--format",
+        "json",
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert [p["name"] for p in result["data"]["products"]] == ["Słuchawki douszne SoundFree", "Czajnik elektryczny 1,7 l"]
+    assert [p["name"] for p in result["data"]["products"]] == [
+        "Słuchawki douszne SoundFree",
+        "Czajnik elektryczny 1,7 l",
+    ]
     assert result["timings"].get("browser_ms", 0) == 0  # validations only: no browser was started
 
 
@@ -115,8 +127,11 @@ def test_custom_tool(env, shop_url, browser_path):
     env = {**env, "CURLLM_TOOLS_PATH": "examples/custom_tool"}
     listed = json.loads(curllm("tools", "list", "--json", env=env).stdout)
     assert {"name": "extraction.product_details", "source": "examples/custom_tool"}.items() <= next(
-        t for t in listed if t["name"] == "extraction.product_details").items()
-    done = curllm("--plan", "examples/plans/shop_with_details.json", "--url", shop_url, "--format", "json", env=env)
+        t for t in listed if t["name"] == "extraction.product_details"
+    ).items()
+    done = curllm(
+        "--plan", "examples/plans/shop_with_details.json", "--url", shop_url, "--format", "json", env=env
+    )
     assert done.returncode == 0, done.stderr
     products = json.loads(done.stdout)["data"]["products"]
     assert sorted(p["name"] for p in products) == under(150)
@@ -140,18 +155,41 @@ def test_minimal_plugin(env, tmp_path):
     # A real pip install of the package, into a directory put on the path: the entry point is read
     # from the installed dist-info exactly as from site-packages, without building a whole venv.
     site = tmp_path / "site"
-    pip = run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-               "--target", str(site), str(EXAMPLES / "plugin_minimal")], env, timeout=300)
+    pip = run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(EXAMPLES / "plugin_minimal"),
+        ],
+        env,
+        timeout=300,
+    )
     assert pip.returncode == 0, pip.stderr
     env = {**env, "PYTHONPATH": str(site)}
     plugins = {p["name"]: p for p in json.loads(curllm("plugins", "list", "--json", env=env).stdout)}
     assert plugins["dedupe"]["tools"] == ["validation.dedupe"] and plugins["dedupe"]["error"] is None
     assert plugins["dedupe"]["version"] == "0.1.0"
-    done = curllm("--plan", "examples/plugin_minimal/plan.json", "--input", "examples/plugin_minimal/products.json",
-                  "--format", "json", env=env)
+    done = curllm(
+        "--plan",
+        "examples/plugin_minimal/plan.json",
+        "--input",
+        "examples/plugin_minimal/products.json",
+        "--format",
+        "json",
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     assert [p["name"] for p in json.loads(done.stdout)["data"]["products"]] == [
-        "Słuchawki JBL Tune 520BT", "Xiaomi Redmi Buds 4 Lite"]
+        "Słuchawki JBL Tune 520BT",
+        "Xiaomi Redmi Buds 4 Lite",
+    ]
     hidden = json.loads(curllm("plugins", "list", "--json", env={**env, "CURLLM_LOAD_PLUGINS": ""}).stdout)
     assert "dedupe" not in {p["name"] for p in hidden}
 
@@ -165,7 +203,9 @@ def test_batch_files(env, shop_url, tmp_path, browser_path):
     files = sorted(p for p in copy.iterdir() if p.suffix in (".jsonl", ".yaml", ".yml", ".csv"))
     assert {p.suffix for p in files} >= {".jsonl", ".yaml", ".csv"}
     for tasks in files:
-        tasks.write_text(tasks.read_text(encoding="utf-8").replace("http://127.0.0.1:8000/", shop_url), encoding="utf-8")
+        tasks.write_text(
+            tasks.read_text(encoding="utf-8").replace("http://127.0.0.1:8000/", shop_url), encoding="utf-8"
+        )
         out = tmp_path / f"{tasks.name}.results.jsonl"
         done = curllm("batch", str(tasks), "--out", str(out), "-j", "4", env=env)
         assert done.returncode == 0, f"{tasks.name}: {done.stderr}"

@@ -26,8 +26,11 @@ ALLEGRO_TOOLS = ["extraction.products_allegro", "validation.allegro_smart_only"]
 
 def _env(tmp: Path, **extra: str) -> dict:
     """A clean user environment: private cache, no model, none of this checkout's variables."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("CURLLM_", "PYTHON", "VIRTUAL_ENV")) or k == "CURLLM_BROWSER"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CURLLM_", "PYTHON", "VIRTUAL_ENV")) or k == "CURLLM_BROWSER"
+    }
     return env | {"CURLLM_CACHE_DIR": str(tmp / "cache")} | extra
 
 
@@ -41,8 +44,11 @@ def _run(args: list[str], env: dict, cwd: Path, timeout: float = 300) -> subproc
 @pytest.mark.browser
 def test_the_plugins_own_tests_pass_from_source(tmp_path, browser_path):
     """The plugin's tests run in a checkout without installing it (tests/conftest.py registers it)."""
-    done = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                _env(tmp_path, CURLLM_LOAD_PLUGINS=""), PLUGIN)
+    done = _run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        _env(tmp_path, CURLLM_LOAD_PLUGINS=""),
+        PLUGIN,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert " passed" in done.stdout and "failed" not in done.stdout
 
@@ -58,7 +64,9 @@ class Installed:
         self.bin = root / "venv" / "bin"
         self.setup_s = 0.0
 
-    def curllm(self, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    def curllm(
+        self, *args: str, env: dict | None = None, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess:
         return _run([str(self.bin / "curllm"), *args], env or _env(self.root), cwd or self.root / "work")
 
     def json(self, *args: str, **kwargs) -> object:
@@ -75,15 +83,42 @@ def installed(tmp_path_factory) -> Installed:
     wheels = root / "wheels"
     for project in (ROOT, PLUGIN):
         # --no-isolation: hatchling comes from this environment, so building needs no network.
-        done = _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(wheels), str(project)],
-                    env, root)
+        done = _run(
+            [
+                sys.executable,
+                "-m",
+                "build",
+                "--wheel",
+                "--no-isolation",
+                "--outdir",
+                str(wheels),
+                str(project),
+            ],
+            env,
+            root,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
     venv = root / "venv"
     # The venv gets no pip of its own (ensurepip costs seconds); this environment's pip installs into it.
     done = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], env, root)
     assert done.returncode == 0, done.stderr
-    done = _run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet",
-                 *map(str, sorted(wheels.glob("*.whl"))), "pytest>=8", "pytest-asyncio>=0.24"], env, root, timeout=900)
+    done = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "--quiet",
+            *map(str, sorted(wheels.glob("*.whl"))),
+            "pytest>=8",
+            "pytest-asyncio>=0.24",
+        ],
+        env,
+        root,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr
     (root / "work").mkdir()
     result = Installed(root)
@@ -131,7 +166,9 @@ def test_curllm_load_plugins(installed):
     assert [p["name"] for p in none] == ["builtin"]
     tools = installed.json("tools", "list", "--json", env=_env(installed.root, CURLLM_LOAD_PLUGINS=""))
     assert not [t for t in tools if t["source"] == "allegro"]
-    only = installed.json("plugins", "list", "--json", env=_env(installed.root, CURLLM_LOAD_PLUGINS="allegro"))
+    only = installed.json(
+        "plugins", "list", "--json", env=_env(installed.root, CURLLM_LOAD_PLUGINS="allegro")
+    )
     assert [p["name"] for p in only] == ["builtin", "allegro"]
 
 
@@ -145,11 +182,14 @@ def test_the_planner_picks_the_plugins_tools(installed):
     url = "https://allegro.pl/listing?string=s%C5%82uchawki"
     plan = installed.json("find products under 100 zł", "--url", url, "--plan-only", "--format", "json")
     assert "extraction.products_allegro" in _tools(plan)
-    smart = installed.json("find Smart products under 100 zł", "--url", url, "--plan-only", "--format", "json")
+    smart = installed.json(
+        "find Smart products under 100 zł", "--url", url, "--plan-only", "--format", "json"
+    )
     assert {"extraction.products_allegro", "validation.allegro_smart_only"} <= _tools(smart)
     # Elsewhere the site-specific extractor stays out of the plan.
-    other = installed.json("find products under 100 zł", "--url", "https://shop.example.com/", "--plan-only",
-                           "--format", "json")
+    other = installed.json(
+        "find products under 100 zł", "--url", "https://shop.example.com/", "--plan-only", "--format", "json"
+    )
     assert "extraction.products_allegro" not in _tools(other)
 
 
@@ -158,12 +198,25 @@ def test_the_planner_picks_the_plugins_tools(installed):
 def test_the_executor_runs_the_planned_tools(installed, browser_path):
     work = installed.root / "work"
     for instruction, expected in [
-        ("find products under 100 zł", ["Słuchawki douszne Xiaomi Redmi Buds 4 Lite białe",
-                                        "Słuchawki Bluetooth TWS M10 z etui powerbank"]),
+        (
+            "find products under 100 zł",
+            [
+                "Słuchawki douszne Xiaomi Redmi Buds 4 Lite białe",
+                "Słuchawki Bluetooth TWS M10 z etui powerbank",
+            ],
+        ),
         ("find Smart products under 100 zł", ["Słuchawki douszne Xiaomi Redmi Buds 4 Lite białe"]),
     ]:
-        planned = installed.curllm(instruction, "--url", "https://allegro.pl/listing?string=x", "--plan-only",
-                                   "--format", "json", "-o", "plan.json")
+        planned = installed.curllm(
+            instruction,
+            "--url",
+            "https://allegro.pl/listing?string=x",
+            "--plan-only",
+            "--format",
+            "json",
+            "-o",
+            "plan.json",
+        )
         assert planned.returncode == 0, planned.stderr
         done = installed.curllm("--plan", "plan.json", "--url", str(LISTING), "--format", "json", cwd=work)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -182,10 +235,16 @@ def test_the_plugins_tests_pass_against_the_installed_wheels(installed, browser_
     # A copy of the tests and their settings only: the installed package is what they import.
     shutil.copytree(PLUGIN / "tests", tests / "tests")
     shutil.copy(PLUGIN / "pyproject.toml", tests / "pyproject.toml")
-    done = _run([str(installed.bin / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                _env(installed.root), tests)
+    done = _run(
+        [str(installed.bin / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        _env(installed.root),
+        tests,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "failed" not in done.stdout and " passed" in done.stdout
-    check = _run([str(installed.bin / "python"), "-c", "import curllm_allegro; print(curllm_allegro.__file__)"],
-                 _env(installed.root), tests)
+    check = _run(
+        [str(installed.bin / "python"), "-c", "import curllm_allegro; print(curllm_allegro.__file__)"],
+        _env(installed.root),
+        tests,
+    )
     assert "site-packages" in check.stdout

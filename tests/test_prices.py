@@ -105,11 +105,21 @@ def test_currency_marks():
     assert remove_currency_marks("od 290 zł").split() == ["od", "290"]
 
 
-@pytest.mark.parametrize("host, currency", [
-    ("www.ceneo.pl", "PLN"), ("https://www.amazon.de/s?k=x", "EUR"), ("amazon.co.uk", "GBP"),
-    ("pricespy.co.nz", "NZD"), ("www.amazon.com", "USD"), ("example.com", None), ("shop.ch:8080", "CHF"),
-    ("", None), (None, None), ("localhost", None),
-])
+@pytest.mark.parametrize(
+    "host, currency",
+    [
+        ("www.ceneo.pl", "PLN"),
+        ("https://www.amazon.de/s?k=x", "EUR"),
+        ("amazon.co.uk", "GBP"),
+        ("pricespy.co.nz", "NZD"),
+        ("www.amazon.com", "USD"),
+        ("example.com", None),
+        ("shop.ch:8080", "CHF"),
+        ("", None),
+        (None, None),
+        ("localhost", None),
+    ],
+)
 def test_currency_for_domain(host, currency):
     assert currency_for_domain(host) == currency
 
@@ -118,12 +128,30 @@ def test_currency_for_domain(host, currency):
 
 #: thousands separator, decimal separator
 STYLES = {
-    "en": (",", "."), "de": (".", ","), "fr": ("\u202f", ","), "pl": ("\u00a0", ","), "ch": ("'", "."),
-    "thin": ("\u2009", ","), "plain_dot": ("", "."), "plain_comma": ("", ","),
+    "en": (",", "."),
+    "de": (".", ","),
+    "fr": ("\u202f", ","),
+    "pl": ("\u00a0", ","),
+    "ch": ("'", "."),
+    "thin": ("\u2009", ","),
+    "plain_dot": ("", "."),
+    "plain_comma": ("", ","),
 }
 CURRENCIES = [
-    ("€", "EUR"), ("EUR", "EUR"), ("zł", "PLN"), ("PLN", "PLN"), ("£", "GBP"), ("$", "USD"), ("US $", "USD"),
-    ("NZ$", "NZD"), ("CHF", "CHF"), ("kr", "SEK"), ("Kč", "CZK"), ("USD", "USD"), ("₹", "INR"), ("Ft", "HUF"),
+    ("€", "EUR"),
+    ("EUR", "EUR"),
+    ("zł", "PLN"),
+    ("PLN", "PLN"),
+    ("£", "GBP"),
+    ("$", "USD"),
+    ("US $", "USD"),
+    ("NZ$", "NZD"),
+    ("CHF", "CHF"),
+    ("kr", "SEK"),
+    ("Kč", "CZK"),
+    ("USD", "USD"),
+    ("₹", "INR"),
+    ("Ft", "HUF"),
 ]
 
 

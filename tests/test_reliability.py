@@ -18,20 +18,39 @@ sys.path.insert(0, str(ROOT / "tests" / "planner"))
 from fake_llm import FakeLLM  # noqa: E402
 
 
-def curllm(*args: str, stdin: str | None = None, env_extra: dict | None = None, tmp: Path, timeout: float = 120):
+def curllm(
+    *args: str, stdin: str | None = None, env_extra: dict | None = None, tmp: Path, timeout: float = 120
+):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CURLLM_", "OPENAI_"))}
-    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache"), "CURLLM_TOOLS_PATH": str(TOOLS),
-                **(env_extra or {})})
+    env.update(
+        {
+            "CURLLM_LOAD_PLUGINS": "",
+            "CURLLM_CACHE_DIR": str(tmp / "cache"),
+            "CURLLM_TOOLS_PATH": str(TOOLS),
+            **(env_extra or {}),
+        }
+    )
     started = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "curllm_core", *args], input=stdin, capture_output=True, text=True,
-                         env=env, timeout=timeout)
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
     out.seconds = time.monotonic() - started
     assert "Traceback" not in out.stderr + out.stdout, out.stderr
     return out
 
 
-@pytest.mark.parametrize("how, code, words", [("raise", "TOOL_FAILED", "RuntimeError: the tool broke"),
-                                              ("hang", "STEP_TIMEOUT", "did not finish within 1000 ms")])
+@pytest.mark.parametrize(
+    "how, code, words",
+    [
+        ("raise", "TOOL_FAILED", "RuntimeError: the tool broke"),
+        ("hang", "STEP_TIMEOUT", "did not finish within 1000 ms"),
+    ],
+)
 def test_a_tool_that_raises_or_hangs(tmp_path, how, code, words):
     plan = json.dumps({"plan": [{"tool": "misbehaving", "parameters": {"how": how}, "retries": 0}]})
     out = curllm("--plan", "-", "--format", "json", stdin=plan, tmp=tmp_path)
@@ -47,16 +66,30 @@ def test_a_plugin_that_fails_to_import_is_reported_on_every_run(tmp_path):
     (dist / "entry_points.txt").write_text("[curllm]\nbroken = curllm_no_such_plugin_module\n")
     out = curllm("tools", "list", "--json", env_extra={"PYTHONPATH": str(site)}, tmp=tmp_path)
     del out  # CURLLM_LOAD_PLUGINS="" in curllm(): load it explicitly below
-    out = curllm("plugins", "list", "--json", env_extra={"PYTHONPATH": str(site), "CURLLM_LOAD_PLUGINS": "broken"},
-                 tmp=tmp_path)
+    out = curllm(
+        "plugins",
+        "list",
+        "--json",
+        env_extra={"PYTHONPATH": str(site), "CURLLM_LOAD_PLUGINS": "broken"},
+        tmp=tmp_path,
+    )
     assert out.returncode == 0
     broken = next(p for p in json.loads(out.stdout) if p["name"] == "broken")
     assert "curllm_no_such_plugin_module" in broken["error"]
     plan = json.dumps({"plan": [{"tool": "required_fields", "parameters": {"fields": ["name"]}}]})
     data = tmp_path / "in.json"
     data.write_text(json.dumps({"products": [{"name": "a"}]}))
-    out = curllm("--plan", "-", "--input", str(data), "--format", "json", stdin=plan,
-                 env_extra={"PYTHONPATH": str(site), "CURLLM_LOAD_PLUGINS": "broken"}, tmp=tmp_path)
+    out = curllm(
+        "--plan",
+        "-",
+        "--input",
+        str(data),
+        "--format",
+        "json",
+        stdin=plan,
+        env_extra={"PYTHONPATH": str(site), "CURLLM_LOAD_PLUGINS": "broken"},
+        tmp=tmp_path,
+    )
     assert out.returncode == 0 and "plugin broken" in out.stderr
 
 
@@ -76,9 +109,19 @@ def test_a_model_that_fails_hands_over_to_the_rule_planner(tmp_path, fake_llm, k
     data = tmp_path / "in.json"
     data.write_text(json.dumps({"products": [{"name": "a", "price": 99}, {"name": "b", "price": 120}]}))
     key = "sk-CURLLMTESTKEY-reliability-0042"
-    out = curllm("keep products under 100 zł", "--input", str(data), "--model", "openai/x", "--format", "json",
-                 "--events", str(tmp_path / "events.jsonl"),
-                 env_extra={"CURLLM_API_BASE": base, "OPENAI_API_KEY": key, "CURLLM_LLM_TIMEOUT": "10"}, tmp=tmp_path)
+    out = curllm(
+        "keep products under 100 zł",
+        "--input",
+        str(data),
+        "--model",
+        "openai/x",
+        "--format",
+        "json",
+        "--events",
+        str(tmp_path / "events.jsonl"),
+        env_extra={"CURLLM_API_BASE": base, "OPENAI_API_KEY": key, "CURLLM_LLM_TIMEOUT": "10"},
+        tmp=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     assert "using the rule planner" in out.stderr
     result = json.loads(out.stdout)
@@ -89,16 +132,20 @@ def test_a_model_that_fails_hands_over_to_the_rule_planner(tmp_path, fake_llm, k
     assert key not in everything
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--plan", "-", "--timeout", "-3"], "--timeout"),
-    (["--plan", "-", "--viewport", "big"], "viewport"),
-    (["--plan", "-", "--input", "/nonexistent.json"], "cannot read"),
-    (["tools", "show"], "Missing argument"),
-    (["batch", "/nonexistent/tasks.jsonl"], "tasks"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--plan", "-", "--timeout", "-3"], "--timeout"),
+        (["--plan", "-", "--viewport", "big"], "viewport"),
+        (["--plan", "-", "--input", "/nonexistent.json"], "cannot read"),
+        (["tools", "show"], "Missing argument"),
+        (["batch", "/nonexistent/tasks.jsonl"], "tasks"),
+    ],
+)
 def test_bad_options_and_files_exit_2_with_a_message(tmp_path, args, words):
-    out = curllm(*args, stdin='{"plan": [{"tool": "required_fields", "parameters": {"fields": ["x"]}}]}',
-                 tmp=tmp_path)
+    out = curllm(
+        *args, stdin='{"plan": [{"tool": "required_fields", "parameters": {"fields": ["x"]}}]}', tmp=tmp_path
+    )
     assert out.returncode == 2, out.stderr
     assert words in out.stderr
 
@@ -108,6 +155,11 @@ def test_a_bad_config_file_exits_2(tmp_path):
     config.write_text('model = 3\nfrobnicate = "yes"\n')
     out = curllm("tools", "list", env_extra={"CURLLM_CONFIG": str(config)}, tmp=tmp_path)
     del out  # tools list does not read the config: only commands that run tasks do
-    out = curllm("keep products under 5 zł", "--input", "/dev/null", env_extra={"CURLLM_CONFIG": str(config)},
-                 tmp=tmp_path)
+    out = curllm(
+        "keep products under 5 zł",
+        "--input",
+        "/dev/null",
+        env_extra={"CURLLM_CONFIG": str(config)},
+        tmp=tmp_path,
+    )
     assert out.returncode == 2 and "config" in out.stderr

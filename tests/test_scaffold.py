@@ -17,8 +17,14 @@ from curllm_core.scaffold import dumps, new_tool, parse_name
 
 def curllm(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
     """The real command line, as installed beside this interpreter."""
-    return subprocess.run([sys.executable, "-m", "curllm_core", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +50,11 @@ def env_for(project: Path, **extra: str) -> dict:
 
 def test_writes_manifest_code_and_test(scaffolded):
     names = sorted(p.name for p in (scaffolded / "curllm_tools").iterdir() if p.is_file())
-    assert names == sorted(f"{stem}{suffix}" for c in CATEGORIES for stem, suffix in
-                           ((f"my_{c}", ".json"), (f"my_{c}", ".py"), (f"test_my_{c}", ".py")))
+    assert names == sorted(
+        f"{stem}{suffix}"
+        for c in CATEGORIES
+        for stem, suffix in ((f"my_{c}", ".json"), (f"my_{c}", ".py"), (f"test_my_{c}", ".py"))
+    )
     doc = json.loads((scaffolded / "curllm_tools" / "my_forms.json").read_text())
     assert (doc["entrypoint"], doc["effects"], doc["category"]) == ("my_forms:run", "write", "forms")
     assert "async def run(ctx: ToolContext" in (scaffolded / "curllm_tools" / "my_extraction.py").read_text()
@@ -58,9 +67,13 @@ def test_validate_passes(scaffolded):
 
 
 def test_listed_with_curllm_tools_path(scaffolded):
-    run = curllm("tools", "list", "--json", env=env_for(scaffolded, CURLLM_TOOLS_PATH="curllm_tools"), cwd=scaffolded)
+    run = curllm(
+        "tools", "list", "--json", env=env_for(scaffolded, CURLLM_TOOLS_PATH="curllm_tools"), cwd=scaffolded
+    )
     assert run.returncode == 0, run.stderr
-    mine = {t["name"]: t["source"] for t in json.loads(run.stdout) if t["name"].split(".")[1].startswith("my_")}
+    mine = {
+        t["name"]: t["source"] for t in json.loads(run.stdout) if t["name"].split(".")[1].startswith("my_")
+    }
     assert mine == {f"{c}.my_{c}": "curllm_tools" for c in CATEGORIES}
     without = curllm("tools", "list", "--json", env=env_for(scaffolded), cwd=scaffolded)
     assert not [t for t in json.loads(without.stdout) if ".my_" in t["name"]]
@@ -68,8 +81,14 @@ def test_listed_with_curllm_tools_path(scaffolded):
 
 @pytest.mark.browser
 def test_generated_tests_pass(scaffolded, browser_path):
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "curllm_tools"],
-                         cwd=scaffolded, env=env_for(scaffolded), capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "curllm_tools"],
+        cwd=scaffolded,
+        env=env_for(scaffolded),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "10 passed" in run.stdout
 
@@ -77,16 +96,33 @@ def test_generated_tests_pass(scaffolded, browser_path):
 @pytest.mark.browser
 def test_a_plan_runs_the_new_tools(scaffolded, browser_path):
     page = scaffolded / "list.html"
-    page.write_text('<ul><li class="item"><a href="https://example.com/py">Python tips</a></li>'
-                    '<li class="item"><a href="https://example.com/rs">Rust tips</a></li></ul>', encoding="utf-8")
-    plan = {"plan": [{"tool": "extraction.my_extraction"},
-                     {"tool": "validation.my_validation", "parameters": {"contains": "python"}}],
-            "expected_output": "items"}
+    page.write_text(
+        '<ul><li class="item"><a href="https://example.com/py">Python tips</a></li>'
+        '<li class="item"><a href="https://example.com/rs">Rust tips</a></li></ul>',
+        encoding="utf-8",
+    )
+    plan = {
+        "plan": [
+            {"tool": "extraction.my_extraction"},
+            {"tool": "validation.my_validation", "parameters": {"contains": "python"}},
+        ],
+        "expected_output": "items",
+    }
     (scaffolded / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
-    run = curllm("--plan", "plan.json", "--url", str(page), "--format", "json",
-                 env=env_for(scaffolded, CURLLM_TOOLS_PATH="curllm_tools"), cwd=scaffolded)
+    run = curllm(
+        "--plan",
+        "plan.json",
+        "--url",
+        str(page),
+        "--format",
+        "json",
+        env=env_for(scaffolded, CURLLM_TOOLS_PATH="curllm_tools"),
+        cwd=scaffolded,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert json.loads(run.stdout)["data"]["items"] == [{"title": "Python tips", "url": "https://example.com/py"}]
+    assert json.loads(run.stdout)["data"]["items"] == [
+        {"title": "Python tips", "url": "https://example.com/py"}
+    ]
 
 
 # --- refusals, in-process ----------------------------------------------------------------------------
@@ -95,8 +131,12 @@ def test_a_plan_runs_the_new_tools(scaffolded, browser_path):
 def test_name_and_category():
     assert parse_name("forms.fill_login", None) == ("forms", "fill_login")
     assert parse_name("fill_login", "forms") == ("forms", "fill_login")
-    for name, category, message in [("x", None, "pass --category"), ("forms.x", "validation", "--category says"),
-                                    ("Fill-Login", "forms", "snake_case"), ("x", "widgets", "unknown category")]:
+    for name, category, message in [
+        ("x", None, "pass --category"),
+        ("forms.x", "validation", "--category says"),
+        ("Fill-Login", "forms", "snake_case"),
+        ("x", "widgets", "unknown category"),
+    ]:
         with pytest.raises(UsageError, match=message):
             parse_name(name, category)
 

@@ -49,11 +49,24 @@ def test_url_has_no_trailing_slash(site_url):
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+", site_url)
 
 
-@pytest.mark.parametrize("path", [
-    "/", "/kategoria/elektronika", "/kategoria/laptopy", "/produkt/p01", "/produkt/p24", "/nowosci", "/inspiracje",
-    "/promocje", "/dostawa", "/kontakt", "/static/sklep.css", "/static/sklep.js",
-    *[f"/test/{p.name}" for p in sorted(SITE_DIR.glob("*.html"))],
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/kategoria/elektronika",
+        "/kategoria/laptopy",
+        "/produkt/p01",
+        "/produkt/p24",
+        "/nowosci",
+        "/inspiracje",
+        "/promocje",
+        "/dostawa",
+        "/kontakt",
+        "/static/sklep.css",
+        "/static/sklep.js",
+        *[f"/test/{p.name}" for p in sorted(SITE_DIR.glob("*.html"))],
+    ],
+)
 def test_routes_answer(site_url, path):
     status, ctype, body = get(site_url + path)
     assert status == 200, path
@@ -61,8 +74,17 @@ def test_routes_answer(site_url, path):
     assert body.strip()
 
 
-@pytest.mark.parametrize("path", ["/nope", "/kategoria/nie-ma", "/produkt/p99", "/test/missing.html",
-                                  "/test/../serve.py", "/static/catalog.json"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/nope",
+        "/kategoria/nie-ma",
+        "/produkt/p99",
+        "/test/missing.html",
+        "/test/../serve.py",
+        "/static/catalog.json",
+    ],
+)
 def test_unknown_routes_are_404(site_url, path):
     status, _, body = get(site_url + path)
     assert status == 404
@@ -96,13 +118,15 @@ def test_price_filter_really_filters(site_url):
 
 def test_decoys_are_outside_the_listing(site_url):
     _, _, body = get(site_url + "/?price_max=150")
-    listing = body[body.index('<ul class="product-list">'):body.index('<nav class="pagination"')]
+    listing = body[body.index('<ul class="product-list">') : body.index('<nav class="pagination"')]
     assert "Robot kuchenny MaxiMix" in body and "Robot kuchenny MaxiMix" not in listing
     assert "Darmowa dostawa od 200 zł" in body and "200 zł" not in listing
 
 
-@pytest.mark.parametrize(("sort", "key", "reverse"), [
-    ("cena_rosnaco", "price", False), ("cena_malejaco", "price", True), ("najnowsze", "added", True)])
+@pytest.mark.parametrize(
+    ("sort", "key", "reverse"),
+    [("cena_rosnaco", "price", False), ("cena_malejaco", "price", True), ("najnowsze", "added", True)],
+)
 def test_sort_really_sorts(site_url, sort, key, reverse):
     found = [x for b in all_pages(site_url, f"/?sort={sort}") for x in prices(b)]
     ordered = sorted(SHOP.catalog()["products"], key=lambda p: p[key], reverse=reverse)
@@ -186,8 +210,11 @@ def test_every_local_link_and_resource_exists(site_url):
 
 
 def test_serve_script_prints_its_url():
-    proc = subprocess.Popen([sys.executable, str(SHOP.HERE / "serve.py"), "--port", "0", "--quiet"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(SHOP.HERE / "serve.py"), "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)

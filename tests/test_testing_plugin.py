@@ -18,9 +18,16 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILTIN = ROOT / "tools_manifests" / "validation" / "price_range_check.json"
 
 
-@tool(category="extraction", produces=["page"], sites=["shop.example.org"],
-      output_schema={"type": "object", "required": ["page"],
-                     "properties": {"page": {"type": "object", "required": ["url", "title"]}}})
+@tool(
+    category="extraction",
+    produces=["page"],
+    sites=["shop.example.org"],
+    output_schema={
+        "type": "object",
+        "required": ["page"],
+        "properties": {"page": {"type": "object", "required": ["url", "title"]}},
+    },
+)
 async def page_info(ctx: ToolContext, upper: bool = False) -> dict:
     """Where the page is and what it is called.
 
@@ -99,9 +106,11 @@ def test_make_registry_adds_tools_and_plugins(isolated_env, tmp_path):
 
 
 def test_the_plugin_imports_nothing_heavy():
-    code = ("import sys, curllm_core.testing; "
-            "heavy = [m for m in ('playwright', 'jsonschema', 'pydantic', 'curllm_core.executor', 'curllm_core.browser') "
-            "if m in sys.modules]; print(heavy)")
+    code = (
+        "import sys, curllm_core.testing; "
+        "heavy = [m for m in ('playwright', 'jsonschema', 'pydantic', 'curllm_core.executor', 'curllm_core.browser') "
+        "if m in sys.modules]; print(heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -111,8 +120,12 @@ def test_the_plugin_imports_nothing_heavy():
 
 @pytest.mark.browser
 async def test_html_is_served_at_the_given_url(curllm_run_tool):
-    out = await curllm_run_tool("extraction.page_info", html="<title>Hello</title><p>x</p>",
-                                url="https://shop.example.org/list?page=2", params={"upper": True})
+    out = await curllm_run_tool(
+        "extraction.page_info",
+        html="<title>Hello</title><p>x</p>",
+        url="https://shop.example.org/list?page=2",
+        params={"upper": True},
+    )
     assert out == {"page": {"url": "https://shop.example.org/list?page=2", "title": "HELLO"}}
 
 
@@ -147,16 +160,22 @@ async def test_failures_raise_with_the_steps_error(curllm_run_tool):
 
 
 async def test_a_data_tool_needs_no_page(curllm_run_tool):
-    out = await curllm_run_tool("validation.price_range_check", params={"max": 100},
-                                data={"products": [{"name": "a", "price": 50}, {"name": "b", "price": 150}]})
+    out = await curllm_run_tool(
+        "validation.price_range_check",
+        params={"max": 100},
+        data={"products": [{"name": "a", "price": 50}, {"name": "b", "price": 150}]},
+    )
     assert [p["name"] for p in out["products"]] == ["a"]
     assert out["validation"]["rejected"][0]["name"] == "b"
 
 
 @pytest.mark.browser
 async def test_run_plan(curllm_run_plan):
-    plan = {"plan": [{"tool": "page_info"}, {"tool": "must_have_title"}], "expected_output": "page",
-            "url": "https://shop.example.org/a"}
+    plan = {
+        "plan": [{"tool": "page_info"}, {"tool": "must_have_title"}],
+        "expected_output": "page",
+        "url": "https://shop.example.org/a",
+    }
     result = await curllm_run_plan(plan, html="<title>A</title>")
     assert result.ok, result.errors
     assert result.data["page"] == {"url": "https://shop.example.org/a", "title": "A"}
@@ -218,8 +237,14 @@ def test_manifest(curllm_check_manifest):
 
 def _pytest_in(project: Path, env: dict) -> subprocess.CompletedProcess:
     (project / "test_project.py").write_text(textwrap.dedent(PROJECT_TEST), encoding="utf-8")
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rsw", "-p", "no:cacheprovider", str(project)],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rsw", "-p", "no:cacheprovider", str(project)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.browser

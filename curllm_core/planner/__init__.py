@@ -36,9 +36,18 @@ def warn(message: str) -> None:
     print(f"curllm: warning: {message}", file=sys.stderr, flush=True)
 
 
-async def plan_task(instruction: str, url: str | None, registry: Registry, *, model: str | None = None,
-                    use_cache: bool = True, refresh: bool = False, events: EventBus | None = None,
-                    initial_keys: set[str] | frozenset = frozenset(), page_summary: PageSummary = None) -> Planned:
+async def plan_task(
+    instruction: str,
+    url: str | None,
+    registry: Registry,
+    *,
+    model: str | None = None,
+    use_cache: bool = True,
+    refresh: bool = False,
+    events: EventBus | None = None,
+    initial_keys: set[str] | frozenset = frozenset(),
+    page_summary: PageSummary = None,
+) -> Planned:
     """Plan a task. Without ``model`` the rule planner decides; with one, the model.
 
     Plans are cached by task shape (instruction, site and path shape, planner, installed tools): a
@@ -63,7 +72,9 @@ async def plan_task(instruction: str, url: str | None, registry: Registry, *, mo
         rules, rules_error = None, e
     if not model:
         if use_cache:
-            cache.store(key, rules.plan.to_dict(), rules.reasoning, rules.source, instruction=instruction, url=url)
+            cache.store(
+                key, rules.plan.to_dict(), rules.reasoning, rules.source, instruction=instruction, url=url
+            )
         return _stamp(rules)
 
     from .llm import LLMFailure, plan_with_llm
@@ -74,20 +85,31 @@ async def plan_task(instruction: str, url: str | None, registry: Registry, *, mo
         if inspect.isawaitable(summary):
             summary = await summary
     try:
-        planned = await plan_with_llm(instruction, url, registry, model, draft=rules, page_summary=summary,
-                                      initial_keys=initial_keys)
+        planned = await plan_with_llm(
+            instruction, url, registry, model, draft=rules, page_summary=summary, initial_keys=initial_keys
+        )
     except LLMFailure as e:
         warn(f"model {model} failed ({e.reason}); using the rule planner")
         if events is not None:
-            events.step(0, "agent_decision", "failed", f"model {model} failed ({e.reason}); using the rule planner",
-                        url=url, extracted_data={"planner": f"llm:{model}", "error": e.reason})
+            events.step(
+                0,
+                "agent_decision",
+                "failed",
+                f"model {model} failed ({e.reason}); using the rule planner",
+                url=url,
+                extracted_data={"planner": f"llm:{model}", "error": e.reason},
+            )
         if rules is None and rules_error is not None:
-            raise PlanningError(f"{rules_error.message}; the model {model} gave no usable plan either ({e.reason})",
-                                problems=rules_error.problems) from None
+            raise PlanningError(
+                f"{rules_error.message}; the model {model} gave no usable plan either ({e.reason})",
+                problems=rules_error.problems,
+            ) from None
         assert rules is not None
         return _stamp(replace(rules, source=f"rules (llm failed: {e.reason})", usage=e.usage))
     if use_cache:
-        cache.store(key, planned.plan.to_dict(), planned.reasoning, planned.source, instruction=instruction, url=url)
+        cache.store(
+            key, planned.plan.to_dict(), planned.reasoning, planned.source, instruction=instruction, url=url
+        )
     return _stamp(planned)
 
 
@@ -96,8 +118,9 @@ def _stamp(planned: Planned) -> Planned:
     return replace(planned, plan=replace(planned.plan, planner=planned.source))
 
 
-def _cached(key: str, registry: Registry, initial_keys: set[str] | frozenset, instruction: str,
-            url: str | None) -> Planned | None:
+def _cached(
+    key: str, registry: Registry, initial_keys: set[str] | frozenset, instruction: str, url: str | None
+) -> Planned | None:
     """A cached plan, checked again (a hand-edited or stale file is a miss, never an error)."""
     from . import cache
 

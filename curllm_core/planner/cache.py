@@ -47,10 +47,21 @@ def url_shape(url: str | None) -> str:
     return where + path + ("?" + "&".join(keys) if keys else "")
 
 
-def plan_key(instruction: str, url: str | None, model: str, fingerprint: str,
-             initial_keys: set[str] | frozenset = frozenset()) -> str:
+def plan_key(
+    instruction: str,
+    url: str | None,
+    model: str,
+    fingerprint: str,
+    initial_keys: set[str] | frozenset = frozenset(),
+) -> str:
     """The cache key of a task (a hex digest; the parts are stored beside the plan for people)."""
-    parts = [normalize_instruction(instruction), url_shape(url), model, fingerprint, ",".join(sorted(initial_keys))]
+    parts = [
+        normalize_instruction(instruction),
+        url_shape(url),
+        model,
+        fingerprint,
+        ",".join(sorted(initial_keys)),
+    ]
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
@@ -69,11 +80,19 @@ def load(key: str) -> dict | None:
     return doc
 
 
-def store(key: str, plan: dict, reasoning: list[str], source: str, *, instruction: str, url: str | None) -> None:
+def store(
+    key: str, plan: dict, reasoning: list[str], source: str, *, instruction: str, url: str | None
+) -> None:
     """Write an entry atomically (temp file + rename): a crash never leaves half a plan behind."""
-    doc = {"version": VERSION, "plan": plan, "reasoning": reasoning, "source": source,
-           "instruction": instruction, "url_shape": url_shape(url),
-           "created": datetime.now(UTC).isoformat(timespec="seconds")}
+    doc = {
+        "version": VERSION,
+        "plan": plan,
+        "reasoning": reasoning,
+        "source": source,
+        "instruction": instruction,
+        "url_shape": url_shape(url),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     directory = plans_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,17 @@ TOP_K = 8
 REPAIRS = 2
 SUMMARY_CHARS = 1500
 DEFAULT_TIMEOUT_S = 30.0
-_STEP_KEYS = ("tool", "parameters", "description", "id", "input", "fallback", "retries", "timeout_ms", "optional")
+_STEP_KEYS = (
+    "tool",
+    "parameters",
+    "description",
+    "id",
+    "input",
+    "fallback",
+    "retries",
+    "timeout_ms",
+    "optional",
+)
 
 SYSTEM_PROMPT = """You plan browser automation for curllm. A plan is a list of tool calls that run in order on one \
 web page and pass data along by key (a tool "consumes" keys that an earlier step "produces").
@@ -55,11 +65,20 @@ tool there instead of adding a separate extraction step.
 REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "plan": {"type": "array", "minItems": 1, "items": {
-            "type": "object",
-            "properties": {"tool": {"type": "string"}, "parameters": {"type": "object"},
-                           "description": {"type": "string"}, "optional": {"type": "boolean"}},
-            "required": ["tool", "parameters"]}},
+        "plan": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string"},
+                    "parameters": {"type": "object"},
+                    "description": {"type": "string"},
+                    "optional": {"type": "boolean"},
+                },
+                "required": ["tool", "parameters"],
+            },
+        },
         "expected_output": {"type": "string"},
     },
     "required": ["plan", "expected_output"],
@@ -99,8 +118,12 @@ class Usage:
             self.cost_usd = round(sum(self._costs), 8)
 
     def to_dict(self) -> dict:
-        return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd}
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+        }
 
 
 def merge_usage(a: dict | None, b: dict | None) -> dict | None:
@@ -108,10 +131,12 @@ def merge_usage(a: dict | None, b: dict | None) -> dict | None:
     if a is None or b is None:
         return a or b
     costs = [c for c in (a.get("cost_usd"), b.get("cost_usd")) if c is not None]
-    return {"calls": a.get("calls", 0) + b.get("calls", 0),
-            "prompt_tokens": a.get("prompt_tokens", 0) + b.get("prompt_tokens", 0),
-            "completion_tokens": a.get("completion_tokens", 0) + b.get("completion_tokens", 0),
-            "cost_usd": round(sum(costs), 8) if costs else None}
+    return {
+        "calls": a.get("calls", 0) + b.get("calls", 0),
+        "prompt_tokens": a.get("prompt_tokens", 0) + b.get("prompt_tokens", 0),
+        "completion_tokens": a.get("completion_tokens", 0) + b.get("completion_tokens", 0),
+        "cost_usd": round(sum(costs), 8) if costs else None,
+    }
 
 
 # --- litellm ------------------------------------------------------------------------------------
@@ -132,8 +157,9 @@ def _litellm() -> Any:
 
 def _secrets() -> list[str]:
     """Values of environment variables that look like credentials, longest first (for scrubbing)."""
-    values = {v for k, v in os.environ.items()
-              if re.search(r"KEY|TOKEN|SECRET|PASSWORD", k, re.I) and len(v) >= 6}
+    values = {
+        v for k, v in os.environ.items() if re.search(r"KEY|TOKEN|SECRET|PASSWORD", k, re.I) and len(v) >= 6
+    }
     return sorted(values, key=len, reverse=True)
 
 
@@ -173,16 +199,27 @@ def response_format(litellm: Any, model: str) -> dict:
     except Exception:  # unknown provider strings make litellm raise: plain JSON mode works everywhere
         strict = False
     if strict:
-        return {"type": "json_schema", "json_schema": {"name": "curllm_plan", "schema": REPLY_SCHEMA, "strict": False}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "curllm_plan", "schema": REPLY_SCHEMA, "strict": False},
+        }
     return {"type": "json_object"}
 
 
 async def _ask(litellm: Any, model: str, messages: list[dict], usage: Usage, **extra: Any) -> str:
     """One chat completion; its text. litellm's own retries are off: a failure falls back at once."""
     limit = timeout_s()
-    kwargs: dict[str, Any] = {"model": model, "messages": messages, "timeout": limit, "num_retries": 0,
-                              "max_retries": 0, "temperature": 0, "drop_params": True,
-                              "response_format": response_format(litellm, model), **extra}
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "timeout": limit,
+        "num_retries": 0,
+        "max_retries": 0,
+        "temperature": 0,
+        "drop_params": True,
+        "response_format": response_format(litellm, model),
+        **extra,
+    }
     if os.environ.get("CURLLM_API_BASE"):
         kwargs["api_base"] = os.environ["CURLLM_API_BASE"]
     if os.environ.get("CURLLM_API_KEY"):
@@ -217,13 +254,19 @@ def tool_card(manifest: Any) -> dict:
         if prop.get("description"):
             card["description"] = _clip(prop["description"], 120)
         params[name] = card
-    doc: dict[str, Any] = {"name": manifest.key, "description": _clip(manifest.description, 300),
-                           "parameters": params, "required": list(manifest.parameters.get("required") or [])}
+    doc: dict[str, Any] = {
+        "name": manifest.key,
+        "description": _clip(manifest.description, 300),
+        "parameters": params,
+        "required": list(manifest.parameters.get("required") or []),
+    }
     for key in ("consumes", "produces", "sites"):
         if getattr(manifest, key):
             doc[key] = list(getattr(manifest, key))[:6]
-    examples = [{"instruction": _clip(e.get("instruction", ""), 120), "parameters": e.get("parameters", {})}
-                for e in manifest.examples[:2]]
+    examples = [
+        {"instruction": _clip(e.get("instruction", ""), 120), "parameters": e.get("parameters", {})}
+        for e in manifest.examples[:2]
+    ]
     if examples:
         doc["examples"] = examples
     text = json.dumps(doc, ensure_ascii=False)
@@ -246,13 +289,19 @@ def format_page_summary(summary: Any, limit: int = SUMMARY_CHARS) -> str:
         lines.append("Headings: " + " | ".join(_clip(h, 60) for h in summary["headings"][:10]))
     for i, form in enumerate(summary.get("forms") or [], start=1):
         fields = "; ".join(_field_text(f) for f in (form.get("fields") or [])[:10])
-        lines.append(f"Form {i} ({form.get('method', 'GET')} {_clip(form.get('action') or '-', 60)}): {fields}")
+        lines.append(
+            f"Form {i} ({form.get('method', 'GET')} {_clip(form.get('action') or '-', 60)}): {fields}"
+        )
     loose = summary.get("controls") or []
     if loose:
         lines.append("Controls outside forms: " + "; ".join(_field_text(f) for f in loose[:10]))
     if summary.get("buttons"):
         lines.append("Buttons: " + " | ".join(_clip(b, 40) for b in summary["buttons"][:12]))
-    counts = {k: summary.get(k) for k in ("links", "articles", "table_rows", "list_items", "prices") if summary.get(k)}
+    counts = {
+        k: summary.get(k)
+        for k in ("links", "articles", "table_rows", "list_items", "prices")
+        if summary.get(k)
+    }
     if counts:
         lines.append("Counts: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
     text = "\n".join(lines)
@@ -306,8 +355,9 @@ async def summarize_page(page: Any) -> dict:
     return summary if isinstance(summary, dict) else {}
 
 
-def candidate_tools(instruction: str, url: str | None, registry: Registry, draft: Planned | None,
-                    k: int = TOP_K) -> list:
+def candidate_tools(
+    instruction: str, url: str | None, registry: Registry, draft: Planned | None, k: int = TOP_K
+) -> list:
     """The draft's tools first (a good plan must stay possible), then the best-ranked up to ``k``."""
     chosen: dict[str, Any] = {}
     if draft is not None:
@@ -325,9 +375,16 @@ def candidate_tools(instruction: str, url: str | None, registry: Registry, draft
     return list(chosen.values())
 
 
-def build_messages(instruction: str, url: str | None, registry: Registry, *, draft: Planned | None = None,
-                   page_summary: Any = None, initial_keys: set[str] | frozenset = frozenset(),
-                   k: int = TOP_K) -> list[dict]:
+def build_messages(
+    instruction: str,
+    url: str | None,
+    registry: Registry,
+    *,
+    draft: Planned | None = None,
+    page_summary: Any = None,
+    initial_keys: set[str] | frozenset = frozenset(),
+    k: int = TOP_K,
+) -> list[dict]:
     """The chat messages that ask for a plan."""
     tools = candidate_tools(instruction, url, registry, draft, k)
     parts = [f"Instruction: {instruction}", f"URL: {url or '(none)'}"]
@@ -338,15 +395,21 @@ def build_messages(instruction: str, url: str | None, registry: Registry, *, dra
         parts.append(f"Data given up front (keys): {', '.join(sorted(initial_keys))}")
     parts.append("Tools:\n" + "\n".join(json.dumps(tool_card(m), ensure_ascii=False) for m in tools))
     if draft is not None:
-        parts.append("A draft by the rule planner (keep what is right, fix what is wrong):\n"
-                     + json.dumps(_bare(draft.plan), ensure_ascii=False))
+        parts.append(
+            "A draft by the rule planner (keep what is right, fix what is wrong):\n"
+            + json.dumps(_bare(draft.plan), ensure_ascii=False)
+        )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
 def _bare(plan: Plan) -> dict:
     doc = plan.to_dict()
-    return {"plan": [{k: v for k, v in s.items() if k in ("tool", "parameters", "optional")} for s in doc["plan"]],
-            "expected_output": doc.get("expected_output")}
+    return {
+        "plan": [
+            {k: v for k, v in s.items() if k in ("tool", "parameters", "optional")} for s in doc["plan"]
+        ],
+        "expected_output": doc.get("expected_output"),
+    }
 
 
 # --- reading replies ------------------------------------------------------------------------------
@@ -365,7 +428,7 @@ def parse_reply(text: str) -> dict:
         if start < 0 or end <= start:
             raise ValueError("the reply is not JSON") from None
         try:
-            doc = json.loads(text[start:end + 1])
+            doc = json.loads(text[start : end + 1])
         except ValueError as e:
             raise ValueError(f"the reply is not valid JSON: {e}") from None
     if isinstance(doc, list):
@@ -391,7 +454,11 @@ def _infer_expected(doc: dict, registry: Registry, fallback: str | None) -> dict
     if doc.get("expected_output"):
         return doc
     for raw in reversed(doc["plan"]):
-        m = registry.get(raw.get("tool", "")) if isinstance(raw, dict) and isinstance(raw.get("tool"), str) else None
+        m = (
+            registry.get(raw.get("tool", ""))
+            if isinstance(raw, dict) and isinstance(raw.get("tool"), str)
+            else None
+        )
         if m is None:
             continue
         produces = step_io(m, raw.get("parameters") or {}, registry)[1]
@@ -400,13 +467,19 @@ def _infer_expected(doc: dict, registry: Registry, fallback: str | None) -> dict
     return {**doc, "expected_output": fallback} if fallback else doc
 
 
-def _with_guards(doc: dict, draft: Planned | None, registry: Registry,
-                 initial_keys: set[str] | frozenset) -> dict:
+def _with_guards(
+    doc: dict, draft: Planned | None, registry: Registry, initial_keys: set[str] | frozenset
+) -> dict:
     """Add the draft's validation steps the model left out (a price range must hold either way)."""
     if draft is None:
         return doc
-    have = {m.key for s in doc["plan"] if isinstance(s, dict) and isinstance(s.get("tool"), str)
-            and (m := registry.get(s["tool"])) is not None}
+    have = {
+        m.key
+        for s in doc["plan"]
+        if isinstance(s, dict)
+        and isinstance(s.get("tool"), str)
+        and (m := registry.get(s["tool"])) is not None
+    }
     for step in draft.plan.steps:
         if registry.resolve(step.tool).category != "validation" or step.tool in have:
             continue
@@ -426,9 +499,18 @@ class _Attempt:
     reasoning: list[str]
 
 
-async def _converse(litellm: Any, model: str, messages: list[dict], registry: Registry, usage: Usage, *,
-                    initial_keys: set[str] | frozenset, draft: Planned | None, expected: str | None,
-                    extra: dict | None = None) -> _Attempt:
+async def _converse(
+    litellm: Any,
+    model: str,
+    messages: list[dict],
+    registry: Registry,
+    usage: Usage,
+    *,
+    initial_keys: set[str] | frozenset,
+    draft: Planned | None,
+    expected: str | None,
+    extra: dict | None = None,
+) -> _Attempt:
     """Ask, check, feed problems back; at most ``REPAIRS`` repairs. LLMFailure when nothing passes."""
     problem = ""
     for round_ in range(REPAIRS + 1):
@@ -441,7 +523,9 @@ async def _converse(litellm: Any, model: str, messages: list[dict], registry: Re
             plan = check_plan(doc, registry, initial_keys=initial_keys)
             if not plan.expected_output:
                 raise ValueError('the plan has no "expected_output": name the data key the user wants')
-            plan = check_plan(_with_guards(doc, draft, registry, initial_keys), registry, initial_keys=initial_keys)
+            plan = check_plan(
+                _with_guards(doc, draft, registry, initial_keys), registry, initial_keys=initial_keys
+            )
             reasoning = [f"{s.tool}: {s.description or '(no reason given)'}" for s in plan.steps]
             return _Attempt(plan, reasoning)
         except PlanError as e:
@@ -449,34 +533,66 @@ async def _converse(litellm: Any, model: str, messages: list[dict], registry: Re
         except ValueError as e:
             problem = str(e)
         log.debug("model plan rejected (round %d): %s", round_, problem)
-        messages = [*messages, {"role": "assistant", "content": _clip(reply, 4000)},
-                    {"role": "user", "content": f"That plan cannot be used: {problem}\n"
-                                                "Reply with the corrected plan as one JSON object only."}]
+        messages = [
+            *messages,
+            {"role": "assistant", "content": _clip(reply, 4000)},
+            {
+                "role": "user",
+                "content": f"That plan cannot be used: {problem}\n"
+                "Reply with the corrected plan as one JSON object only.",
+            },
+        ]
     raise LLMFailure(f"no valid plan after {REPAIRS} repairs ({_clip(problem, 120)})", usage.to_dict())
 
 
-async def plan_with_llm(instruction: str, url: str | None, registry: Registry, model: str, *,
-                        draft: Planned | None = None, page_summary: Any = None,
-                        initial_keys: set[str] | frozenset = frozenset(),
-                        litellm_kwargs: dict | None = None) -> Planned:
+async def plan_with_llm(
+    instruction: str,
+    url: str | None,
+    registry: Registry,
+    model: str,
+    *,
+    draft: Planned | None = None,
+    page_summary: Any = None,
+    initial_keys: set[str] | frozenset = frozenset(),
+    litellm_kwargs: dict | None = None,
+) -> Planned:
     """Ask ``model`` for a plan (with repairs). Raises LLMFailure when it gives none that passes the check.
 
     ``litellm_kwargs`` go to every ``litellm.acompletion`` call (``api_base``, or ``mock_response`` in tests).
     """
     litellm = _litellm()
     usage = Usage()
-    messages = build_messages(instruction, url, registry, draft=draft, page_summary=page_summary,
-                              initial_keys=initial_keys)
+    messages = build_messages(
+        instruction, url, registry, draft=draft, page_summary=page_summary, initial_keys=initial_keys
+    )
     expected = draft.plan.expected_output if draft else None
-    attempt = await _converse(litellm, model, messages, registry, usage, initial_keys=initial_keys,
-                              draft=draft, expected=expected, extra=litellm_kwargs)
+    attempt = await _converse(
+        litellm,
+        model,
+        messages,
+        registry,
+        usage,
+        initial_keys=initial_keys,
+        draft=draft,
+        expected=expected,
+        extra=litellm_kwargs,
+    )
     return Planned(attempt.plan, attempt.reasoning, f"llm:{model}", usage.to_dict())
 
 
-async def replan_with_llm(instruction: str, url: str | None, registry: Registry, model: str, *,
-                          history: list[dict], remaining: list[Step], data_keys: set[str],
-                          expected_output: str | None, page_summary: Any = None,
-                          litellm_kwargs: dict | None = None) -> Planned:
+async def replan_with_llm(
+    instruction: str,
+    url: str | None,
+    registry: Registry,
+    model: str,
+    *,
+    history: list[dict],
+    remaining: list[Step],
+    data_keys: set[str],
+    expected_output: str | None,
+    page_summary: Any = None,
+    litellm_kwargs: dict | None = None,
+) -> Planned:
     """A revised plan for what remains after a step failed, from the step results so far.
 
     ``history`` holds one entry per step run: tool, success, a compact result preview, error. The
@@ -488,11 +604,22 @@ async def replan_with_llm(instruction: str, url: str | None, registry: Registry,
     done = "\n".join(json.dumps(h, ensure_ascii=False, default=str) for h in history)
     left = json.dumps([{"tool": s.tool, "parameters": s.parameters} for s in remaining], ensure_ascii=False)
     messages[-1]["content"] += (
-        "\n\nThe plan was partly run. Steps so far (the last one failed):\n" + done
+        "\n\nThe plan was partly run. Steps so far (the last one failed):\n"
+        + done
         + f"\nSteps that had not run yet: {left}"
         + f"\nData keys already present: {', '.join(sorted(data_keys)) or 'none'}"
         + f"\nPropose the steps to run FROM NOW ON (do not repeat steps that succeeded), ending with"
-          f" expected_output {expected_output!r} if still possible. Reply with the plan JSON only.")
-    attempt = await _converse(litellm, model, messages, registry, usage, initial_keys=data_keys, draft=None,
-                              expected=expected_output, extra=litellm_kwargs)
+        f" expected_output {expected_output!r} if still possible. Reply with the plan JSON only."
+    )
+    attempt = await _converse(
+        litellm,
+        model,
+        messages,
+        registry,
+        usage,
+        initial_keys=data_keys,
+        draft=None,
+        expected=expected_output,
+        extra=litellm_kwargs,
+    )
     return Planned(attempt.plan, attempt.reasoning, f"llm:{model}", usage.to_dict())

@@ -19,11 +19,40 @@ from typing import Any
 # --- vocabulary --------------------------------------------------------------------------------
 
 _NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "twenty": 20,
-    "jeden": 1, "jedna": 1, "dwa": 2, "dwie": 2, "trzy": 3, "cztery": 4, "pięć": 5, "piec": 5, "sześć": 6,
-    "siedem": 7, "osiem": 8, "dziewięć": 9, "dziesięć": 10, "dwadzieścia": 20,
-    "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twenty": 20,
+    "jeden": 1,
+    "jedna": 1,
+    "dwa": 2,
+    "dwie": 2,
+    "trzy": 3,
+    "cztery": 4,
+    "pięć": 5,
+    "piec": 5,
+    "sześć": 6,
+    "siedem": 7,
+    "osiem": 8,
+    "dziewięć": 9,
+    "dziesięć": 10,
+    "dwadzieścia": 20,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "fünf": 5,
+    "sechs": 6,
+    "sieben": 7,
+    "acht": 8,
+    "neun": 9,
+    "zehn": 10,
     "zwanzig": 20,
 }
 # A count: digits or a number word ("five times", "trzy strony", "drei Seiten").
@@ -31,24 +60,29 @@ _N = r"(\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
 
 # A price amount: "150", "1 000", "1,000.50", "150,50", "2k".
 _AMOUNT = r"(\d{1,3}(?:[ \u00a0.,]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?)(\s?[kK]\b)?"
-_CUR = (r"(?:zł|zl\b|pln\b|złotych|złote|złoty|zlotych|usd\b|us\$|dollars?\b|dolar(?:ów|ow|y|a)?\b|bucks\b|"
-        r"eur\b|euros?\b|€|\$|£|gbp\b|pounds?\b|chf\b|czk\b|kč)")
+_CUR = (
+    r"(?:zł|zl\b|pln\b|złotych|złote|złoty|zlotych|usd\b|us\$|dollars?\b|dolar(?:ów|ow|y|a)?\b|bucks\b|"
+    r"eur\b|euros?\b|€|\$|£|gbp\b|pounds?\b|chf\b|czk\b|kč)"
+)
 
 _MONTHS: dict[str, int] = {}
-for _num, _names in enumerate((
-    "january jan styczeń styczen stycznia januar jänner",
-    "february feb luty lutego februar",
-    "march mar marzec marca märz maerz",
-    "april apr kwiecień kwiecien kwietnia",
-    "may maj maja mai",
-    "june jun czerwiec czerwca juni",
-    "july jul lipiec lipca juli",
-    "august aug sierpień sierpien sierpnia",
-    "september sep sept wrzesień wrzesien września wrzesnia",
-    "october oct październik pazdziernik października pazdziernika oktober okt",
-    "november nov listopad listopada",
-    "december dec grudzień grudzien grudnia dezember dez",
-), start=1):
+for _num, _names in enumerate(
+    (
+        "january jan styczeń styczen stycznia januar jänner",
+        "february feb luty lutego februar",
+        "march mar marzec marca märz maerz",
+        "april apr kwiecień kwiecien kwietnia",
+        "may maj maja mai",
+        "june jun czerwiec czerwca juni",
+        "july jul lipiec lipca juli",
+        "august aug sierpień sierpien sierpnia",
+        "september sep sept wrzesień wrzesien września wrzesnia",
+        "october oct październik pazdziernik października pazdziernika oktober okt",
+        "november nov listopad listopada",
+        "december dec grudzień grudzien grudnia dezember dez",
+    ),
+    start=1,
+):
     for _name in _names.split():
         _MONTHS[_name] = _num
 _MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
@@ -61,11 +95,14 @@ _NOT_PRICE_UNIT = (
     r"procent\w*|prozent|reviews?|opini\w*|bewertung\w*|ms\b|seconds?|sekund\w*|minutes?|minut\w*|days?|dni|"
     r"tage?n?|hours?|godzin\w*|stunden?|gb\b|tb\b|mb\b|mah\b|kg\b|cm\b|mm\b|inch\w*|cali|zoll|years?|lat\b|"
     r"jahre?n?|rows?|wiersz\w*|zeilen?|tables?|tabel\w*|offers?|ofert\w*|angebot\w*|"
-    + _MONTH[1:-4] + r")(?!\w)"
+    + _MONTH[1:-4]
+    + r")(?!\w)"
 )
-_ITEM_NOUN = (r"(?:products?|items?|results?|stories|story|articles?|posts?|links?|offers?|deals?|rows?|"
-              r"entries|tables?|produkt\w*|wynik\w*|ofert\w*|artykuł\w*|wpis\w*|link\w*|pozycj\w*|"
-              r"ergebnis\w*|artikel|angebot\w*|beiträge|beitrag|einträge|eintrag|nachrichten|meldungen)")
+_ITEM_NOUN = (
+    r"(?:products?|items?|results?|stories|story|articles?|posts?|links?|offers?|deals?|rows?|"
+    r"entries|tables?|produkt\w*|wynik\w*|ofert\w*|artykuł\w*|wpis\w*|link\w*|pozycj\w*|"
+    r"ergebnis\w*|artikel|angebot\w*|beiträge|beitrag|einträge|eintrag|nachrichten|meldungen)"
+)
 
 _CHEAP = r"(?:cheapest|lowest[- ]priced|least expensive|najtańsz\w*|najtansz\w*|günstigst\w*|billigst\w*|preiswertest\w*)"
 _DEAR = r"(?:most expensive|priciest|highest[- ]priced|najdroższ\w*|najdrozsz\w*|teuerst\w*)"
@@ -73,11 +110,13 @@ _NEW = r"(?:newest|latest|most recent|najnowsz\w*|neueste\w*|aktuellste\w*)"
 _BEST = r"(?:best[- ]rated|top[- ]rated|highest[- ]rated|najlepiej ocenian\w*|bestbewertet\w*)"
 
 # Where a free-text value (a search term, a click target) ends.
-_STOP = (r"(?:and|then|on|in|at|under|below|over|above|with|sorted|sort|from|for|that|which|cheaper|less|"
-         r"more|between|priced|costing|limit|top|first|only|i|oraz|a|na|w|we|z|ze|poniżej|ponizej|powyżej|"
-         r"do|od|taniej|tańsze|droższe|posortuj|sortuj|tylko|pierwsze|które|kosztujące|za|po|und|dann|auf|"
-         r"im|unter|über|bis|ab|mit|von|zwischen|sortiert|sortiere|nur|für|günstiger|billiger|max|maximal|"
-         r"and then|, then|products|produkty|produktów|produkte|items|offers|oferty|angebote)")
+_STOP = (
+    r"(?:and|then|on|in|at|under|below|over|above|with|sorted|sort|from|for|that|which|cheaper|less|"
+    r"more|between|priced|costing|limit|top|first|only|i|oraz|a|na|w|we|z|ze|poniżej|ponizej|powyżej|"
+    r"do|od|taniej|tańsze|droższe|posortuj|sortuj|tylko|pierwsze|które|kosztujące|za|po|und|dann|auf|"
+    r"im|unter|über|bis|ab|mit|von|zwischen|sortiert|sortiere|nur|für|günstiger|billiger|max|maximal|"
+    r"and then|, then|products|produkty|produktów|produkte|items|offers|oferty|angebote)"
+)
 _VALUE_END = r"(?=\s+" + _STOP + r"\b|\s*[,;:!?]|\.(?:\s|$)|$)"
 
 _QUOTES = [('"', '"'), ("'", "'"), ("„", "”"), ("„", "“"), ("“", "”"), ("«", "»"), ("‘", "’"), ("`", "`")]
@@ -96,8 +135,31 @@ _FIELD = "|".join(f"(?P<{name}>{rx})" for name, rx in _FIELD_WORDS)
 _FIELD_JOIN = r"(?:\s*(?:,|&|\band\b|\bi\b|\boraz\b|\bund\b|\bor\b)\s*|\s+)"
 _FIELD_FILL = r"(?:(?:a|an|the|ein|eine|einen|einem|own|its|their|their own|swoją|swoja)\s+)?"
 
-_FILE_TYPES = ("pdf", "docx", "doc", "xlsx", "xls", "csv", "zip", "pptx", "ppt", "txt", "jpeg", "jpg", "png", "gif",
-               "svg", "mp3", "mp4", "json", "xml", "epub", "odt", "ods", "rtf")
+_FILE_TYPES = (
+    "pdf",
+    "docx",
+    "doc",
+    "xlsx",
+    "xls",
+    "csv",
+    "zip",
+    "pptx",
+    "ppt",
+    "txt",
+    "jpeg",
+    "jpg",
+    "png",
+    "gif",
+    "svg",
+    "mp3",
+    "mp4",
+    "json",
+    "xml",
+    "epub",
+    "odt",
+    "ods",
+    "rtf",
+)
 
 _RE_CACHE: dict[str, re.Pattern] = {}
 
@@ -189,7 +251,7 @@ def parse_amount(digits: str, suffix: str | None = None) -> int | float:
         value = float(s)
     else:
         last = max(s.rfind("."), s.rfind(","), s.rfind(" "))
-        tail = s[last + 1:]
+        tail = s[last + 1 :]
         # The last separator is a decimal point unless it is followed by exactly three digits
         # (a thousands group: "1.000", "1 000") or it is a space.
         if s[last] == " " or (len(tail) == 3 and (len(set(seps)) == 1)):
@@ -205,10 +267,13 @@ def detect_lang(text: str) -> str:
     """``pl``, ``de`` or ``en``: a cheap guess from letters and function words."""
     low = text.lower()
     if re.search(r"[ąćęłńśźż]", low) or re.search(
-            r"\b(znajdź|znajdz|pokaż|pokaz|produkty|produktów|na|oraz|poniżej|ponizej|wszystkie|stron|które)\b", low):
+        r"\b(znajdź|znajdz|pokaż|pokaz|produkty|produktów|na|oraz|poniżej|ponizej|wszystkie|stron|które)\b",
+        low,
+    ):
         return "pl"
     if re.search(r"[äöüß]", low) or re.search(
-            r"\b(und|mit|auf|unter|nach|finde|zeige|alle|seiten|die|der|das|günstig|bis)\b", low):
+        r"\b(und|mit|auf|unter|nach|finde|zeige|alle|seiten|die|der|das|günstig|bis)\b", low
+    ):
         return "de"
     return "en"
 
@@ -279,8 +344,11 @@ def _dates(t: _Text, facts: list[Fact], lang: str, today: date) -> None:
         if any(s <= m.start() < e for s, e, *_ in found):
             continue
         # "May 1" is a date only with a year or a date word before it ("you may 5 ..." is not).
-        cue = re.search(r"(from|to|on|since|until|till|between|and|od|do|vom|bis|am|seit)\s*$",
-                        t.original[max(0, m.start() - 10):m.start()], re.I)
+        cue = re.search(
+            r"(from|to|on|since|until|till|between|and|od|do|vom|bis|am|seit)\s*$",
+            t.original[max(0, m.start() - 10) : m.start()],
+            re.I,
+        )
         if not (m.group(3) or cue):
             continue
         year = int(m.group(3)) if m.group(3) else None
@@ -303,7 +371,7 @@ def _dates(t: _Text, facts: list[Fact], lang: str, today: date) -> None:
         t.mask(start, end)
     roles: dict[str, tuple[int, str, str]] = {}
     for start, _end, text, iso in dates:
-        before = t.original[max(0, start - 14):start].lower()
+        before = t.original[max(0, start - 14) : start].lower()
         if re.search(r"(from|since|after|starting|od|vom|von|seit|ab|between|zwischen|między)\s*$", before):
             roles.setdefault("date_from", (start, iso, text))
         elif re.search(r"(to|until|till|through|before|by|do|bis|and|und|i|-|–)\s*$", before):
@@ -313,7 +381,7 @@ def _dates(t: _Text, facts: list[Fact], lang: str, today: date) -> None:
         else:
             roles.setdefault("date_to", (start, iso, text))
     if "date_from" in roles and "date_to" not in roles and len(dates) == 1:
-        before = t.original[max(0, dates[0][0] - 14):dates[0][0]].lower()
+        before = t.original[max(0, dates[0][0] - 14) : dates[0][0]].lower()
         if not re.search(r"(from|since|after|starting|od|vom|von|seit|ab)\s*$", before):
             roles["date_to"] = roles["date_from"]  # "on 2024-05-01": a one-day range
     for kind, (start, iso, text) in roles.items():
@@ -321,8 +389,10 @@ def _dates(t: _Text, facts: list[Fact], lang: str, today: date) -> None:
 
 
 # "more than 100 points" means at least 101: thresholds on counts are integers.
-_STRICT_CMP = (r"(?:more than|over|above|greater than|>|powyżej|powyzej|ponad|więcej niż|wiecej niz|mehr als|über|"
-               r"ueber)")
+_STRICT_CMP = (
+    r"(?:more than|over|above|greater than|>|powyżej|powyzej|ponad|więcej niż|wiecej niz|mehr als|über|"
+    r"ueber)"
+)
 _INCL_CMP = r"(?:at least|min(?:imum)?\.?|>=|≥|with|co najmniej|minimum|mindestens|mind\.|ab|z|mit)"
 
 
@@ -333,9 +403,11 @@ def _threshold(cmp: str, value: str) -> int:
 def _scores(t: _Text, facts: list[Fact]) -> None:
     """Thresholds: "more than 100 points" (101), "powyżej 50 punktów", "z wynikiem co najmniej 500", "10 rows"."""
     cmp = rf"({_STRICT_CMP}|{_INCL_CMP})"
-    units = {"min_points": r"(?:points?|pts|upvotes?|votes?|score|karma|punkt\w*|głos\w*|glos\w*|stimm\w*)",
-             "min_comments": r"(?:comments?|komentarz\w*|kommentar\w*)",
-             "min_rows": r"(?:rows?|wiersz\w*|zeilen?)"}
+    units = {
+        "min_points": r"(?:points?|pts|upvotes?|votes?|score|karma|punkt\w*|głos\w*|glos\w*|stimm\w*)",
+        "min_comments": r"(?:comments?|komentarz\w*|kommentar\w*)",
+        "min_rows": r"(?:rows?|wiersz\w*|zeilen?)",
+    }
     for kind, unit in units.items():
         for m in t.finditer(rf"(?<!\w){cmp}\s*(\d+)\+?\s*{unit}\b"):
             facts.append(Fact(kind, _threshold(m.group(1), m.group(2)), m.start(), m.group(0)))
@@ -344,23 +416,31 @@ def _scores(t: _Text, facts: list[Fact]) -> None:
             facts.append(Fact(kind, int(m.group(1)), m.start(), m.group(0)))
             t.mask(m.start(), m.end())
         score_unit = unit if kind != "min_points" else unit[:-1] + r"|wynik\w*|ergebnis)"
-        for m in t.finditer(rf"\b{score_unit}\s*(?:of\s+)?({_STRICT_CMP}|at least|>=|≥|co najmniej|mindestens|"
-                            rf"von mindestens)\s*(\d+)\b"):
+        for m in t.finditer(
+            rf"\b{score_unit}\s*(?:of\s+)?({_STRICT_CMP}|at least|>=|≥|co najmniej|mindestens|"
+            rf"von mindestens)\s*(\d+)\b"
+        ):
             facts.append(Fact(kind, _threshold(m.group(1), m.group(2)), m.start(), m.group(0)))
             t.mask(m.start(), m.end())
 
 
 def _pages(t: _Text, facts: list[Fact]) -> None:
     """How many result pages: "3 pages", "z 4 stron", "first 2 pages", "pages 1-3", "alle Seiten"."""
-    for m in t.finditer(r"\bpages?\s+1\s*(?:-|–|to|do|bis)\s*(\d+)\b|\b(?:strony|stron)\s+1\s*(?:-|–|do)\s*(\d+)\b"):
+    for m in t.finditer(
+        r"\bpages?\s+1\s*(?:-|–|to|do|bis)\s*(\d+)\b|\b(?:strony|stron)\s+1\s*(?:-|–|do)\s*(\d+)\b"
+    ):
         facts.append(Fact("pages", int(m.group(1) or m.group(2)), m.start(), m.group(0)))
         t.mask(m.start(), m.end())
-    for m in t.finditer(rf"\b{_N}\s+(?:(?:first|next|result|kolejn\w*|następn\w*|pierwsz\w*|ersten?|nächsten?)\s+)?"
-                        r"(?:pages?|stron\w*|seiten?|podstron\w*)\b"):
+    for m in t.finditer(
+        rf"\b{_N}\s+(?:(?:first|next|result|kolejn\w*|następn\w*|pierwsz\w*|ersten?|nächsten?)\s+)?"
+        r"(?:pages?|stron\w*|seiten?|podstron\w*)\b"
+    ):
         facts.append(Fact("pages", to_int(m.group(1)), m.start(), m.group(0)))
         t.mask(m.start(), m.end())
-    for m in t.finditer(r"\b(?:all|every|each|wszystki\w*|każd\w*|alle[nr]?|jede)\s+(?:the\s+)?(?:result\s+)?"
-                        r"(?:pages?|stron\w*|seiten?)\b"):
+    for m in t.finditer(
+        r"\b(?:all|every|each|wszystki\w*|każd\w*|alle[nr]?|jede)\s+(?:the\s+)?(?:result\s+)?"
+        r"(?:pages?|stron\w*|seiten?)\b"
+    ):
         facts.append(Fact("pages_all", True, m.start(), m.group(0)))
         t.mask(m.start(), m.end())
 
@@ -368,9 +448,11 @@ def _pages(t: _Text, facts: list[Fact]) -> None:
 def _scrolls(t: _Text, facts: list[Fact]) -> None:
     """Scroll amounts: "scroll down 5 times", "przewiń 3 razy", "5 mal scrollen", and a wait in ms."""
     verbs = r"(?:scroll\w*|przewi\w*|przewij\w*|scrolle\w*|blätter\w*)"
-    pats = [rf"\b{verbs}(?:\s+(?:down|up|w dół|w dol|nach unten|the page|stronę|strone|die seite))*\s+{_N}\s*(?:times|x|razy|mal)\b",
-            rf"\b{_N}\s*(?:times|x|razy|-?mal)\s+{verbs}",
-            rf"\b{verbs}\b[^.,;]{{0,30}}?\b{_N}\s*(?:times|x|razy|mal)\b"]
+    pats = [
+        rf"\b{verbs}(?:\s+(?:down|up|w dół|w dol|nach unten|the page|stronę|strone|die seite))*\s+{_N}\s*(?:times|x|razy|mal)\b",
+        rf"\b{_N}\s*(?:times|x|razy|-?mal)\s+{verbs}",
+        rf"\b{verbs}\b[^.,;]{{0,30}}?\b{_N}\s*(?:times|x|razy|mal)\b",
+    ]
     for pattern in pats:
         m = t.search(pattern)
         if m:
@@ -381,7 +463,9 @@ def _scrolls(t: _Text, facts: list[Fact]) -> None:
         m = t.search(rf"\b{verbs}\b")
         if m:
             facts.append(Fact("scroll", True, m.start(), m.group(0)))
-    m = t.search(r"\b(?:wait|waiting|czekaj|odczekaj|warte)\s+(\d+(?:[.,]\d+)?)\s*(ms|milliseconds?|s|sec|seconds?|sekund\w*|sekunden)\b")
+    m = t.search(
+        r"\b(?:wait|waiting|czekaj|odczekaj|warte)\s+(\d+(?:[.,]\d+)?)\s*(ms|milliseconds?|s|sec|seconds?|sekund\w*|sekunden)\b"
+    )
     if m:
         value = float(m.group(1).replace(",", "."))
         ms = int(value if m.group(2).lower().startswith("m") else value * 1000)
@@ -419,18 +503,27 @@ def _counts(t: _Text, facts: list[Fact]) -> None:
 
 def _sort(t: _Text, facts: list[Fact]) -> None:
     """An implied order: cheapest first, most expensive first, newest first, best rated first."""
-    for value, pattern in (("price_asc", _CHEAP), ("price_desc", _DEAR), ("newest", _NEW), ("rating_desc", _BEST)):
+    for value, pattern in (
+        ("price_asc", _CHEAP),
+        ("price_desc", _DEAR),
+        ("newest", _NEW),
+        ("rating_desc", _BEST),
+    ):
         m = t.search(r"\b" + pattern)
         if m:
             facts.append(Fact("sort", value, m.start(), m.group(0)))
             return
 
 
-_CLICK_VERB = r"(?:click(?:ing)?|press|tap|hit|kliknij|klikn\w*|naciśnij|nacisnij|wciśnij|klick\w*|drück\w*|drueck\w*)"
+_CLICK_VERB = (
+    r"(?:click(?:ing)?|press|tap|hit|kliknij|klikn\w*|naciśnij|nacisnij|wciśnij|klick\w*|drück\w*|drueck\w*)"
+)
 _SELECT_VERB = r"(?:select|choose|pick|wybierz|zaznacz|wähle|waehle|wählen|auswählen)"
 _CATEGORY_CUE = r"(?:categor\w*|kategori\w*|dział\w*|dzial\w*|rubrik\w*)"
-_SEARCH_VERB = (r"(?:search(?:ing)?(?:\s+for)?|look(?:ing)?\s+(?:up|for)|query|wyszukaj|szukaj|poszukaj|wyszukiwanie|"
-                r"suche?(?:\s+nach)?|such\s+nach|finde?)")
+_SEARCH_VERB = (
+    r"(?:search(?:ing)?(?:\s+for)?|look(?:ing)?\s+(?:up|for)|query|wyszukaj|szukaj|poszukaj|wyszukiwanie|"
+    r"suche?(?:\s+nach)?|such\s+nach|finde?)"
+)
 _LINK_CUE = r"(?:links?|linki\w*|odnośnik\w*|urls?|hrefs?)"
 
 
@@ -440,20 +533,31 @@ def _quoted_roles(t: _Text, quoted: list[tuple[int, int, str]], facts: list[Fact
     for start, end, value in quoted:
         if start in used:
             continue
-        before = t.original[max(0, start - 40):start].lower()
-        after = t.original[end:end + 40]
-        if re.search(_CLICK_VERB + r"(\s+(on|the|na|w|auf|den|die|das|button|przycisk|link))*\s*$", before, re.I):
+        before = t.original[max(0, start - 40) : start].lower()
+        after = t.original[end : end + 40]
+        if re.search(
+            _CLICK_VERB + r"(\s+(on|the|na|w|auf|den|die|das|button|przycisk|link))*\s*$", before, re.I
+        ):
             facts.append(Fact("click_text", value, start, t.original[start:end]))
         elif re.search(_SELECT_VERB + r"(\s+(the|option|opcję|opcje|die|option))*\s*$", before, re.I):
             facts.append(Fact("option", value, start, t.original[start:end]))
-            fm = re.match(r"\s*(?:from|in|z|w|aus|im|in der)\s+(?:the\s+|die\s+|der\s+)?([\"'„“«‘])(.+?)[\"'”“»’]",
-                          after, re.I)
+            fm = re.match(
+                r"\s*(?:from|in|z|w|aus|im|in der)\s+(?:the\s+|die\s+|der\s+)?([\"'„“«‘])(.+?)[\"'”“»’]",
+                after,
+                re.I,
+            )
             if fm:  # "select 'Newest' from the 'Sort by' dropdown": the second quote names the select
                 facts.append(Fact("option_field", fm.group(2).strip(), end, fm.group(0)))
                 used.update(s for s, _e, _v in quoted if end < s <= end + fm.end())
-        elif re.search(_CATEGORY_CUE + r"\s*$", before, re.I) or re.match(r"\s*" + _CATEGORY_CUE, after, re.I):
+        elif re.search(_CATEGORY_CUE + r"\s*$", before, re.I) or re.match(
+            r"\s*" + _CATEGORY_CUE, after, re.I
+        ):
             facts.append(Fact("category_path", _split_path(value), start, t.original[start:end]))
-        elif re.search(_LINK_CUE + r".{0,20}(contain\w*|with|matching|zawieraj\w*|mit|enthalt\w*|enthält)\s*$", before, re.I):
+        elif re.search(
+            _LINK_CUE + r".{0,20}(contain\w*|with|matching|zawieraj\w*|mit|enthalt\w*|enthält)\s*$",
+            before,
+            re.I,
+        ):
             facts.append(Fact("link_pattern", re.escape(value), start, t.original[start:end]))
         elif re.search(r"(sort\w*|order(ed)? by)\s*(by|po|według|wg\.?|nach)?\s*$", before, re.I):
             facts.append(Fact("option", value, start, t.original[start:end]))
@@ -468,8 +572,12 @@ def _split_path(value: str) -> list[str]:
 
 
 #: A sort order said in passing ("10 cheapest") as an option text dropdown tools understand in any language.
-SORT_OPTIONS = {"price_asc": "price ascending", "price_desc": "price descending", "newest": "newest",
-                "rating_desc": "best rated"}
+SORT_OPTIONS = {
+    "price_asc": "price ascending",
+    "price_desc": "price descending",
+    "newest": "newest",
+    "rating_desc": "best rated",
+}
 
 
 def _dropdown(t: _Text, facts: list[Fact]) -> None:
@@ -481,15 +589,23 @@ def _dropdown(t: _Text, facts: list[Fact]) -> None:
     if any(f.kind == "option" for f in facts):
         return
     sort = next((f for f in facts if f.kind == "sort"), None)
-    m = t.search(r"\b(?:sort(?:ed)?|order(?:ed)?|posortuj|posortowane|sortuj|sortowane|sortier\w*)\s+"
-                 r"(?:the\s+\w+\s+)?(?:by|po|według|wedlug|wg\.?|nach)\s+(.{2,40}?)"
-                 r"(?=\s+(?:and|then|i|oraz|und|dann)\b|\s*[,;:!?]|\.(?:\s|$)|$)")
+    m = t.search(
+        r"\b(?:sort(?:ed)?|order(?:ed)?|posortuj|posortowane|sortuj|sortowane|sortier\w*)\s+"
+        r"(?:the\s+\w+\s+)?(?:by|po|według|wedlug|wg\.?|nach)\s+(.{2,40}?)"
+        r"(?=\s+(?:and|then|i|oraz|und|dann)\b|\s*[,;:!?]|\.(?:\s|$)|$)"
+    )
     if m:
         option = m.group(1).strip()
-        directed = re.search(r"asc|desc|low|high|cheap|expensive|new|old|rosn|malej|najni|najwy|najta|najdr|"
-                             r"aufsteig|absteig|niedrig|hoch|günstig|teuer|neu", option, re.I)
+        directed = re.search(
+            r"asc|desc|low|high|cheap|expensive|new|old|rosn|malej|najni|najwy|najta|najdr|"
+            r"aufsteig|absteig|niedrig|hoch|günstig|teuer|neu",
+            option,
+            re.I,
+        )
         if sort is not None and not directed:
-            option = SORT_OPTIONS[sort.value]  # "sort by price ... cheapest first": the direction is elsewhere
+            option = SORT_OPTIONS[
+                sort.value
+            ]  # "sort by price ... cheapest first": the direction is elsewhere
         facts.append(Fact("option", option, m.start(), m.group(0)))
         t.mask(m.start(), m.end())
     elif sort is not None:
@@ -502,10 +618,15 @@ def _click(t: _Text, facts: list[Fact]) -> None:
     """Unquoted click targets: "click the Load more button", "click on Show all"."""
     if any(f.kind == "click_text" for f in facts):
         return
-    m = t.search(_CLICK_VERB + r"\s+(?:on\s+|the\s+|na\s+|w\s+|auf\s+|den\s+)*(.{2,40}?)\s+(?:button|link|tab|przycisk\w*|knopf|schaltfläche)\b")
+    m = t.search(
+        _CLICK_VERB
+        + r"\s+(?:on\s+|the\s+|na\s+|w\s+|auf\s+|den\s+)*(.{2,40}?)\s+(?:button|link|tab|przycisk\w*|knopf|schaltfläche)\b"
+    )
     if not m:
-        m = t.search(_CLICK_VERB + r"\s+(?:on\s+|the\s+|na\s+|w\s+|auf\s+|den\s+|przycisk\s+|button\s+)*"
-                     r"((?:[\w-]+\s+){0,3}[\w-]+?)" + _VALUE_END)
+        m = t.search(
+            _CLICK_VERB + r"\s+(?:on\s+|the\s+|na\s+|w\s+|auf\s+|den\s+|przycisk\s+|button\s+)*"
+            r"((?:[\w-]+\s+){0,3}[\w-]+?)" + _VALUE_END
+        )
     if m and m.group(1).strip() and not _negated(t, m.start()):
         facts.append(Fact("click_text", m.group(1).strip(), m.start(), m.group(0)))
         t.mask(m.start(), m.end())
@@ -513,7 +634,9 @@ def _click(t: _Text, facts: list[Fact]) -> None:
 
 def _negated(t: _Text, pos: int) -> bool:
     """ "don't click", "nie klikaj", "nicht klicken": the action is ruled out, not asked for."""
-    return bool(re.search(r"\b(don'?t|do not|never|nie|nicht|kein\w*)\s+$", t.original[max(0, pos - 12):pos], re.I))
+    return bool(
+        re.search(r"\b(don'?t|do not|never|nie|nicht|kein\w*)\s+$", t.original[max(0, pos - 12) : pos], re.I)
+    )
 
 
 def _category(t: _Text, facts: list[Fact]) -> None:
@@ -521,13 +644,18 @@ def _category(t: _Text, facts: list[Fact]) -> None:
     if any(f.kind == "category_path" for f in facts):
         return
     word = r"[^\W\d_][\w&'-]*"
-    m = t.search(rf"({word}(?:\s+{word}){{0,2}})\s*(?:>|→|»|›)\s*({word}(?:\s+{word}){{0,2}}?)"
-                 rf"((?:\s*(?:>|→|»|›)\s*{word}(?:\s+{word}){{0,2}}?)*)" + _VALUE_END)
+    m = t.search(
+        rf"({word}(?:\s+{word}){{0,2}})\s*(?:>|→|»|›)\s*({word}(?:\s+{word}){{0,2}}?)"
+        rf"((?:\s*(?:>|→|»|›)\s*{word}(?:\s+{word}){{0,2}}?)*)" + _VALUE_END
+    )
     if m:
         head = re.split(r"\s+", m.group(1))
-        cues = re.compile(r"^(open|go|to|into|navigate|browse|the|category|categories|kategori\w*|kategorie|otwórz|otworz|"
-                          r"przejdź|przejdz|do|w|in|im|öffne|gehe|zu|zur|auf|find|znajdź|znajdz|finde|products?|"
-                          r"produkty|produkte|from|z|aus|section|dział|dzial)$", re.I)
+        cues = re.compile(
+            r"^(open|go|to|into|navigate|browse|the|category|categories|kategori\w*|kategorie|otwórz|otworz|"
+            r"przejdź|przejdz|do|w|in|im|öffne|gehe|zu|zur|auf|find|znajdź|znajdz|finde|products?|"
+            r"produkty|produkte|from|z|aus|section|dział|dzial)$",
+            re.I,
+        )
         while head and cues.match(head[0]):
             head.pop(0)
         tail = [m.group(2), *[p for p in re.split(r"\s*(?:>|→|»|›)\s*", m.group(3)) if p.strip()]]
@@ -537,12 +665,17 @@ def _category(t: _Text, facts: list[Fact]) -> None:
             facts.append(Fact("category_path", path, m.start(), m.group(0)))
             t.mask(m.start(), m.end())
             return
-    m = t.search(rf"\b(?:the\s+|a\s+)?{_CATEGORY_CUE}\s+(?:of\s+|called\s+|named\s+)?({word}(?:\s+{word}){{0,2}}?)" + _VALUE_END)
+    m = t.search(
+        rf"\b(?:the\s+|a\s+)?{_CATEGORY_CUE}\s+(?:of\s+|called\s+|named\s+)?({word}(?:\s+{word}){{0,2}}?)"
+        + _VALUE_END
+    )
     if m and not re.match(r"(page|pages|list|listing|strona|seite)$", m.group(1), re.I):
         facts.append(Fact("category_path", [m.group(1).strip()], m.start(), m.group(0)))
         t.mask(m.start(), m.end())
         return
-    m = t.search(rf"\b(?:in|into|to|w|do|im|in der|zur)\s+(?:the\s+|die\s+)?({word}(?:\s+{word}){{0,2}}?)\s+{_CATEGORY_CUE}\b")
+    m = t.search(
+        rf"\b(?:in|into|to|w|do|im|in der|zur)\s+(?:the\s+|die\s+)?({word}(?:\s+{word}){{0,2}}?)\s+{_CATEGORY_CUE}\b"
+    )
     if m:
         facts.append(Fact("category_path", [m.group(1).strip()], m.start(), m.group(0)))
         t.mask(m.start(), m.end())
@@ -554,17 +687,21 @@ def _links(t: _Text, facts: list[Fact]) -> None:
         return
     types = "|".join(_FILE_TYPES)
     doc = r"(?:files?|documents?|docs|plik\w*|dateien?|dokument\w*)"
-    m = (t.search(rf"\b{_LINK_CUE}\b.{{0,30}}?\.({types})s?\b")                 # "links ending in .pdf"
-         or t.search(rf"\b({types})s?(?:[\s-]+|-?){doc}\b")                      # "PDF files", "PDF-Dateien"
-         or t.search(rf"\b{doc}\s+\.?({types})s?\b")                              # "plików PDF"
-         or t.search(rf"\b({types})s?[\s-]+{_LINK_CUE}\b")                        # "pdf links"
-         or t.search(rf"\b{_LINK_CUE}\s+(?:to|do|zu|auf)\s+(?:the\s+)?\.?({types})s?\b"))  # "links to PDFs"
+    m = (
+        t.search(rf"\b{_LINK_CUE}\b.{{0,30}}?\.({types})s?\b")  # "links ending in .pdf"
+        or t.search(rf"\b({types})s?(?:[\s-]+|-?){doc}\b")  # "PDF files", "PDF-Dateien"
+        or t.search(rf"\b{doc}\s+\.?({types})s?\b")  # "plików PDF"
+        or t.search(rf"\b({types})s?[\s-]+{_LINK_CUE}\b")  # "pdf links"
+        or t.search(rf"\b{_LINK_CUE}\s+(?:to|do|zu|auf)\s+(?:the\s+)?\.?({types})s?\b")
+    )  # "links to PDFs"
     if m:
         ext = m.group(1).lower().replace("jpeg", "jpg").replace("jpg", "jpe?g")
         facts.append(Fact("link_pattern", rf"\.{ext}($|\?)", m.start(), m.group(0)))
         return
-    m = t.search(rf"\b{_LINK_CUE}\b.{{0,25}}?\b(?:contain\w*|with|matching|including|zawierając\w*|zawierajac\w*|z|mit|enthalt\w*|"
-                 r"die)\s+(\S*[/.]\S*)")
+    m = t.search(
+        rf"\b{_LINK_CUE}\b.{{0,25}}?\b(?:contain\w*|with|matching|including|zawierając\w*|zawierajac\w*|z|mit|enthalt\w*|"
+        r"die)\s+(\S*[/.]\S*)"
+    )
     if m:
         facts.append(Fact("link_pattern", re.escape(m.group(1).rstrip(".,;")), m.start(), m.group(0)))
         return
@@ -575,9 +712,11 @@ def _links(t: _Text, facts: list[Fact]) -> None:
 
 def _fields(t: _Text, facts: list[Fact]) -> None:
     """Required item fields: "every product has a name and a price", "każdy produkt ma nazwę i cenę"."""
-    cue = (r"(?:\b(?:every|each|all|only|każd\w*|kazd\w*|wszystki\w*|tylko|jede[rsn]?|alle|nur)\b[^.;]{0,40}?"
-           r"\b(?:has|have|having|with|must have|should have|that have|ma|mają|maja|musi mieć|musi miec|muszą mieć|"
-           r"z|hat|haben|mit)\b|\b(?:require[sd]?|must have|musi mieć|muszą mieć|muss|müssen)\b)")
+    cue = (
+        r"(?:\b(?:every|each|all|only|każd\w*|kazd\w*|wszystki\w*|tylko|jede[rsn]?|alle|nur)\b[^.;]{0,40}?"
+        r"\b(?:has|have|having|with|must have|should have|that have|ma|mają|maja|musi mieć|musi miec|muszą mieć|"
+        r"z|hat|haben|mit)\b|\b(?:require[sd]?|must have|musi mieć|muszą mieć|muss|müssen)\b)"
+    )
     m = t.search(cue + r"\s*(?P<list>" + _FIELD_FILL + rf"(?:{_FIELD}))")
     if not m:
         return
@@ -599,38 +738,49 @@ def _fields(t: _Text, facts: list[Fact]) -> None:
             break
         pos = jm.end()
     if fields:
-        facts.append(Fact("fields", fields, m.start(), t.original[m.start():pos].strip()))
+        facts.append(Fact("fields", fields, m.start(), t.original[m.start() : pos].strip()))
 
 
 def _search(t: _Text, facts: list[Fact]) -> None:
     """Unquoted search terms: "search for laptops", "wyszukaj laptopy", "suche nach Katzenfutter"."""
     if any(f.kind == "query" for f in facts):
         return
-    verbs = (r"(?:search(?:ing)?\s+for|search|look\s+up|looking\s+for|query|wyszukaj|szukaj|poszukaj|"
-             r"suche\s+nach|such\s+nach|suche)")
+    verbs = (
+        r"(?:search(?:ing)?\s+for|search|look\s+up|looking\s+for|query|wyszukaj|szukaj|poszukaj|"
+        r"suche\s+nach|such\s+nach|suche)"
+    )
     m = t.search(rf"\b{verbs}\s+(?:the\s+|for\s+)?((?:[^\s,;.]+\s+){{0,4}}?[^\s,;.]+?)" + _VALUE_END)
     if m:
         query = m.group(1).strip()
-        if query and not re.fullmatch(r"(it|them|this|that|products?|items?|results?|produkty|produkte)", query, re.I):
+        if query and not re.fullmatch(
+            r"(it|them|this|that|products?|items?|results?|produkty|produkte)", query, re.I
+        ):
             facts.append(Fact("query", query, m.start(), m.group(0)))
             t.mask(m.start(), m.end())
 
 
-_MAX_WORDS = (r"(?:under|below|less than|cheaper than|lower than|up to|at most|no more than|not more than|max(?:imum)?\.?|"
-              r"within|for less than|<=?|≤|poniżej|ponizej|do|taniej niż|taniej niz|tańsz\w* niż|tansz\w* niz|"
-              r"mniej niż|mniej niz|nie więcej niż|nie wiecej niz|najwyżej|maks(?:ymalnie)?\.?|za mniej niż|"
-              r"unter|bis(?: zu)?|günstiger als|guenstiger als|billiger als|weniger als|höchstens|maximal|max\.)")
-_MIN_WORDS = (r"(?:over|above|more than|greater than|at least|min(?:imum)?\.?|more expensive than|starting at|from|>=?|≥|"
-              r"powyżej|powyzej|ponad|więcej niż|wiecej niz|droższ\w* niż|co najmniej|od|minimum|"
-              r"über|ueber|mehr als|mindestens|teurer als|ab)")
-_PRICE_WORD = r"(?:price|prices|priced|cost|costs|costing|cen\w*|koszt\w*|preis\w*|kost\w*|zł|zl|pln|€|\$|£|eur|usd)"
+_MAX_WORDS = (
+    r"(?:under|below|less than|cheaper than|lower than|up to|at most|no more than|not more than|max(?:imum)?\.?|"
+    r"within|for less than|<=?|≤|poniżej|ponizej|do|taniej niż|taniej niz|tańsz\w* niż|tansz\w* niz|"
+    r"mniej niż|mniej niz|nie więcej niż|nie wiecej niz|najwyżej|maks(?:ymalnie)?\.?|za mniej niż|"
+    r"unter|bis(?: zu)?|günstiger als|guenstiger als|billiger als|weniger als|höchstens|maximal|max\.)"
+)
+_MIN_WORDS = (
+    r"(?:over|above|more than|greater than|at least|min(?:imum)?\.?|more expensive than|starting at|from|>=?|≥|"
+    r"powyżej|powyzej|ponad|więcej niż|wiecej niz|droższ\w* niż|co najmniej|od|minimum|"
+    r"über|ueber|mehr als|mindestens|teurer als|ab)"
+)
+_PRICE_WORD = (
+    r"(?:price|prices|priced|cost|costs|costing|cen\w*|koszt\w*|preis\w*|kost\w*|zł|zl|pln|€|\$|£|eur|usd)"
+)
 
 
 def _prices(t: _Text, facts: list[Fact]) -> None:
     """Price bounds: "under 150zł", "od 100 do 200 zł", "between 100 and 200", "unter 50 €", "over 1000"."""
     price_context = bool(_rx(r"(?:\b|(?<=\d))" + _PRICE_WORD).search(t.original)) or not _rx(
         r"\b(stories|story|articles?|posts?|news|links?|tables?|artykuł\w*|wpis\w*|tabel\w*|linki\w*|"
-        r"nachrichten|beiträge|tabellen?)\b").search(t.original)
+        r"nachrichten|beiträge|tabellen?)\b"
+    ).search(t.original)
     cur = rf"(?:\s*{_CUR})"
     num = rf"{cur}?\s*{_AMOUNT}"
     tail_ok = rf"(?!\s*{_NOT_PRICE_UNIT})"
@@ -638,8 +788,10 @@ def _prices(t: _Text, facts: list[Fact]) -> None:
     def ok(m: re.Match) -> bool:
         return price_context or bool(_rx(_CUR).search(m.group(0)))
 
-    rng = (rf"\b(?:between|from|od|zwischen|von|in the range(?: of)?|w (?:przedziale|zakresie)|range)\s+(?:the\s+)?"
-           rf"{num}{cur}?\s*(?:and|to|do|und|bis|-|–|—)\s*{num}({cur})?{tail_ok}")
+    rng = (
+        rf"\b(?:between|from|od|zwischen|von|in the range(?: of)?|w (?:przedziale|zakresie)|range)\s+(?:the\s+)?"
+        rf"{num}{cur}?\s*(?:and|to|do|und|bis|-|–|—)\s*{num}({cur})?{tail_ok}"
+    )
     m = t.search(rng)
     if m and ok(m):
         lo, hi = parse_amount(m.group(1), m.group(2)), parse_amount(m.group(3), m.group(4))
@@ -650,12 +802,24 @@ def _prices(t: _Text, facts: list[Fact]) -> None:
     m = t.search(rf"(?<![\w.,]){num}\s*(?:-|–|—)\s*{num}{cur}")
     if m:
         lo, hi = parse_amount(m.group(1), m.group(2)), parse_amount(m.group(3), m.group(4))
-        facts += [Fact("price_min", min(lo, hi), m.start(), m.group(0)),
-                  Fact("price_max", max(lo, hi), m.start(), m.group(0))]
+        facts += [
+            Fact("price_min", min(lo, hi), m.start(), m.group(0)),
+            Fact("price_max", max(lo, hi), m.start(), m.group(0)),
+        ]
         t.mask(m.start(), m.end())
         return
-    for kind, words, post in (("price_max", _MAX_WORDS, r"(?:or less|or cheaper|lub mniej|lub taniej|i mniej|oder weniger|oder günstiger)"),
-                              ("price_min", _MIN_WORDS, r"(?:or more|and up|and above|lub więcej|i więcej|i wiecej|oder mehr|und mehr)")):
+    for kind, words, post in (
+        (
+            "price_max",
+            _MAX_WORDS,
+            r"(?:or less|or cheaper|lub mniej|lub taniej|i mniej|oder weniger|oder günstiger)",
+        ),
+        (
+            "price_min",
+            _MIN_WORDS,
+            r"(?:or more|and up|and above|lub więcej|i więcej|i wiecej|oder mehr|und mehr)",
+        ),
+    ):
         m = t.search(rf"(?:^|(?<=[\s(]))(?:{words})\s*{num}({cur})?{tail_ok}(?![\d.,]*\s*(?:-|–)\s*\d)")
         if m and ok(m):
             facts.append(Fact(kind, parse_amount(m.group(1), m.group(2)), m.start(), m.group(0)))
@@ -665,18 +829,26 @@ def _prices(t: _Text, facts: list[Fact]) -> None:
         if m and ok(m):
             facts.append(Fact(kind, parse_amount(m.group(1), m.group(2)), m.start(), m.group(0)))
             t.mask(m.start(), m.end())
-    lo, hi = next((f for f in facts if f.kind == "price_min"), None), next((f for f in facts if f.kind == "price_max"), None)
+    lo, hi = (
+        next((f for f in facts if f.kind == "price_min"), None),
+        next((f for f in facts if f.kind == "price_max"), None),
+    )
     if lo and hi and lo.value > hi.value:
         # "over 200 ... under 100" is contradictory; the nearer reading is that the user swapped them.
         facts.remove(lo)
         facts.remove(hi)
-        facts += [Fact("price_min", hi.value, hi.start, hi.text), Fact("price_max", lo.value, lo.start, lo.text)]
+        facts += [
+            Fact("price_min", hi.value, hi.start, hi.text),
+            Fact("price_max", lo.value, lo.start, lo.text),
+        ]
 
 
 def _strict(t: _Text, facts: list[Fact]) -> None:
     """Whether a check should fail the task instead of filtering: "must cost", "fail if", "musi kosztować"."""
-    m = t.search(r"\b(?:must (?:cost|be (?:priced|under|below|cheaper))|fail (?:if|when|on)|error if|"
-                 r"musi(?:szą)? kosztować|muszą kosztować|muss\b.{0,30}kosten|müssen\b.{0,30}kosten|strict\w*|"
-                 r"ściśle|sciśle|strikt)")
+    m = t.search(
+        r"\b(?:must (?:cost|be (?:priced|under|below|cheaper))|fail (?:if|when|on)|error if|"
+        r"musi(?:szą)? kosztować|muszą kosztować|muss\b.{0,30}kosten|müssen\b.{0,30}kosten|strict\w*|"
+        r"ściśle|sciśle|strikt)"
+    )
     if m:
         facts.append(Fact("strict", True, m.start(), m.group(0)))

@@ -111,21 +111,29 @@ PURPOSE = {
 
 #: The output kinds an instruction can ask for, by the words that name them (PL/EN/DE).
 KIND_WORDS: dict[str, str] = {
-    "products": (r"\b(products?|items?|offers?|deals?|listings?|goods|produkt\w*|ofert\w*|towar\w*|"
-                 r"angebot\w*|waren)\b"),
-    "articles": (r"\b(articles?|stories|story|posts?|news|headlines?|submissions?|threads?|blog\s*posts?|"
-                 r"artykuł\w*|artykul\w*|wpis\w*|posty|postów|wiadomości|wiadomosci|newsy|nagłówk\w*|"
-                 r"nachrichten|beiträge|beitrag|schlagzeilen|meldungen)\b"),
+    "products": (
+        r"\b(products?|items?|offers?|deals?|listings?|goods|produkt\w*|ofert\w*|towar\w*|"
+        r"angebot\w*|waren)\b"
+    ),
+    "articles": (
+        r"\b(articles?|stories|story|posts?|news|headlines?|submissions?|threads?|blog\s*posts?|"
+        r"artykuł\w*|artykul\w*|wpis\w*|posty|postów|wiadomości|wiadomosci|newsy|nagłówk\w*|"
+        r"nachrichten|beiträge|beitrag|schlagzeilen|meldungen)\b"
+    ),
     "links": r"\b(links?|urls?|hrefs?|hyperlinks?|linki|linków|linkow|odnośnik\w*|odnosnik\w*)\b",
     "tables": r"\b(tables?|tabel\w*|tabelle\w*|spreadsheets?)\b",
 }
 #: Words that hint at a category of tool (a small nudge for ranking, never decisive).
 CATEGORY_CUES: dict[str, str] = {
     "forms": r"\b(fill|form|search|filter|type|enter|wpisz|wyszukaj|formularz|filtr\w*|formular|suche?|filter\w*)\b",
-    "navigation": (r"\b(click|scroll|pages?|next|open|go to|categor\w*|kliknij|przewiń|stron\w*|kategori\w*|"
-                   r"seiten?|klick\w*|öffne)\b"),
-    "validation": (r"\b(every|each|all|must|only|check|verify|validate|każd\w*|tylko|musi|jede[sr]?|nur|muss|"
-                   r"prüfe)\b"),
+    "navigation": (
+        r"\b(click|scroll|pages?|next|open|go to|categor\w*|kliknij|przewiń|stron\w*|kategori\w*|"
+        r"seiten?|klick\w*|öffne)\b"
+    ),
+    "validation": (
+        r"\b(every|each|all|must|only|check|verify|validate|każd\w*|tylko|musi|jede[sr]?|nur|muss|"
+        r"prüfe)\b"
+    ),
     "extraction": r"\b(find|get|extract|list|show|scrape|znajdź|pokaż|pobierz|wyciągnij|finde|zeige|extrahiere)\b",
 }
 _STOPWORDS = frozenset(
@@ -183,7 +191,12 @@ def real_host(url: str | None) -> str | None:
         return None
     parts = urlsplit(url)
     host = host_of(url)
-    if parts.scheme not in ("http", "https") or not host or host == "localhost" or re.fullmatch(r"[\d.:\[\]]+", host):
+    if (
+        parts.scheme not in ("http", "https")
+        or not host
+        or host == "localhost"
+        or re.fullmatch(r"[\d.:\[\]]+", host)
+    ):
         return None
     return host
 
@@ -213,6 +226,7 @@ def learned_aliases(m: Manifest) -> dict[str, str]:
     fact ``min_points=51`` and the parameter ``threshold=51`` agree, so ``min_points`` goes to
     ``threshold`` for this tool. This lets a plugin name its parameters as it likes.
     """
+
     def compute(m: Manifest) -> dict[str, str]:
         out: dict[str, str] = {}
         props = _props(m)
@@ -260,6 +274,7 @@ def serves(m: Manifest, group: str) -> int:
 
 def _validator(m: Manifest):
     """A validator of the parameters with nothing required: checks one value at a time."""
+
     def compute(m: Manifest):
         from jsonschema import Draft202012Validator
 
@@ -273,8 +288,10 @@ def fit_value(m: Manifest, name: str, value: Any) -> tuple[bool, Any]:
     validator = _validator(m)
     prop = _props(m).get(name) or {}
     for candidate in _variants(prop, value):
-        if not any(list(e.absolute_path)[:1] == [name] or not e.absolute_path
-                   for e in validator.iter_errors({name: candidate})):
+        if not any(
+            list(e.absolute_path)[:1] == [name] or not e.absolute_path
+            for e in validator.iter_errors({name: candidate})
+        ):
             return True, candidate
     return False, None
 
@@ -289,10 +306,12 @@ def _enum_of(prop: dict) -> list:
     return []
 
 
-_SYNONYMS = {"asc": {"asc", "ascending", "low", "lowest", "cheap", "cheapest", "rosnąco", "aufsteigend"},
-             "desc": {"desc", "descending", "high", "highest", "expensive", "malejąco", "absteigend"},
-             "newest": {"newest", "new", "latest", "recent", "date", "najnowsze", "neueste"},
-             "rating": {"rating", "rated", "best", "score", "top"}}
+_SYNONYMS = {
+    "asc": {"asc", "ascending", "low", "lowest", "cheap", "cheapest", "rosnąco", "aufsteigend"},
+    "desc": {"desc", "descending", "high", "highest", "expensive", "malejąco", "absteigend"},
+    "newest": {"newest", "new", "latest", "recent", "date", "najnowsze", "neueste"},
+    "rating": {"rating", "rated", "best", "score", "top"},
+}
 
 
 def _match_enum(value: str, enum: list) -> Any:
@@ -362,11 +381,15 @@ def named_sites(instruction: str, registry: Registry) -> list[str]:
             label = site_label(site)
             # A trigger that matches the site's own name names the site ("hacker ?news|\\bhn\\b|ycombinator").
             naming = [rx for t in m.triggers if (rx := _rx(t)) is not None and rx.search(label)]
-            if (len(label) >= 3 and re.search(r"(?<![\w.-])" + re.escape(label) + r"(?![\w-])", low)) or \
-                    any(rx.search(instruction) for rx in naming):
+            if (len(label) >= 3 and re.search(r"(?<![\w.-])" + re.escape(label) + r"(?![\w-])", low)) or any(
+                rx.search(instruction) for rx in naming
+            ):
                 tld = site.rsplit(".", 1)[-1]
-                native = (lang == "pl" and tld == "pl") or (lang == "de" and tld == "de") or \
-                         (lang == "en" and tld == "com")
+                native = (
+                    (lang == "pl" and tld == "pl")
+                    or (lang == "de" and tld == "de")
+                    or (lang == "en" and tld == "com")
+                )
                 found.append((1 if native else 2, order, site))
     return [site for *_, site in sorted(found)]
 
@@ -403,10 +426,15 @@ def resolve_start_url(instruction: str, url: str | None, registry: Registry) -> 
         for site in m.sites:
             if site not in by_label.setdefault(site_label(site), []):
                 by_label[site_label(site)].append(site)
-    known = [sites[0] + (f" (+{len(sites) - 1} more)" if len(sites) > 1 else "") for _, sites in sorted(by_label.items())]
+    known = [
+        sites[0] + (f" (+{len(sites) - 1} more)" if len(sites) > 1 else "")
+        for _, sites in sorted(by_label.items())
+    ]
     hint = f", or name a site the installed tools know: {', '.join(known)}" if known else ""
-    raise UsageError(f"no URL to start from: give one with --url URL or as a URL argument, e.g. "
-                     f"`curllm https://shop.example/ \"{instruction}\"`; or set CURLLM_DEFAULT_URL{hint}")
+    raise UsageError(
+        f"no URL to start from: give one with --url URL or as a URL argument, e.g. "
+        f'`curllm https://shop.example/ "{instruction}"`; or set CURLLM_DEFAULT_URL{hint}'
+    )
 
 
 # --- scoring -----------------------------------------------------------------------------------------
@@ -438,7 +466,9 @@ def _site_status(m: Manifest, host: str | None, named: list[str]) -> str:
     return "unknown" if host is None else "mismatch"
 
 
-def score_tools(instruction: str, url: str | None, registry: Registry, facts: Facts | None = None) -> list[Scored]:
+def score_tools(
+    instruction: str, url: str | None, registry: Registry, facts: Facts | None = None
+) -> list[Scored]:
     """Every installed tool scored for the task, best first (ties by name: deterministic)."""
     facts = facts or extract_facts(instruction)
     host = real_host(url)
@@ -482,6 +512,7 @@ def score_tools(instruction: str, url: str | None, registry: Registry, facts: Fa
 
 def _memo_tokens(m: Manifest, index: int) -> frozenset[str]:
     """Tokens of example ``index`` (or of the description for -1), computed once per manifest."""
+
     def compute(m: Manifest) -> list[frozenset[str]]:
         return [_tokens(str(e.get("instruction", ""))) for e in m.examples] + [_tokens(m.description)]
 
@@ -534,8 +565,9 @@ class _Step:
     fallback: str | None = None
 
 
-def _fill(m: Manifest, facts: Facts, kinds: tuple[str, ...] | None = None,
-          taken: set[str] | None = None) -> tuple[dict, list[str]]:
+def _fill(
+    m: Manifest, facts: Facts, kinds: tuple[str, ...] | None = None, taken: set[str] | None = None
+) -> tuple[dict, list[str]]:
     """Parameters of ``m`` from the facts (only declared ones, only values that validate)."""
     params: dict = {}
     why: list[str] = []
@@ -571,9 +603,11 @@ def _group_facts(facts: Facts, group: str) -> list[Fact]:
 
 
 def _pick(cands: list[Scored], group: str) -> Scored | None:
-    ranked = sorted((c for c in cands if serves(c.manifest, group)),
-                    key=lambda c: (c.site in ("match", "named"), serves(c.manifest, group), c.score),
-                    reverse=True)
+    ranked = sorted(
+        (c for c in cands if serves(c.manifest, group)),
+        key=lambda c: (c.site in ("match", "named"), serves(c.manifest, group), c.score),
+        reverse=True,
+    )
     # sorted() is stable and the candidates arrive ordered by (-score, key): ties stay deterministic
     return ranked[0] if ranked else None
 
@@ -596,11 +630,21 @@ def _choose_extraction(scored: list[Scored], kind: str | None) -> tuple[list[Sco
 
 
 #: Facts an extraction tool may take as parameters (the others describe page actions or checks).
-EXTRACTION_FACTS = ("limit", "sort", "min_points", "min_comments", "min_rows", "link_pattern", "price_min", "price_max")
+EXTRACTION_FACTS = (
+    "limit",
+    "sort",
+    "min_points",
+    "min_comments",
+    "min_rows",
+    "link_pattern",
+    "price_min",
+    "price_max",
+)
 
 
-def plan_with_rules(instruction: str, url: str | None, registry: Registry, *,
-                    initial_keys: set[str] | frozenset = frozenset()) -> Planned:
+def plan_with_rules(
+    instruction: str, url: str | None, registry: Registry, *, initial_keys: set[str] | frozenset = frozenset()
+) -> Planned:
     """Plan without a model. Raises PlanningError when no installed tool can give what is asked for."""
     facts = extract_facts(instruction)
     scored = score_tools(instruction, url, registry, facts)
@@ -615,8 +659,12 @@ def plan_with_rules(instruction: str, url: str | None, registry: Registry, *,
     else:
         ext, out_key = _extraction_step(scored, kind, kind_words, facts, registry)
 
-    guards = [s for s in eligible if s.manifest.category == "validation"
-              and (out_key in s.manifest.consumes or "key" in _props(s.manifest))]
+    guards = [
+        s
+        for s in eligible
+        if s.manifest.category == "validation"
+        and (out_key in s.manifest.consumes or "key" in _props(s.manifest))
+    ]
     page_tools = [] if data_only else [s for s in eligible if s.manifest.category in ("forms", "navigation")]
     used: set[str] = set()
     steps = _action_steps(facts, page_tools, guards, out_key, ext, used)
@@ -627,22 +675,31 @@ def plan_with_rules(instruction: str, url: str | None, registry: Registry, *,
     steps = _fold_into_pager(steps, ext)
     if not steps:
         raise PlanningError("nothing to do: the instruction names no data to get and no check to run")
-    doc = {"plan": [_doc_step(st) for st in steps], "expected_output": out_key,
-           "instruction": instruction, "url": url, "planner": "rules"}
+    doc = {
+        "plan": [_doc_step(st) for st in steps],
+        "expected_output": out_key,
+        "instruction": instruction,
+        "url": url,
+        "planner": "rules",
+    }
     plan = _check(doc, registry, initial_keys)
     return Planned(plan, [f"{s.tool}: {s.description}" for s in plan.steps], "rules")
 
 
-def _extraction_step(scored: list[Scored], kind: str | None, kind_words: str, facts: Facts,
-                     registry: Registry) -> tuple[_Step, str]:
+def _extraction_step(
+    scored: list[Scored], kind: str | None, kind_words: str, facts: Facts, registry: Registry
+) -> tuple[_Step, str]:
     """The extraction step and the data key it gives (the plan's expected output)."""
     cands, kind = _choose_extraction(scored, kind)
     if not cands:
-        producers = sorted(k for m in registry.tools.values() if m.category == "extraction" for k in m.produces)
+        producers = sorted(
+            k for m in registry.tools.values() if m.category == "extraction" for k in m.produces
+        )
         raise PlanningError(
             f"no installed extraction tool gives {kind}"
             + (f" (installed tools give: {', '.join(dict.fromkeys(producers))})" if producers else "")
-            + "; `curllm tools list` shows what is installed, plugins add more")
+            + "; `curllm tools list` shows what is installed, plugins add more"
+        )
     for cand in cands:
         m = cand.manifest
         params, why = _fill(m, facts, EXTRACTION_FACTS)
@@ -650,16 +707,20 @@ def _extraction_step(scored: list[Scored], kind: str | None, kind_words: str, fa
         if _complete(m, params):
             break
     else:
-        raise PlanningError(f"no extraction tool for {kind} can be called with what the instruction says "
-                            f"(tried {', '.join(c.manifest.key for c in cands)})")
+        raise PlanningError(
+            f"no extraction tool for {kind} can be called with what the instruction says "
+            f"(tried {', '.join(c.manifest.key for c in cands)})"
+        )
     out_key = kind if kind in m.produces else m.produces[0]
     said = f"the instruction asks for {kind} ({kind_words!r})" if kind_words else f"{kind} is what it gives"
     sites = ", ".join(m.sites)
-    where = {"match": f"made for {sites}, the URL's site",
-             "named": f"made for {sites}, the site the instruction names",
-             "unknown": f"made for {sites} (the page's site is not known)",
-             "mismatch": f"made for {sites}; no installed tool for this site gives {kind}",
-             "": "works on any page"}[cand.site]
+    where = {
+        "match": f"made for {sites}, the URL's site",
+        "named": f"made for {sites}, the site the instruction names",
+        "unknown": f"made for {sites} (the page's site is not known)",
+        "mismatch": f"made for {sites}; no installed tool for this site gives {kind}",
+        "": "works on any page",
+    }[cand.site]
     reason = f"extracts {out_key}: {said}; {where}" + (f"; {', '.join(why)}" if why else "")
     fallback = None
     if m.sites:  # when the site's markup changed, a generic extractor of the same kind still has a go
@@ -683,8 +744,14 @@ def _neutral_fill(m: Manifest, params: dict, why: list[str]) -> tuple[dict, list
     return params, why
 
 
-def _action_steps(facts: Facts, page_tools: list[Scored], guards: list[Scored], out_key: str,
-                  ext: _Step | None, used: set[str]) -> list[_Step]:
+def _action_steps(
+    facts: Facts,
+    page_tools: list[Scored],
+    guards: list[Scored],
+    out_key: str,
+    ext: _Step | None,
+    used: set[str],
+) -> list[_Step]:
     """One page step (forms/navigation) and one guard (validation) per kind of action the instruction states."""
     steps: list[_Step] = []
     for group in GROUPS:
@@ -731,8 +798,9 @@ def _action_steps(facts: Facts, page_tools: list[Scored], guards: list[Scored], 
     return steps
 
 
-def _trigger_steps(eligible: list[Scored], guard_keys: set[str], facts: Facts, out_key: str, data_only: bool,
-                   used: set[str]) -> list[_Step]:
+def _trigger_steps(
+    eligible: list[Scored], guard_keys: set[str], facts: Facts, out_key: str, data_only: bool, used: set[str]
+) -> list[_Step]:
     """Tools that no kind of action covers (a URL check, a cookie banner) join on their triggers alone."""
     steps: list[_Step] = []
     for s in eligible:
@@ -740,7 +808,9 @@ def _trigger_steps(eligible: list[Scored], guard_keys: set[str], facts: Facts, o
         groups = GUARD_GROUPS if m.category == "validation" else PAGE_GROUPS
         if m.key in used or m.category == "extraction" or not s.trigger or any(serves(m, g) for g in groups):
             continue
-        if (m.category == "validation" and m.key not in guard_keys) or (data_only and m.category != "validation"):
+        if (m.category == "validation" and m.key not in guard_keys) or (
+            data_only and m.category != "validation"
+        ):
             continue
         params = _keyed(m, {}, out_key) if m.category == "validation" else {}
         extra, why = _fill(m, facts, ("strict",) if m.category == "validation" else ())
@@ -751,16 +821,31 @@ def _trigger_steps(eligible: list[Scored], guard_keys: set[str], facts: Facts, o
         what = re.split(r"(?<=[a-z])[.:;] ", m.description)[0].rstrip(".")
         what = what if len(what) <= 100 else what[:99] + "…"
         reason = f"{what[:1].lower()}{what[1:]}: its trigger matched {s.trigger!r}"
-        steps.append(_Step(m, params, reason + (f"; {', '.join(why)}" if why else ""),
-                           (CATEGORY_ORDER[m.category], _is_pager(m), s.trigger_pos or 0, 0)))
+        steps.append(
+            _Step(
+                m,
+                params,
+                reason + (f"; {', '.join(why)}" if why else ""),
+                (CATEGORY_ORDER[m.category], _is_pager(m), s.trigger_pos or 0, 0),
+            )
+        )
     return steps
 
 
 def _example_facts(m: Manifest) -> list[tuple[dict, frozenset[str], Facts]]:
     """Each example's parameters, word stems and facts (computed once per manifest)."""
-    return _memo(m, "example_facts", lambda m: [
-        (dict(e.get("parameters") or {}), _tokens(str(e.get("instruction", ""))),
-         extract_facts(str(e.get("instruction", "")))) for e in m.examples])
+    return _memo(
+        m,
+        "example_facts",
+        lambda m: [
+            (
+                dict(e.get("parameters") or {}),
+                _tokens(str(e.get("instruction", ""))),
+                extract_facts(str(e.get("instruction", ""))),
+            )
+            for e in m.examples
+        ],
+    )
 
 
 def _example_hint(m: Manifest, group: str, facts: Facts) -> tuple[dict, list[str]]:
@@ -782,7 +867,9 @@ def _example_hint(m: Manifest, group: str, facts: Facts) -> tuple[dict, list[str
             best = (sim, hint, ex_facts.instruction)
     if best is None:
         return {}, []
-    return best[1], [f"{k}={json.dumps(v, ensure_ascii=False)} as in its example {best[2]!r}" for k, v in best[1].items()]
+    return best[1], [
+        f"{k}={json.dumps(v, ensure_ascii=False)} as in its example {best[2]!r}" for k, v in best[1].items()
+    ]
 
 
 def _example_steps(page_tools: list[Scored], facts: Facts, instruction: str, used: set[str]) -> list[_Step]:
@@ -798,21 +885,43 @@ def _example_steps(page_tools: list[Scored], facts: Facts, instruction: str, use
         if m.key in used:
             continue
         for params, tokens, ex_facts in _example_facts(m):
-            if ex_facts.kinds() or not params or len(tokens) < 2 or not tokens <= words or not _complete(m, params):
+            if (
+                ex_facts.kinds()
+                or not params
+                or len(tokens) < 2
+                or not tokens <= words
+                or not _complete(m, params)
+            ):
                 continue
             used.add(m.key)
             # First of all: such steps prepare the page (a cookie banner), before any form is touched.
-            steps.append(_Step(m, params, f"the instruction contains its example {ex_facts.instruction!r}; optional: "
-                                          "the page may not need it", (-2, 0, 0, 0), optional=True))
+            steps.append(
+                _Step(
+                    m,
+                    params,
+                    f"the instruction contains its example {ex_facts.instruction!r}; optional: "
+                    "the page may not need it",
+                    (-2, 0, 0, 0),
+                    optional=True,
+                )
+            )
             break
     return steps
 
 
-_FIELD_SYNONYMS = {"name": ("title", "label"), "title": ("name", "headline"), "url": ("link", "href"),
-                   "image": ("img", "thumbnail", "image_url"), "rating": ("score", "stars"), "price": ("amount",)}
+_FIELD_SYNONYMS = {
+    "name": ("title", "label"),
+    "title": ("name", "headline"),
+    "url": ("link", "href"),
+    "image": ("img", "thumbnail", "image_url"),
+    "rating": ("score", "stars"),
+    "price": ("amount",),
+}
 
 
-def _adapt_fields(m: Manifest, params: dict, why: list[str], ext: Manifest, out_key: str) -> tuple[dict, list[str]]:
+def _adapt_fields(
+    m: Manifest, params: dict, why: list[str], ext: Manifest, out_key: str
+) -> tuple[dict, list[str]]:
     """Required fields named as the extraction names them ("name" of an article is its "title")."""
     schema = (ext.output_schema.get("properties") or {}).get(out_key) or {}
     item_props = ((schema.get("items") or {}).get("properties") or {}) if isinstance(schema, dict) else {}
@@ -839,8 +948,10 @@ def _keyed(m: Manifest, params: dict, out_key: str) -> dict:
 
 def _guard_purpose(group: str, out_key: str) -> str:
     if group == "price":
-        return (f"drops {out_key} priced outside the range, so the answer holds even when the page "
-                "ignores its price filter")
+        return (
+            f"drops {out_key} priced outside the range, so the answer holds even when the page "
+            "ignores its price filter"
+        )
     return PURPOSE.get(group, "checks the items").replace("items", out_key)
 
 
@@ -849,8 +960,9 @@ def _is_pager(m: Manifest) -> int:
     return 1 if "extract" in _props(m) else 0
 
 
-def _pager_for_filtered_listing(steps: list[_Step], page_tools: list[Scored], ext: _Step | None,
-                                used: set[str]) -> list[_Step]:
+def _pager_for_filtered_listing(
+    steps: list[_Step], page_tools: list[Scored], ext: _Step | None, used: set[str]
+) -> list[_Step]:
     """A price-bounded listing is read to its end: the items asked for rarely all fit on page one.
 
     Added only with an extraction, a price step and no pager yet; the extraction is the pager's
@@ -872,17 +984,24 @@ def _pager_for_filtered_listing(steps: list[_Step], page_tools: list[Scored], ex
         params["limit"] = ext.params.pop("limit")
     used.add(pager.manifest.key)
     what = f"the first {params['limit']} items" if params else "all the items"
-    reason = (f"{PURPOSE['pages']}: {what} in the price range are asked for, and a listing "
-              f"rarely fits on one page; {ext.manifest.key} takes over if it fails")
-    return [_Step(pager.manifest, params, reason, (CATEGORY_ORDER["navigation"], 1, 0, 0),
-                  fallback=ext.manifest.key)]
+    reason = (
+        f"{PURPOSE['pages']}: {what} in the price range are asked for, and a listing "
+        f"rarely fits on one page; {ext.manifest.key} takes over if it fails"
+    )
+    return [
+        _Step(
+            pager.manifest, params, reason, (CATEGORY_ORDER["navigation"], 1, 0, 0), fallback=ext.manifest.key
+        )
+    ]
 
 
 def _fold_into_pager(steps: list[_Step], ext: _Step | None) -> list[_Step]:
     """Put the extraction after the page steps; a pager with ``extract`` runs it on every page instead."""
     if ext is None:
         return steps
-    pager = next((st for st in steps if st.manifest.category == "navigation" and _is_pager(st.manifest)), None)
+    pager = next(
+        (st for st in steps if st.manifest.category == "navigation" and _is_pager(st.manifest)), None
+    )
     if pager is None:
         return sorted([*steps, ext], key=lambda st: (st.order, st.manifest.key))
     props = _props(pager.manifest)
@@ -909,10 +1028,15 @@ def _check(doc: dict, registry: Registry, initial_keys: set[str] | frozenset) ->
             return check_plan(doc, registry, initial_keys=initial_keys)
         except PlanError as e:
             bad = {p.step for p in e.problems if p.step is not None}
-            keep = [s for i, s in enumerate(doc["plan"])
-                    if i not in bad or registry.resolve(s["tool"]).category == "extraction"]
+            keep = [
+                s
+                for i, s in enumerate(doc["plan"])
+                if i not in bad or registry.resolve(s["tool"]).category == "extraction"
+            ]
             if not bad or len(keep) == len(doc["plan"]) or not keep:
-                raise PlanningError("the rule planner made a plan the checker rejects (a manifest may be "
-                                    "inconsistent)", problems=e.problems) from None
+                raise PlanningError(
+                    "the rule planner made a plan the checker rejects (a manifest may be inconsistent)",
+                    problems=e.problems,
+                ) from None
             doc = {**doc, "plan": keep}
     raise PlanningError("the rule planner could not make a valid plan")

@@ -107,7 +107,10 @@ const tag = (el) => { tagged.push(el); return String(tagged.length); };
 const writeRefs = () => tagged.forEach((el, i) => el.setAttribute(REF, String(i + 1)));
 """
 
-_SCAN_FIELDS_JS = "(opts) => {" + _JS_COMMON + r"""
+_SCAN_FIELDS_JS = (
+    "(opts) => {"
+    + _JS_COMMON
+    + r"""
 const SKIP = new Set(["hidden", "submit", "button", "reset", "image", "checkbox", "radio", "file", "color", "range"]);
 const forms = Array.from(document.forms);
 const out = [];
@@ -147,8 +150,12 @@ writeRefs();
 // A JSON string: Playwright's own serialisation of thousands of objects is several times slower.
 return JSON.stringify({url: location.href, lang: (document.documentElement.lang || "").toLowerCase(), fields: out});
 }"""
+)
 
-_SCAN_CLICKABLES_JS = "(opts) => {" + _JS_COMMON + r"""
+_SCAN_CLICKABLES_JS = (
+    "(opts) => {"
+    + _JS_COMMON
+    + r"""
 const SELECTOR = "a[href], button, [role=button], [role=link], [role=tab], [role=menuitem], [role=treeitem], " +
   "input[type=submit], input[type=button], input[type=image], summary, [onclick]" + (opts.headLinks ? ", link[rel~=next]" : "");
 const fold = (s) => squash(s).toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/ł/g, "l");
@@ -191,6 +198,7 @@ writeRefs();
 // A JSON string: Playwright's own serialisation of thousands of objects is several times slower.
 return JSON.stringify({url: location.href, lang: (document.documentElement.lang || "").toLowerCase(), items: out});
 }"""
+)
 
 _SET_VALUE_JS = r"""(el, value) => {
   // The native setter, so frameworks that track the value (React) see the change.
@@ -403,8 +411,9 @@ async def scan_fields(page: Any, limit: int = 2000) -> Scan:
     return Scan(raw["url"], raw["lang"], [Field(**_snake(f)) for f in raw["fields"]])
 
 
-async def scan_clickables(page: Any, *, needle: str = "", limit: int = 5000, head_links: bool = False,
-                          previous_ref: str = "") -> Scan:
+async def scan_clickables(
+    page: Any, *, needle: str = "", limit: int = 5000, head_links: bool = False, previous_ref: str = ""
+) -> Scan:
     """Links, buttons and other clickables; only those whose text contains ``needle`` when given."""
     opts = {"needle": needle, "limit": limit, "headLinks": head_links, "previousRef": previous_ref}
     raw = json.loads(await page.evaluate(_SCAN_CLICKABLES_JS, opts))
@@ -423,7 +432,9 @@ def closeness(a: list[int], b: list[int]) -> int:
 # --- acting -------------------------------------------------------------------------------------
 
 
-async def fill_value(page: Any, selector: str, value: str, *, typed: bool = True, timeout_ms: int = 5000) -> str:
+async def fill_value(
+    page: Any, selector: str, value: str, *, typed: bool = True, timeout_ms: int = 5000
+) -> str:
     """Type ``value`` into a field like a user, then fire ``change``; the field's value afterwards.
 
     Read-only or covered inputs (JS date pickers, masked fields) refuse a user's typing; their value
@@ -435,7 +446,8 @@ async def fill_value(page: Any, selector: str, value: str, *, typed: bool = True
         try:
             await locator.fill(value, timeout=timeout_ms)
             return await locator.evaluate(
-                "el => { el.dispatchEvent(new Event('change', {bubbles: true})); return el.value; }")
+                "el => { el.dispatchEvent(new Event('change', {bubbles: true})); return el.value; }"
+            )
         except PlaywrightError:
             pass  # not editable for a user after all: set it the way the page's own script would
     return await locator.evaluate(_SET_VALUE_JS, value)
@@ -455,8 +467,10 @@ async def click_like_user(page: Any, selector: str, *, visible: bool = True, tim
     return "dispatch"
 
 
-APPLY_WORDS = ("filtruj|zastosuj|pokaz|pokaz wyniki|szukaj|wyszukaj|ok|apply|filter|search|go|update|refine|"
-               "anwenden|filtern|suchen|ubernehmen|aktualisieren|los|zeigen")
+APPLY_WORDS = (
+    "filtruj|zastosuj|pokaz|pokaz wyniki|szukaj|wyszukaj|ok|apply|filter|search|go|update|refine|"
+    "anwenden|filtern|suchen|ubernehmen|aktualisieren|los|zeigen"
+)
 
 
 async def submit_from(page: Any, selector: str, watch: PageWatch, timeout_ms: int = 15000) -> dict:
@@ -552,8 +566,12 @@ class PageWatch:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        for event, fn in (("request", self._on_request), ("requestfinished", self._on_done),
-                          ("requestfailed", self._on_done), ("framenavigated", self._on_navigated)):
+        for event, fn in (
+            ("request", self._on_request),
+            ("requestfinished", self._on_done),
+            ("requestfailed", self._on_done),
+            ("framenavigated", self._on_navigated),
+        ):
             self.page.remove_listener(event, fn)
 
     async def reset(self) -> None:
@@ -620,8 +638,10 @@ class PageWatch:
         mutations = 0
         if not (navigated or self.navigated.is_set()):
             while loop.time() < deadline:
-                state = await self._evaluate("() => window.__curllmWatch ? [window.__curllmWatch.count, "
-                                             "performance.now() - window.__curllmWatch.last] : null")
+                state = await self._evaluate(
+                    "() => window.__curllmWatch ? [window.__curllmWatch.count, "
+                    "performance.now() - window.__curllmWatch.last] : null"
+                )
                 if not state:
                     break
                 mutations = state[0]
@@ -673,7 +693,9 @@ def deadline(ctx: Any, default_ms: int, share: float = 0.8) -> float:
 def require_page(ctx: Any, tool: str) -> Any:
     """The context's page, or a ToolError saying the tool needs one."""
     if getattr(ctx, "page", None) is None:
-        raise ToolError(f"{tool} needs a browser page (its manifest depends on 'page'), but the context has none")
+        raise ToolError(
+            f"{tool} needs a browser page (its manifest depends on 'page'), but the context has none"
+        )
     return ctx.page
 
 

@@ -103,7 +103,7 @@ def format_pln(amount: float) -> str:
 
 
 def plural_produkty(n: int) -> str:
-    """"1 produkt", "24 produkty", "12 produktów": Polish plural forms."""
+    """ "1 produkt", "24 produkty", "12 produktów": Polish plural forms."""
     if n == 1:
         return "1 produkt"
     if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14):
@@ -111,8 +111,14 @@ def plural_produkty(n: int) -> str:
     return f"{n} produktów"
 
 
-def select_products(*, q: str = "", price_min: float | None = None, price_max: float | None = None,
-                    sort: str = "trafnosc", category: str | None = None) -> list[dict[str, Any]]:
+def select_products(
+    *,
+    q: str = "",
+    price_min: float | None = None,
+    price_max: float | None = None,
+    sort: str = "trafnosc",
+    category: str | None = None,
+) -> list[dict[str, Any]]:
     """The products a listing shows, in order. Price bounds are inclusive."""
     items = list(catalog()["products"])
     if category:
@@ -136,9 +142,16 @@ def select_products(*, q: str = "", price_min: float | None = None, price_max: f
 
 def product_json(p: dict[str, Any]) -> dict[str, Any]:
     """A product as the JSON API returns it."""
-    return {"id": p["id"], "name": p["name"], "price": p["price"], "price_text": format_pln(p["price"]),
-            "old_price_text": format_pln(p["old_price"]) if p.get("old_price") else None,
-            "url": f"/produkt/{p['id']}", "category": p["category"], "added": p["added"]}
+    return {
+        "id": p["id"],
+        "name": p["name"],
+        "price": p["price"],
+        "price_text": format_pln(p["price"]),
+        "old_price_text": format_pln(p["old_price"]) if p.get("old_price") else None,
+        "url": f"/produkt/{p['id']}",
+        "category": p["category"],
+        "added": p["added"],
+    }
 
 
 # --- markup -------------------------------------------------------------------------------------
@@ -150,21 +163,26 @@ def thumb(p: dict[str, Any]) -> str:
     """An inline SVG placeholder picture: no image files, nothing to fetch."""
     hue = int(p["id"][1:]) * 47 % 360
     initials = "".join(w[0] for w in p["name"].split()[:2]).upper()
-    return (f'<svg class="thumb" viewBox="0 0 160 120" role="img" aria-label="{e(p["name"])}">'
-            f'<rect width="160" height="120" fill="hsl({hue} 45% 82%)"/>'
-            f'<text x="80" y="70" text-anchor="middle" font-size="34" fill="hsl({hue} 40% 30%)">{e(initials)}</text>'
-            "</svg>")
+    return (
+        f'<svg class="thumb" viewBox="0 0 160 120" role="img" aria-label="{e(p["name"])}">'
+        f'<rect width="160" height="120" fill="hsl({hue} 45% 82%)"/>'
+        f'<text x="80" y="70" text-anchor="middle" font-size="34" fill="hsl({hue} 40% 30%)">{e(initials)}</text>'
+        "</svg>"
+    )
 
 
 def product_card(p: dict[str, Any]) -> str:
     """One product of a listing: an article in a list item, like most shops mark them up."""
-    old = (f' <del class="price price--old" aria-label="Cena przed obniżką">{format_pln(p["old_price"])}</del>'
-           if p.get("old_price") else "")
+    old = (
+        f' <del class="price price--old" aria-label="Cena przed obniżką">{format_pln(p["old_price"])}</del>'
+        if p.get("old_price")
+        else ""
+    )
     return f"""<li class="product-list__item">
-  <article class="product-card" data-product-id="{p['id']}">
-    <a class="product-card__image" href="/produkt/{p['id']}" tabindex="-1">{thumb(p)}</a>
-    <h3 class="product-card__name"><a href="/produkt/{p['id']}">{e(p['name'])}</a></h3>
-    <p class="product-card__prices"><span class="price price--current">{format_pln(p['price'])}</span>{old}</p>
+  <article class="product-card" data-product-id="{p["id"]}">
+    <a class="product-card__image" href="/produkt/{p["id"]}" tabindex="-1">{thumb(p)}</a>
+    <h3 class="product-card__name"><a href="/produkt/{p["id"]}">{e(p["name"])}</a></h3>
+    <p class="product-card__prices"><span class="price price--current">{format_pln(p["price"])}</span>{old}</p>
     <button type="button" class="product-card__cart">Do koszyka</button>
   </article>
 </li>"""
@@ -210,16 +228,20 @@ def category_tree(active: str | None) -> str:
 
     def item(cat: dict[str, Any], children: str, count: int) -> str:
         current = ' aria-current="page"' if cat["slug"] == active else ""
-        return (f'<li><a href="/kategoria/{cat["slug"]}"{current}>{e(cat["name"])}</a> '
-                f'<span class="count">({count})</span>{children}</li>')
+        return (
+            f'<li><a href="/kategoria/{cat["slug"]}"{current}>{e(cat["name"])}</a> '
+            f'<span class="count">({count})</span>{children}</li>'
+        )
 
     tops = []
     for top in catalog()["categories"]:
         subs = "".join(item(c, "", counts.get(c["slug"], 0)) for c in top.get("children", []))
         total = sum(counts.get(c["slug"], 0) for c in top.get("children", []))
         tops.append(item(top, f"<ul>{subs}</ul>", total))
-    return ('<nav class="categories" aria-label="Kategorie"><h2>Kategorie</h2>'
-            f'<ul class="category-tree">{"".join(tops)}</ul></nav>')
+    return (
+        '<nav class="categories" aria-label="Kategorie"><h2>Kategorie</h2>'
+        f'<ul class="category-tree">{"".join(tops)}</ul></nav>'
+    )
 
 
 def promoted_box() -> str:
@@ -227,9 +249,9 @@ def promoted_box() -> str:
     promo = catalog()["promoted"]
     return f"""<aside class="promo" aria-label="Promocja dnia">
   <h2>Promocja dnia</h2>
-  <p class="promo__name"><a href="{promo['url']}">{e(promo['name'])}</a></p>
-  <p class="promo__price"><span class="price">{format_pln(promo['price'])}</span>
-     <del>{format_pln(promo['old_price'])}</del></p>
+  <p class="promo__name"><a href="{promo["url"]}">{e(promo["name"])}</a></p>
+  <p class="promo__price"><span class="price">{format_pln(promo["price"])}</span>
+     <del>{format_pln(promo["old_price"])}</del></p>
 </aside>"""
 
 
@@ -242,14 +264,15 @@ def listing_page(path: str, params: dict[str, str], category: str | None) -> str
     """A product listing with working filter, sort, search and pagination."""
     price_min, price_max = parse_amount(params.get("price_min")), parse_amount(params.get("price_max"))
     sort = params.get("sort") if params.get("sort") in SORTS else "trafnosc"
-    items = select_products(q=params.get("q", ""), price_min=price_min, price_max=price_max, sort=sort,
-                            category=category)
+    items = select_products(
+        q=params.get("q", ""), price_min=price_min, price_max=price_max, sort=sort, category=category
+    )
     pages = max(1, math.ceil(len(items) / PER_PAGE))
     try:
         page = max(1, int(params.get("strona", "1")))
     except ValueError:
         page = 1
-    shown = items[(page - 1) * PER_PAGE: page * PER_PAGE]
+    shown = items[(page - 1) * PER_PAGE : page * PER_PAGE]
 
     cat = categories_by_slug().get(category) if category else None
     title = cat["name"] if cat else ("Wyniki wyszukiwania" if params.get("q") else "Wszystkie produkty")
@@ -258,7 +281,7 @@ def listing_page(path: str, params: dict[str, str], category: str | None) -> str
         parent = categories_by_slug()[cat["parent"]]
         crumbs += f' › <a href="/kategoria/{parent["slug"]}">{e(parent["name"])}</a>'
     if cat:
-        crumbs += f' › <span>{e(cat["name"])}</span>'
+        crumbs += f" › <span>{e(cat['name'])}</span>"
 
     def url_for(**changes: Any) -> str:
         merged = {k: v for k, v in {**params, **changes}.items() if v not in (None, "")}
@@ -268,15 +291,27 @@ def listing_page(path: str, params: dict[str, str], category: str | None) -> str
 
     links = []
     if page > 1:
-        links.append(f'<a class="pagination__prev" rel="prev" href="{e(url_for(strona=page - 1))}">Poprzednia</a>')
+        links.append(
+            f'<a class="pagination__prev" rel="prev" href="{e(url_for(strona=page - 1))}">Poprzednia</a>'
+        )
     for n in range(1, pages + 1):
-        links.append(f'<span class="pagination__current" aria-current="page">{n}</span>' if n == page
-                     else f'<a class="pagination__page" href="{e(url_for(strona=n))}">{n}</a>')
+        links.append(
+            f'<span class="pagination__current" aria-current="page">{n}</span>'
+            if n == page
+            else f'<a class="pagination__page" href="{e(url_for(strona=n))}">{n}</a>'
+        )
     if page < pages:
-        links.append(f'<a class="pagination__next" rel="next" href="{e(url_for(strona=page + 1))}">Następna</a>')
+        links.append(
+            f'<a class="pagination__next" rel="next" href="{e(url_for(strona=page + 1))}">Następna</a>'
+        )
 
-    options = "".join(f'<option value="{k}"{" selected" if k == sort else ""}>{e(v)}</option>' for k, v in SORTS.items())
-    cards = "\n".join(product_card(p) for p in shown) or '<li class="empty">Brak produktów spełniających kryteria.</li>'
+    options = "".join(
+        f'<option value="{k}"{" selected" if k == sort else ""}>{e(v)}</option>' for k, v in SORTS.items()
+    )
+    cards = (
+        "\n".join(product_card(p) for p in shown)
+        or '<li class="empty">Brak produktów spełniających kryteria.</li>'
+    )
     body = f"""<div class="layout">
 <aside class="sidebar">
   {category_tree(category)}
@@ -284,11 +319,11 @@ def listing_page(path: str, params: dict[str, str], category: str | None) -> str
     <fieldset>
       <legend>Cena</legend>
       <label for="price_min">Cena od</label>
-      <input type="number" id="price_min" name="price_min" min="0" step="0.01" inputmode="decimal" value="{e(params.get('price_min', ''))}">
+      <input type="number" id="price_min" name="price_min" min="0" step="0.01" inputmode="decimal" value="{e(params.get("price_min", ""))}">
       <label for="price_max">Cena do</label>
-      <input type="number" id="price_max" name="price_max" min="0" step="0.01" inputmode="decimal" value="{e(params.get('price_max', ''))}">
+      <input type="number" id="price_max" name="price_max" min="0" step="0.01" inputmode="decimal" value="{e(params.get("price_max", ""))}">
     </fieldset>
-    {hidden_inputs(params, ('q', 'sort'))}
+    {hidden_inputs(params, ("q", "sort"))}
     <button type="submit">Filtruj</button>
   </form>
   {promoted_box()}
@@ -299,7 +334,7 @@ def listing_page(path: str, params: dict[str, str], category: str | None) -> str
   <div class="listing__toolbar">
     <p class="listing__count">Znaleziono {plural_produkty(len(items))}</p>
     <form class="sort" method="get" action="{e(path)}">
-      {hidden_inputs(params, ('q', 'price_min', 'price_max'))}
+      {hidden_inputs(params, ("q", "price_min", "price_max"))}
       <label for="sort">Sortuj według</label>
       <select id="sort" name="sort" onchange="this.form.submit()">{options}</select>
       <noscript><button type="submit">Sortuj</button></noscript>
@@ -308,7 +343,7 @@ def listing_page(path: str, params: dict[str, str], category: str | None) -> str
   <ul class="product-list">
 {cards}
   </ul>
-  <nav class="pagination" aria-label="Strony">{' '.join(links)}</nav>
+  <nav class="pagination" aria-label="Strony">{" ".join(links)}</nav>
 </main>
 </div>"""
     return layout(title, body, q=params.get("q", ""))
@@ -320,12 +355,12 @@ def product_page(p: dict[str, Any]) -> str:
     old = f' <del class="price price--old">{format_pln(p["old_price"])}</del>' if p.get("old_price") else ""
     body = f"""<main class="product">
   <nav class="breadcrumbs" aria-label="Okruszki"><a href="/">Sklep Demo</a> ›
-    <a href="/kategoria/{cat['slug']}">{e(cat['name'])}</a></nav>
-  <article class="product-detail" data-product-id="{p['id']}">
+    <a href="/kategoria/{cat["slug"]}">{e(cat["name"])}</a></nav>
+  <article class="product-detail" data-product-id="{p["id"]}">
     {thumb(p)}
-    <h1>{e(p['name'])}</h1>
-    <p class="product-detail__price"><span class="price price--current">{format_pln(p['price'])}</span>{old}</p>
-    <p>{e(p['description'])}</p>
+    <h1>{e(p["name"])}</h1>
+    <p class="product-detail__price"><span class="price price--current">{format_pln(p["price"])}</span>{old}</p>
+    <p>{e(p["description"])}</p>
     <button type="button">Dodaj do koszyka</button>
   </article>
 </main>"""
@@ -339,10 +374,16 @@ def incremental_page(kind: str) -> str:
     cards = "\n".join(product_card(p) for p in items[:PER_PAGE])
     next_offset = PER_PAGE if len(items) > PER_PAGE else ""
     if kind == "more":
-        title, extra = "Nowości", '<button type="button" class="load-more" id="load-more">Pokaż więcej</button>'
+        title, extra = (
+            "Nowości",
+            '<button type="button" class="load-more" id="load-more">Pokaż więcej</button>',
+        )
         list_class = "product-list"
     else:
-        title, extra = "Inspiracje", '<p class="feed__status" id="feed-status" aria-live="polite">Przewiń, aby zobaczyć więcej</p>'
+        title, extra = (
+            "Inspiracje",
+            '<p class="feed__status" id="feed-status" aria-live="polite">Przewiń, aby zobaczyć więcej</p>',
+        )
         list_class = "product-list product-list--feed"
     body = f"""<main class="listing listing--wide">
   <h1>{title}</h1>
@@ -366,8 +407,10 @@ def static_page(name: str) -> str | None:
 
 def not_found_page() -> str:
     """The 404 page."""
-    return layout("Nie znaleziono", '<main class="listing"><h1>Nie znaleziono strony</h1>'
-                                   '<p><a href="/">Wróć do sklepu</a></p></main>')
+    return layout(
+        "Nie znaleziono",
+        '<main class="listing"><h1>Nie znaleziono strony</h1><p><a href="/">Wróć do sklepu</a></p></main>',
+    )
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
@@ -426,6 +469,7 @@ class ShopHandler(BaseHTTPRequestHandler):
 
     def send_api(self, params: dict[str, str]) -> None:
         """``/api/produkty``: a slice of a listing as JSON, for "Pokaż więcej" and infinite scroll."""
+
         def number(key: str, default: int) -> int:
             try:
                 return max(0, int(params.get(key, default)))
@@ -434,9 +478,13 @@ class ShopHandler(BaseHTTPRequestHandler):
 
         offset, limit = number("offset", 0), min(number("limit", PER_PAGE), 24)
         sort = params.get("sort") if params.get("sort") in SORTS else "trafnosc"
-        items = select_products(q=params.get("q", ""), price_min=parse_amount(params.get("price_min")),
-                                price_max=parse_amount(params.get("price_max")), sort=sort)
-        chunk = items[offset: offset + limit]
+        items = select_products(
+            q=params.get("q", ""),
+            price_min=parse_amount(params.get("price_min")),
+            price_max=parse_amount(params.get("price_max")),
+            sort=sort,
+        )
+        chunk = items[offset : offset + limit]
         next_offset = offset + len(chunk) if offset + len(chunk) < len(items) else None
         doc = {"items": [product_json(p) for p in chunk], "total": len(items), "next_offset": next_offset}
         self.send_bytes(json.dumps(doc, ensure_ascii=False).encode(), "application/json; charset=utf-8")

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 # Tools for the CLI in a subprocess, found through CURLLM_TOOLS_PATH: a manifest and its module side by side.
-TOOLS_MODULE = '''
+TOOLS_MODULE = """
 import asyncio
 
 
@@ -30,23 +30,39 @@ async def sleep(ctx, seconds: float = 0.0, fail: bool = False) -> dict:
 async def title(ctx) -> dict:
     heading = await ctx.page.text_content("h1")
     return {"products": [{"name": heading, "price": 1, "url": ctx.page.url}]}
-'''
+"""
 
 MANIFEST = {
-    "version": "1.0.0", "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
-    "output_schema": {"type": "object", "required": ["products"]}, "timeout_ms": 60000, "produces": ["products"],
+    "version": "1.0.0",
+    "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+    "output_schema": {"type": "object", "required": ["products"]},
+    "timeout_ms": 60000,
+    "produces": ["products"],
     "effects": "read",
 }
 SLEEP_MANIFEST = {
-    **MANIFEST, "name": "batch_sleep", "category": "validation", "dependencies": [],
+    **MANIFEST,
+    "name": "batch_sleep",
+    "category": "validation",
+    "dependencies": [],
     "description": "Test tool: wait some seconds, then pass the products on (or fail).",
-    "parameters": {"type": "object", "additionalProperties": False, "properties": {
-        "seconds": {"type": "number", "default": 0}, "fail": {"type": "boolean", "default": False}}},
+    "parameters": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "seconds": {"type": "number", "default": 0},
+            "fail": {"type": "boolean", "default": False},
+        },
+    },
     "entrypoint": "batch_test_tools:sleep",
 }
 TITLE_MANIFEST = {
-    **MANIFEST, "name": "batch_title", "category": "extraction", "dependencies": ["page"],
-    "description": "Test tool: the page's h1 as the one product.", "entrypoint": "batch_test_tools:title",
+    **MANIFEST,
+    "name": "batch_title",
+    "category": "extraction",
+    "dependencies": ["page"],
+    "description": "Test tool: the page's h1 as the one product.",
+    "entrypoint": "batch_test_tools:title",
 }
 
 
@@ -71,8 +87,10 @@ class SlowHandler(BaseHTTPRequestHandler):
             server.peak = max(server.peak, server.active)
         try:
             time.sleep(int(query.get("ms", "0")) / 1000)
-            body = (f"<!DOCTYPE html><html><head><title>slow {query.get('n', '')}</title></head>"
-                    f"<body><h1>page {query.get('n', '')}</h1><p>129,99 zł</p></body></html>").encode()
+            body = (
+                f"<!DOCTYPE html><html><head><title>slow {query.get('n', '')}</title></head>"
+                f"<body><h1>page {query.get('n', '')}</h1><p>129,99 zł</p></body></html>"
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
@@ -105,25 +123,46 @@ def slow_site() -> Iterator[ThreadingHTTPServer]:
 def cli_env(tmp_path: Path, tools_dir: Path | None = None) -> dict:
     """The environment of a fresh user: no third-party plugins, private cache and config, no model."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp_path / "cache"),
-                "XDG_CONFIG_HOME": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1"})
+    env.update(
+        {
+            "CURLLM_LOAD_PLUGINS": "",
+            "CURLLM_CACHE_DIR": str(tmp_path / "cache"),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     if tools_dir is not None:
         env["CURLLM_TOOLS_PATH"] = str(tools_dir)
     return env
 
 
-def run_batch(*args: str, env: dict, stdin: str | None = None, cwd: Path | None = None,
-              timeout: float = 60) -> subprocess.CompletedProcess:
+def run_batch(
+    *args: str, env: dict, stdin: str | None = None, cwd: Path | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess:
     """``curllm batch ARGS`` in a subprocess, to the end."""
-    return subprocess.run([sys.executable, "-m", "curllm_core", "batch", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=timeout, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "curllm_core", "batch", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=cwd,
+    )
 
 
 def start_batch(*args: str, env: dict, cwd: Path | None = None) -> subprocess.Popen:
     """``curllm batch ARGS`` started in its own session (so a signal can go to its whole process group,
     the way a terminal's Ctrl-C does)."""
-    return subprocess.Popen([sys.executable, "-m", "curllm_core", "batch", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=cwd, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "curllm_core", "batch", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+    )
 
 
 def read_lines(path: Path) -> list[dict]:
@@ -147,9 +186,13 @@ def wait_for_lines(path: Path, count: int, proc: subprocess.Popen, limit: float 
 
 def sleep_task(task_id: str, seconds: float = 0.0, fail: bool = False, **extra) -> dict:
     """A task that needs no browser: validation.batch_sleep on given products."""
-    return {"id": task_id, "plan": [{"tool": "validation.batch_sleep",
-                                     "parameters": {"seconds": seconds, "fail": fail}}],
-            "expected_output": "products", "data": {"products": [{"name": task_id, "price": 10}]}, **extra}
+    return {
+        "id": task_id,
+        "plan": [{"tool": "validation.batch_sleep", "parameters": {"seconds": seconds, "fail": fail}}],
+        "expected_output": "products",
+        "data": {"products": [{"name": task_id, "price": 10}]},
+        **extra,
+    }
 
 
 def write_jsonl(path: Path, tasks: list[dict]) -> Path:

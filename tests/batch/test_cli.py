@@ -26,10 +26,18 @@ def ids(lines: list[dict]) -> Counter:
 
 
 def test_jsonl_to_stdout_with_the_spec_example(tmp_path, env):
-    tasks = write_jsonl(tmp_path / "tasks.jsonl", [
-        {"id": "cheap", "plan": PRICE_PLAN, "expected_output": "products", "data": PRODUCTS},
-        {"id": "none", "plan": PRICE_PLAN, "expected_output": "products", "data": {"products": [PRODUCTS["products"][1]]}},
-    ])
+    tasks = write_jsonl(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "cheap", "plan": PRICE_PLAN, "expected_output": "products", "data": PRODUCTS},
+            {
+                "id": "none",
+                "plan": PRICE_PLAN,
+                "expected_output": "products",
+                "data": {"products": [PRODUCTS["products"][1]]},
+            },
+        ],
+    )
     out = run_batch(str(tasks), "--no-progress", env=env)
     assert out.returncode == 1, out.stderr
     lines = {x["id"]: x for x in map(json.loads, out.stdout.splitlines())}
@@ -44,8 +52,10 @@ def test_yaml_csv_and_stdin(tmp_path, env):
     yaml_file = tmp_path / "tasks.yaml"
     yaml_file.write_text("- id: y1\n  plan: plan.json\n  data:\n    products: [{name: a, price: 10}]\n")
     csv_file = tmp_path / "tasks.csv"
-    csv_file.write_text('id,plan,data\nc1,plan.json,"{""products"": [{""name"": ""a"", ""price"": 10}]}"\n'
-                        'c2,plan.json,"{""products"": [{""name"": ""b"", ""price"": 20}]}"\n')
+    csv_file.write_text(
+        'id,plan,data\nc1,plan.json,"{""products"": [{""name"": ""a"", ""price"": 10}]}"\n'
+        'c2,plan.json,"{""products"": [{""name"": ""b"", ""price"": 20}]}"\n'
+    )
     for path, expected in ((yaml_file, ["y1"]), (csv_file, ["c1", "c2"])):
         out = run_batch(str(path), "--out", str(tmp_path / f"{path.suffix[1:]}.jsonl"), env=env)
         assert out.returncode == 0, out.stderr
@@ -60,21 +70,41 @@ def test_yaml_csv_and_stdin(tmp_path, env):
 
 def test_bad_lines_fail_alone(tmp_path, env):
     tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text("\n".join([json.dumps(sleep_task("a")), "{torn", json.dumps({"id": "b", "url": "nope x"}),
-                                json.dumps(sleep_task("a")), json.dumps(sleep_task("c"))]) + "\n")
+    tasks.write_text(
+        "\n".join(
+            [
+                json.dumps(sleep_task("a")),
+                "{torn",
+                json.dumps({"id": "b", "url": "nope x"}),
+                json.dumps(sleep_task("a")),
+                json.dumps(sleep_task("c")),
+            ]
+        )
+        + "\n"
+    )
     out = run_batch(str(tasks), "--out", str(tmp_path / "out.jsonl"), env=env)
     assert out.returncode == 1
     lines = {x["id"]: x for x in read_lines(tmp_path / "out.jsonl")}
     assert set(lines) == {"a", "line:2", "b", "line:4", "c"}
     assert lines["a"]["ok"] and lines["c"]["ok"]
     assert {k: lines[k]["errors"][0]["code"] for k in ("line:2", "b", "line:4")} == {
-        "line:2": "BAD_LINE", "b": "BAD_TASK", "line:4": "DUPLICATE_ID"}
+        "line:2": "BAD_LINE",
+        "b": "BAD_TASK",
+        "line:4": "DUPLICATE_ID",
+    }
 
 
-@pytest.mark.parametrize("args", [
-    ("missing.jsonl",), ("bad.yaml",), ("tasks.jsonl", "--concurrency", "0"), ("tasks.jsonl", "--resume"),
-    ("tasks.jsonl", "--out", "full.jsonl"), ("tasks.jsonl", "--viewport", "big"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("missing.jsonl",),
+        ("bad.yaml",),
+        ("tasks.jsonl", "--concurrency", "0"),
+        ("tasks.jsonl", "--resume"),
+        ("tasks.jsonl", "--out", "full.jsonl"),
+        ("tasks.jsonl", "--viewport", "big"),
+    ],
+)
 def test_unreadable_tasks_and_bad_options_exit_2(tmp_path, env, args):
     write_jsonl(tmp_path / "tasks.jsonl", [sleep_task("a")])
     (tmp_path / "bad.yaml").write_text("- id: a\n  x: y: z\n")
@@ -155,8 +185,12 @@ def test_ctrl_c_cancels_the_running_tasks(tmp_path, env):
 @pytest.mark.browser
 def test_ctrl_c_with_pages_loading_in_the_browser(tmp_path, env, slow_site, browser_path):
     def page(i: int, ms: int) -> dict:
-        return {"id": f"p{i}", "url": f"{slow_site.url}/page?ms={ms}&n={i}",
-                "plan": [{"tool": "extraction.batch_title"}], "expected_output": "products"}
+        return {
+            "id": f"p{i}",
+            "url": f"{slow_site.url}/page?ms={ms}&n={i}",
+            "plan": [{"tool": "extraction.batch_title"}],
+            "expected_output": "products",
+        }
 
     tasks = [page(0, 0), page(1, 0)] + [page(i, 1500) for i in range(2, 6)]
     interrupt_and_resume(tmp_path, env, tasks, running=2, first_lines=2)
@@ -169,11 +203,17 @@ def test_shop_products_under_150(tmp_path, env, site_url, browser_path):
     if "extraction.products_generic" not in load_registry({"CURLLM_LOAD_PLUGINS": ""}):
         pytest.skip("extraction.products_generic is not installed")
     plan = tmp_path / "under150.json"
-    plan.write_text(json.dumps({"plan": [{"tool": "extraction.products_generic"}, *PRICE_PLAN],
-                                "expected_output": "products"}))
+    plan.write_text(
+        json.dumps(
+            {"plan": [{"tool": "extraction.products_generic"}, *PRICE_PLAN], "expected_output": "products"}
+        )
+    )
     tasks = tmp_path / "tasks.csv"
-    tasks.write_text("id,url,plan\n" + "".join(f"s{i},{site_url}/?strona={i},under150.json\n" for i in (1, 2, 3))
-                     + f"gone,{site_url}/nie-ma-takiej-strony,under150.json\n")
+    tasks.write_text(
+        "id,url,plan\n"
+        + "".join(f"s{i},{site_url}/?strona={i},under150.json\n" for i in (1, 2, 3))
+        + f"gone,{site_url}/nie-ma-takiej-strony,under150.json\n"
+    )
     out = run_batch(str(tasks), "--out", str(tmp_path / "out.jsonl"), "-j", "3", env=env, timeout=90)
     lines = {x["id"]: x for x in read_lines(tmp_path / "out.jsonl")}
     assert out.returncode == 1, out.stderr
@@ -189,7 +229,9 @@ def test_config_concurrency_and_tagged_events(tmp_path, env):
     (tmp_path / "config" / "curllm").mkdir(parents=True)
     (tmp_path / "config" / "curllm" / "config.toml").write_text("concurrency = 3\n")
     tasks = write_jsonl(tmp_path / "tasks.jsonl", [sleep_task(f"t{i}", 0.5) for i in range(3)])
-    out = run_batch(str(tasks), "--out", str(tmp_path / "out.jsonl"), "--events", str(tmp_path / "ev.jsonl"), env=env)
+    out = run_batch(
+        str(tasks), "--out", str(tmp_path / "out.jsonl"), "--events", str(tmp_path / "ev.jsonl"), env=env
+    )
     assert out.returncode == 0, out.stderr
     lines = read_lines(tmp_path / "out.jsonl")
     assert max(x["started_at"] for x in lines) < min(x["finished_at"] for x in lines)  # all three at once

@@ -53,8 +53,12 @@ def registry() -> Registry:
 
 
 def nap_task(task_id: str, seconds: float, **extra) -> dict:
-    return {"id": task_id, "plan": [{"tool": "validation.nap", "parameters": {"seconds": seconds}}],
-            "expected_output": "products", **extra}
+    return {
+        "id": task_id,
+        "plan": [{"tool": "validation.nap", "parameters": {"seconds": seconds}}],
+        "expected_output": "products",
+        **extra,
+    }
 
 
 async def collect(tasks, **kwargs) -> list[dict]:
@@ -70,8 +74,9 @@ def spans(lines: list[dict]) -> list[tuple[float, float]]:
 
 async def test_run_many_is_the_public_api(registry):
     assert curllm_core.run_many is run_many
-    lines = await collect([nap_task("a", 0), Task("b", plan={"plan": [{"tool": "validation.nap"}]})],
-                          registry=registry)
+    lines = await collect(
+        [nap_task("a", 0), Task("b", plan={"plan": [{"tool": "validation.nap"}]})], registry=registry
+    )
     assert sorted(x["id"] for x in lines) == ["a", "b"] and all(x["ok"] for x in lines)
     line = lines[0]
     assert set(line) >= {"id", "ok", "url", "data", "errors", "timings", "steps", "started_at", "finished_at"}
@@ -94,30 +99,60 @@ async def test_tasks_really_run_concurrently_up_to_the_limit(registry):
 
 
 async def test_bad_tasks_get_their_own_lines_and_the_rest_run(registry):
-    tasks = [nap_task("a", 0), {"id": "b", "url": "not a url", "instruction": "find"}, nap_task("a", 0),
-             {"instruction": "find"}, "junk", nap_task("c", 0, data={"products": []})]
+    tasks = [
+        nap_task("a", 0),
+        {"id": "b", "url": "not a url", "instruction": "find"},
+        nap_task("a", 0),
+        {"instruction": "find"},
+        "junk",
+        nap_task("c", 0, data={"products": []}),
+    ]
     lines = {x["id"]: x for x in await collect(tasks, registry=registry)}
     assert set(lines) == {"a", "b", "task:3", "task:4", "task:5", "c"}
     assert lines["a"]["ok"] and lines["c"]["ok"]
     assert [lines[k]["errors"][0]["code"] for k in ("b", "task:3", "task:4", "task:5")] == [
-        "BAD_URL", "DUPLICATE_ID", "BAD_TASK", "BAD_LINE"]
+        "BAD_URL",
+        "DUPLICATE_ID",
+        "BAD_TASK",
+        "BAD_LINE",
+    ]
 
 
 async def test_a_plan_error_or_a_missing_url_fails_only_that_task(registry):
-    lines = {x["id"]: x for x in await collect([
-        {"id": "bad", "plan": [{"tool": "validation.nope"}]},
-        {"id": "nourl", "plan": [{"tool": "extraction.heading"}]},
-        nap_task("fine", 0)], registry=registry)}
-    assert lines["bad"]["errors"][0]["code"] == "BAD_PLAN" and "validation.nope" in lines["bad"]["errors"][0]["problems"][0]
-    assert lines["nourl"]["errors"][0]["code"] == "BAD_TASK" and "url" in lines["nourl"]["errors"][0]["message"]
+    lines = {
+        x["id"]: x
+        for x in await collect(
+            [
+                {"id": "bad", "plan": [{"tool": "validation.nope"}]},
+                {"id": "nourl", "plan": [{"tool": "extraction.heading"}]},
+                nap_task("fine", 0),
+            ],
+            registry=registry,
+        )
+    }
+    assert (
+        lines["bad"]["errors"][0]["code"] == "BAD_PLAN"
+        and "validation.nope" in lines["bad"]["errors"][0]["problems"][0]
+    )
+    assert (
+        lines["nourl"]["errors"][0]["code"] == "BAD_TASK" and "url" in lines["nourl"]["errors"][0]["message"]
+    )
     assert lines["fine"]["ok"]
 
 
 async def test_the_task_timeout_and_the_default_timeout(registry):
-    lines = {x["id"]: x for x in await collect(
-        [nap_task("slow", 5, timeout=0.3), nap_task("default", 5), nap_task("quick", 0)],
-        registry=registry, concurrency=3, options=RunOptions(timeout_s=0.5))}
-    assert lines["slow"]["errors"][0]["code"] == "TASK_TIMEOUT" and lines["slow"]["timings"]["total_ms"] < 1500
+    lines = {
+        x["id"]: x
+        for x in await collect(
+            [nap_task("slow", 5, timeout=0.3), nap_task("default", 5), nap_task("quick", 0)],
+            registry=registry,
+            concurrency=3,
+            options=RunOptions(timeout_s=0.5),
+        )
+    }
+    assert (
+        lines["slow"]["errors"][0]["code"] == "TASK_TIMEOUT" and lines["slow"]["timings"]["total_ms"] < 1500
+    )
     assert lines["default"]["errors"][0]["code"] == "TASK_TIMEOUT"
     assert lines["quick"]["ok"]
 
@@ -127,14 +162,20 @@ def fake_planner(monkeypatch):
     """The planner, counting its calls and planning a nap (slowly, so that identical tasks overlap)."""
     calls: list[tuple[str, str | None, str | None]] = []
 
-    async def plan_task(instruction, url, registry, *, model=None, use_cache=True, refresh=False, events=None,
-                        initial_keys=()):
+    async def plan_task(
+        instruction, url, registry, *, model=None, use_cache=True, refresh=False, events=None, initial_keys=()
+    ):
         calls.append((instruction, url, model))
         await asyncio.sleep(0.2)
         if "impossible" in instruction:
             raise PlanningError(f"no plan for {instruction!r}")
-        plan = Plan([Step("validation.nap", {"seconds": 0.01})], "products", instruction=instruction,
-                    planner="fake", needs_page=False)
+        plan = Plan(
+            [Step("validation.nap", {"seconds": 0.01})],
+            "products",
+            instruction=instruction,
+            planner="fake",
+            needs_page=False,
+        )
         return types.SimpleNamespace(plan=plan, reasoning=[], source="fake", usage={"tokens": 10})
 
     import curllm_core.planner
@@ -148,34 +189,52 @@ async def test_identical_instructions_are_planned_once(registry, fake_planner):
         return {"id": f"t{i}", "instruction": instruction, "url": url}
 
     # The same instruction on pages of the same shape (host, path with numbers folded, query keys).
-    tasks = [task(i, "find products under 150zł", f"https://shop.example/list/{i}?page={i}") for i in range(6)]
-    tasks += [task(6, "Find  products under 150zł.", "https://www.shop.example/list/77?page=1"),
-              task(7, "find products under 150zł", "https://other.example/"),
-              task(8, "find products under 150zł", "https://shop.example/list/1?page=2") | {"model": "m1"},
-              task(9, "something impossible", "https://shop.example/"),
-              task(10, "something impossible", "https://shop.example")]
+    tasks = [
+        task(i, "find products under 150zł", f"https://shop.example/list/{i}?page={i}") for i in range(6)
+    ]
+    tasks += [
+        task(6, "Find  products under 150zł.", "https://www.shop.example/list/77?page=1"),
+        task(7, "find products under 150zł", "https://other.example/"),
+        task(8, "find products under 150zł", "https://shop.example/list/1?page=2") | {"model": "m1"},
+        task(9, "something impossible", "https://shop.example/"),
+        task(10, "something impossible", "https://shop.example"),
+    ]
     lines = {x["id"]: x for x in await collect(tasks, concurrency=4, registry=registry)}
     assert sorted(c[0] + " " + str(c[2]) for c in fake_planner) == [
-        "find products under 150zł None", "find products under 150zł None", "find products under 150zł m1",
-        "something impossible None"]
+        "find products under 150zł None",
+        "find products under 150zł None",
+        "find products under 150zł m1",
+        "something impossible None",
+    ]
     assert all(lines[f"t{i}"]["ok"] for i in range(9))
     assert sum(1 for x in lines.values() if x.get("usage")) == 3  # the tokens are counted once per planning
     assert [lines[k]["errors"][0]["code"] for k in ("t9", "t10")] == ["PLANNING_FAILED"] * 2
     assert all("plan_ms" in lines[f"t{i}"]["timings"] for i in range(9))
 
 
-async def test_an_instruction_without_a_url_or_a_site_fails_alone(registry, fake_planner, monkeypatch, tmp_path):
+async def test_an_instruction_without_a_url_or_a_site_fails_alone(
+    registry, fake_planner, monkeypatch, tmp_path
+):
     monkeypatch.delenv("CURLLM_DEFAULT_URL", raising=False)
     monkeypatch.delenv("CURLLM_CONFIG", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    lines = {x["id"]: x for x in await collect([{"id": "a", "instruction": "find products under 150zł"},
-                                                 nap_task("b", 0)], registry=registry)}
-    assert lines["a"]["errors"][0]["code"] == "BAD_TASK" and "missing field url" in lines["a"]["errors"][0]["message"]
+    lines = {
+        x["id"]: x
+        for x in await collect(
+            [{"id": "a", "instruction": "find products under 150zł"}, nap_task("b", 0)], registry=registry
+        )
+    }
+    assert (
+        lines["a"]["errors"][0]["code"] == "BAD_TASK"
+        and "missing field url" in lines["a"]["errors"][0]["message"]
+    )
     assert lines["b"]["ok"] and not fake_planner
 
 
 async def test_stop_cancels_the_running_tasks_and_starts_no_more(registry):
-    batch = Batch([nap_task(f"t{i}", 0.0 if i == 0 else 10) for i in range(6)], concurrency=3, registry=registry)
+    batch = Batch(
+        [nap_task(f"t{i}", 0.0 if i == 0 else 10) for i in range(6)], concurrency=3, registry=registry
+    )
     lines = []
     started = time.perf_counter()
     async for line in batch.results():
@@ -194,8 +253,13 @@ async def test_stop_cancels_the_running_tasks_and_starts_no_more(registry):
 
 async def test_leaving_the_loop_early_cancels_the_rest(registry):
     started = time.perf_counter()
-    async with contextlib.aclosing(run_many([nap_task("quick", 0)] + [nap_task(f"t{i}", 10) for i in range(3)],
-                                            concurrency=4, registry=registry)) as lines:
+    async with contextlib.aclosing(
+        run_many(
+            [nap_task("quick", 0)] + [nap_task(f"t{i}", 10) for i in range(3)],
+            concurrency=4,
+            registry=registry,
+        )
+    ) as lines:
         async for line in lines:
             assert line["id"] == "quick"
             break
@@ -204,13 +268,23 @@ async def test_leaving_the_loop_early_cancels_the_rest(registry):
 
 @pytest.mark.browser
 async def test_pages_load_concurrently_in_one_shared_browser(registry, slow_site, browser_path):
-    tasks = [{"id": f"p{i}", "url": f"{slow_site.url}/page?ms=1000&n={i}",
-              "plan": [{"tool": "extraction.heading"}], "expected_output": "products"} for i in range(4)]
+    tasks = [
+        {
+            "id": f"p{i}",
+            "url": f"{slow_site.url}/page?ms=1000&n={i}",
+            "plan": [{"tool": "extraction.heading"}],
+            "expected_output": "products",
+        }
+        for i in range(4)
+    ]
     browser = Browser(browser_path)
     slow_site.peak = 0
     try:
-        await collect([{"id": "warm", **tasks[0], "url": f"{slow_site.url}/page?n=w"}], registry=registry,
-                      browser=browser)  # start Chromium outside the timing
+        await collect(
+            [{"id": "warm", **tasks[0], "url": f"{slow_site.url}/page?n=w"}],
+            registry=registry,
+            browser=browser,
+        )  # start Chromium outside the timing
         started = time.perf_counter()
         lines = {x["id"]: x for x in await collect(tasks, concurrency=4, registry=registry, browser=browser)}
         elapsed = time.perf_counter() - started
@@ -218,6 +292,8 @@ async def test_pages_load_concurrently_in_one_shared_browser(registry, slow_site
     finally:
         await browser.close()
     assert all(x["ok"] for x in lines.values()), lines
-    assert [lines[f"p{i}"]["data"]["products"][0]["name"] for i in range(4)] == [f"page {i}" for i in range(4)]
+    assert [lines[f"p{i}"]["data"]["products"][0]["name"] for i in range(4)] == [
+        f"page {i}" for i in range(4)
+    ]
     assert slow_site.peak == 4
     assert elapsed < 2.5, f"4 pages of 1 s at concurrency 4 took {elapsed:.1f} s"

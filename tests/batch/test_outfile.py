@@ -11,8 +11,13 @@ from curllm_core.errors import UsageError
 
 
 def line(task_id: str, ok: bool = True, code: str | None = None) -> dict:
-    return {"id": task_id, "ok": ok, "data": {}, "errors": [{"code": code, "message": "x"}] if code else [],
-            "timings": {}}
+    return {
+        "id": task_id,
+        "ok": ok,
+        "data": {},
+        "errors": [{"code": code, "message": "x"}] if code else [],
+        "timings": {},
+    }
 
 
 def text(*lines: dict) -> str:

@@ -33,10 +33,18 @@ def error_of(entry) -> tuple[str, str]:
 
 
 def test_a_good_instruction_task():
-    task = check({"id": "a1", "url": "https://shop.example/", "instruction": "  find products under 150zł ",
-                  "timeout": 30, "model": "gpt-4o-mini"})
-    assert task == Task("a1", "https://shop.example/", "find products under 150zł", None, None, "gpt-4o-mini",
-                        30.0, 7)
+    task = check(
+        {
+            "id": "a1",
+            "url": "https://shop.example/",
+            "instruction": "  find products under 150zł ",
+            "timeout": 30,
+            "model": "gpt-4o-mini",
+        }
+    )
+    assert task == Task(
+        "a1", "https://shop.example/", "find products under 150zł", None, None, "gpt-4o-mini", 30.0, 7
+    )
 
 
 def test_a_plan_task_with_steps_expected_output_and_data():
@@ -56,26 +64,37 @@ def test_a_plan_as_json_text_or_a_file_next_to_the_task_file(tmp_path):
     assert code == "BAD_TASK" and "not valid JSON" in message
 
 
-@pytest.mark.parametrize(("doc", "code", "words"), [
-    ({"url": "https://x/", "instruction": "find"}, "BAD_TASK", "missing field id"),
-    ({"id": "", "instruction": "find"}, "BAD_TASK", "missing field id"),
-    ({"id": ["a"], "instruction": "find"}, "BAD_TASK", "id must be a string"),
-    ({"id": "a", "url": "https://x/"}, "BAD_TASK", "missing field instruction"),
-    ({"id": "a", "instruction": "   "}, "BAD_TASK", "empty instruction"),
-    ({"id": "a", "instruction": 3}, "BAD_TASK", "instruction must be a string"),
-    ({"id": "a", "instruction": "find", "plan": PLAN}, "BAD_TASK", "either instruction or plan"),
-    ({"id": "a", "instruction": "find", "expected_output": "products"}, "BAD_TASK", "expected_output goes with"),
-    ({"id": "a", "instruction": "find", "instrution": "x"}, "BAD_TASK", "unknown field(s) 'instrution'"),
-    ({"id": "a", "instruction": "find", "data": [1]}, "BAD_TASK", "data must be an object"),
-    ({"id": "a", "instruction": "find", "timeout": -1}, "BAD_TASK", "timeout must be a positive"),
-    ({"id": "a", "instruction": "find", "timeout": "soon"}, "BAD_TASK", "timeout must be a number"),
-    ({"id": "a", "plan": 7}, "BAD_TASK", "plan must be"),
-    ({"id": "a", "url": "not a url", "instruction": "find"}, "BAD_URL", "bad URL 'not a url'"),
-    ({"id": "a", "url": "http://", "instruction": "find"}, "BAD_URL", "bad URL"),
-    ({"id": "a", "url": "ftp://files.example/x", "instruction": "find"}, "BAD_URL", "only http(s) and file"),
-    ({"id": "a", "url": "http://shop.example:99999/", "instruction": "find"}, "BAD_URL", "port"),
-    ({"id": "a", "url": 12, "instruction": "find"}, "BAD_URL", "url must be a string"),
-])
+@pytest.mark.parametrize(
+    ("doc", "code", "words"),
+    [
+        ({"url": "https://x/", "instruction": "find"}, "BAD_TASK", "missing field id"),
+        ({"id": "", "instruction": "find"}, "BAD_TASK", "missing field id"),
+        ({"id": ["a"], "instruction": "find"}, "BAD_TASK", "id must be a string"),
+        ({"id": "a", "url": "https://x/"}, "BAD_TASK", "missing field instruction"),
+        ({"id": "a", "instruction": "   "}, "BAD_TASK", "empty instruction"),
+        ({"id": "a", "instruction": 3}, "BAD_TASK", "instruction must be a string"),
+        ({"id": "a", "instruction": "find", "plan": PLAN}, "BAD_TASK", "either instruction or plan"),
+        (
+            {"id": "a", "instruction": "find", "expected_output": "products"},
+            "BAD_TASK",
+            "expected_output goes with",
+        ),
+        ({"id": "a", "instruction": "find", "instrution": "x"}, "BAD_TASK", "unknown field(s) 'instrution'"),
+        ({"id": "a", "instruction": "find", "data": [1]}, "BAD_TASK", "data must be an object"),
+        ({"id": "a", "instruction": "find", "timeout": -1}, "BAD_TASK", "timeout must be a positive"),
+        ({"id": "a", "instruction": "find", "timeout": "soon"}, "BAD_TASK", "timeout must be a number"),
+        ({"id": "a", "plan": 7}, "BAD_TASK", "plan must be"),
+        ({"id": "a", "url": "not a url", "instruction": "find"}, "BAD_URL", "bad URL 'not a url'"),
+        ({"id": "a", "url": "http://", "instruction": "find"}, "BAD_URL", "bad URL"),
+        (
+            {"id": "a", "url": "ftp://files.example/x", "instruction": "find"},
+            "BAD_URL",
+            "only http(s) and file",
+        ),
+        ({"id": "a", "url": "http://shop.example:99999/", "instruction": "find"}, "BAD_URL", "port"),
+        ({"id": "a", "url": 12, "instruction": "find"}, "BAD_URL", "url must be a string"),
+    ],
+)
 def test_bad_tasks_say_what_is_wrong(doc, code, words):
     entry = check(doc)
     got_code, message = error_of(entry)
@@ -96,17 +115,21 @@ def test_urls_are_normalized_and_local_pages_found_beside_the_task_file(tmp_path
 
 
 def test_jsonl_bad_lines_get_their_line_number_and_the_rest_is_read():
-    text = "\n".join([
-        json.dumps({"id": "a", "instruction": "find"}),
-        "",
-        "# a comment",
-        '{"id": "b", "instruction": ',
-        "[1, 2]",
-        json.dumps({"id": "c", "plan": PLAN}),
-    ])
+    text = "\n".join(
+        [
+            json.dumps({"id": "a", "instruction": "find"}),
+            "",
+            "# a comment",
+            '{"id": "b", "instruction": ',
+            "[1, 2]",
+            json.dumps({"id": "c", "plan": PLAN}),
+        ]
+    )
     entries = parse_tasks(text, "jsonl")
     assert [e.id for e in entries] == ["a", "line:4", "line:5", "c"]
-    assert entries[1].error["code"] == "BAD_LINE" and "line 4 is not valid JSON" in entries[1].error["message"]
+    assert (
+        entries[1].error["code"] == "BAD_LINE" and "line 4 is not valid JSON" in entries[1].error["message"]
+    )
     assert entries[2].error["code"] == "BAD_LINE" and "not a list" in entries[2].error["message"]
     assert entries[3].line == 6
 
@@ -144,8 +167,8 @@ def test_csv_with_plan_cells_data_and_bad_rows(tmp_path):
     text = (
         "id,url,instruction,plan,data,timeout\n"
         'a,https://shop.example/,"find products, cheap ones",,,10\n'
-        "b,,,plan.json,\"{\"\"products\"\": []}\",\n"
-        "c,,,\"[{\"\"tool\"\": \"\"validation.price_range_check\"\"}]\",,\n"
+        'b,,,plan.json,"{""products"": []}",\n'
+        'c,,,"[{""tool"": ""validation.price_range_check""}]",,\n'
         "d,https://x/,find,,,,extra\n"
         "\n"
         "e,https://x/,,,,\n"
@@ -174,15 +197,18 @@ def test_a_json_array_file(tmp_path):
     assert [e.id for e in entries] == ["a", "item:2"]
 
 
-@pytest.mark.parametrize(("text", "fmt"), [
-    ('{"id": "a"}\n{"id": "b"}\n', "jsonl"),
-    ('# c\n\n{"id": "a"}\n', "jsonl"),
-    ('[{"id": "a"}]', "json"),
-    ("id,url,instruction\na,b,c\n", "csv"),
-    ("url, id ,plan\n", "csv"),
-    ("- id: a\n  instruction: x\n", "yaml"),
-    ("tasks:\n  - id: a\n", "yaml"),
-])
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [
+        ('{"id": "a"}\n{"id": "b"}\n', "jsonl"),
+        ('# c\n\n{"id": "a"}\n', "jsonl"),
+        ('[{"id": "a"}]', "json"),
+        ("id,url,instruction\na,b,c\n", "csv"),
+        ("url, id ,plan\n", "csv"),
+        ("- id: a\n  instruction: x\n", "yaml"),
+        ("tasks:\n  - id: a\n", "yaml"),
+    ],
+)
 def test_sniffing(text, fmt):
     assert sniff_format(text) == fmt
 
@@ -202,9 +228,13 @@ def test_read_tasks_by_extension_from_stdin_and_unreadable_files(tmp_path):
 
 
 def test_duplicate_ids_fail_with_their_own_id():
-    entries = dedupe(parse_tasks("\n".join(json.dumps({"id": i, "instruction": "find"}) for i in "abab"), "jsonl"))
+    entries = dedupe(
+        parse_tasks("\n".join(json.dumps({"id": i, "instruction": "find"}) for i in "abab"), "jsonl")
+    )
     assert [e.id for e in entries] == ["a", "b", "line:3", "line:4"]
-    assert entries[2].error["code"] == "DUPLICATE_ID" and "already used on line 1" in entries[2].error["message"]
+    assert (
+        entries[2].error["code"] == "DUPLICATE_ID" and "already used on line 1" in entries[2].error["message"]
+    )
 
 
 def test_the_example_task_files_are_all_good():

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from hostile_server import start_hostile
 
 pytestmark = pytest.mark.browser
@@ -30,11 +29,23 @@ def hostile():
 
 def curllm(*args: str, plan: str = PLAN, env_extra: dict | None = None, timeout: float = 90, tmp: Path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_TOOLS_PATH": str(TOOLS), "CURLLM_CACHE_DIR": str(tmp / "cache"),
-                **(env_extra or {})})
+    env.update(
+        {
+            "CURLLM_LOAD_PLUGINS": "",
+            "CURLLM_TOOLS_PATH": str(TOOLS),
+            "CURLLM_CACHE_DIR": str(tmp / "cache"),
+            **(env_extra or {}),
+        }
+    )
     started = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "curllm_core", "--plan", "-", "--format", "json", *args], input=plan,
-                         capture_output=True, text=True, env=env, timeout=timeout)
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", "--plan", "-", "--format", "json", *args],
+        input=plan,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
     out.seconds = time.monotonic() - started
     assert "Traceback" not in out.stderr, out.stderr
     out.result = json.loads(out.stdout) if out.stdout.strip().startswith("{") else None
@@ -71,8 +82,13 @@ def test_a_redirect_loop(browser_path, hostile, tmp_path):
 
 
 def test_a_redirect_hop_to_a_blocked_domain_is_refused(browser_path, hostile, tmp_path):
-    out = curllm("--url", f"{hostile.url}/redirect?to=http://www.blocked.test/x", "--block-domain", "blocked.test",
-                 tmp=tmp_path)
+    out = curllm(
+        "--url",
+        f"{hostile.url}/redirect?to=http://www.blocked.test/x",
+        "--block-domain",
+        "blocked.test",
+        tmp=tmp_path,
+    )
     assert out.returncode == 1
     error = out.result["errors"][0]
     assert error["code"] == "BLOCKED_URL" and "blocked.test" in error["message"]
@@ -80,9 +96,16 @@ def test_a_redirect_hop_to_a_blocked_domain_is_refused(browser_path, hostile, tm
 
 def test_allow_list_refuses_other_hosts_on_redirect(browser_path, hostile, tmp_path):
     port = hostile.server_address[1]
-    out = curllm("--url", f"{hostile.url}/redirect?to=http://localhost:{port}/ok", "--allow-domain", "127.0.0.1",
-                 tmp=tmp_path)
-    assert out.result["errors"][0]["code"] == "BLOCKED_URL" and "localhost" in out.result["errors"][0]["message"]
+    out = curllm(
+        "--url",
+        f"{hostile.url}/redirect?to=http://localhost:{port}/ok",
+        "--allow-domain",
+        "127.0.0.1",
+        tmp=tmp_path,
+    )
+    assert (
+        out.result["errors"][0]["code"] == "BLOCKED_URL" and "localhost" in out.result["errors"][0]["message"]
+    )
 
 
 def test_block_private_refuses_loopback_before_any_request(browser_path, hostile, tmp_path):
@@ -97,8 +120,14 @@ def test_block_private_refuses_loopback_before_any_request(browser_path, hostile
 @pytest.mark.parametrize("address", ["10.0.0.1", "169.254.169.254"])
 def test_block_private_refuses_private_and_metadata_addresses(browser_path, tmp_path, address):
     # The proxy is a closed loopback port: even a broken policy could not send traffic anywhere else.
-    out = curllm("--url", f"http://{address}/latest/meta-data/", "--block-private", "--proxy", "http://127.0.0.1:9",
-                 tmp=tmp_path)
+    out = curllm(
+        "--url",
+        f"http://{address}/latest/meta-data/",
+        "--block-private",
+        "--proxy",
+        "http://127.0.0.1:9",
+        tmp=tmp_path,
+    )
     assert out.returncode == 1
     error = out.result["errors"][0]
     assert error["code"] == "SSRF_BLOCKED_URL" and address in error["message"]
@@ -132,7 +161,10 @@ def test_a_50mb_dom_ends_within_the_timeout(browser_path, hostile, tmp_path):
     out = curllm("--url", f"{hostile.url}/big?mb=50", "--timeout", "15", tmp=tmp_path)
     assert out.seconds < 40
     if out.returncode:  # too big for the time given: a structured error, not a hang
-        assert out.returncode == 1 and out.result["errors"][0]["code"] in ("TASK_TIMEOUT", "NAVIGATION_TIMEOUT")
+        assert out.returncode == 1 and out.result["errors"][0]["code"] in (
+            "TASK_TIMEOUT",
+            "NAVIGATION_TIMEOUT",
+        )
     else:
         assert out.result["data"]["page"]["items"] == 6
 
@@ -146,23 +178,58 @@ def test_local_files_by_path_and_file_url(browser_path, tmp_path):
 
 
 def test_screenshot_on_failure_and_session_file(browser_path, hostile, tmp_path):
-    failing = json.dumps({"plan": [{"tool": "extraction.page_info"}, {"tool": "validation.required_fields",
-                                   "parameters": {"fields": ["x"], "key": "nothing", "mode": "fail"}}]})
+    failing = json.dumps(
+        {
+            "plan": [
+                {"tool": "extraction.page_info"},
+                {
+                    "tool": "validation.required_fields",
+                    "parameters": {"fields": ["x"], "key": "nothing", "mode": "fail"},
+                },
+            ]
+        }
+    )
     shots, session = tmp_path / "shots", tmp_path / "state.json"
-    out = curllm("--url", f"{hostile.url}/ok", "--screenshots", str(shots), "--session", str(session),
-                 plan=failing.replace('"key": "nothing", ', ""), tmp=tmp_path)
+    out = curllm(
+        "--url",
+        f"{hostile.url}/ok",
+        "--screenshots",
+        str(shots),
+        "--session",
+        str(session),
+        plan=failing.replace('"key": "nothing", ', ""),
+        tmp=tmp_path,
+    )
     del out
-    out = curllm("--url", f"{hostile.url}/ok", "--screenshots", str(shots), "--session", str(session),
-                 plan=json.dumps({"plan": [{"tool": "extraction.page_info"},
-                                           {"tool": "validation.required_fields", "parameters": {"fields": ["x"], "mode": "fail", "key": "page"}}]}),
-                 tmp=tmp_path)
+    out = curllm(
+        "--url",
+        f"{hostile.url}/ok",
+        "--screenshots",
+        str(shots),
+        "--session",
+        str(session),
+        plan=json.dumps(
+            {
+                "plan": [
+                    {"tool": "extraction.page_info"},
+                    {
+                        "tool": "validation.required_fields",
+                        "parameters": {"fields": ["x"], "mode": "fail", "key": "page"},
+                    },
+                ]
+            }
+        ),
+        tmp=tmp_path,
+    )
     assert out.returncode == 1
     assert list(shots.glob("*.png")), "a screenshot of the failed step"
     assert json.loads(session.read_text()).keys() >= {"cookies", "origins"}
 
 
 def test_no_browser_found_exits_2_naming_the_fix(hostile, tmp_path):
-    out = curllm("--url", f"{hostile.url}/ok", env_extra={"CURLLM_BROWSER": str(tmp_path / "none")}, tmp=tmp_path)
+    out = curllm(
+        "--url", f"{hostile.url}/ok", env_extra={"CURLLM_BROWSER": str(tmp_path / "none")}, tmp=tmp_path
+    )
     assert out.returncode == 2
     assert "apt-get install chromium-headless-shell" in out.stderr and "CURLLM_BROWSER" in out.stderr
 

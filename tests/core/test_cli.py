@@ -13,8 +13,15 @@ import pytest
 def curllm(*args: str, stdin: str | None = None, env_extra: dict | None = None, cwd=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
     env.update({"CURLLM_LOAD_PLUGINS": "", **(env_extra or {})})
-    return subprocess.run([sys.executable, "-m", "curllm_core", *args], input=stdin, capture_output=True, text=True,
-                          env=env, timeout=120, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=cwd,
+    )
 
 
 @pytest.fixture
@@ -32,15 +39,38 @@ def test_version_and_help(cache_env):
 
 def test_validation_only_plan_with_input_needs_no_browser(tmp_path, cache_env):
     plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"plan": [{"tool": "validation.price_range_check", "parameters": {"max": 150}},
-                                         {"tool": "validation.required_fields", "parameters": {"fields": ["url"]}}],
-                                "expected_output": "products"}))
+    plan.write_text(
+        json.dumps(
+            {
+                "plan": [
+                    {"tool": "validation.price_range_check", "parameters": {"max": 150}},
+                    {"tool": "validation.required_fields", "parameters": {"fields": ["url"]}},
+                ],
+                "expected_output": "products",
+            }
+        )
+    )
     data = tmp_path / "in.json"
-    data.write_text(json.dumps({"products": [{"name": "a", "price": 99, "url": "https://x/a"},
-                                             {"name": "b", "price": 199, "url": "https://x/b"},
-                                             {"name": "c", "price": 50}]}))
-    out = curllm("--plan", str(plan), "--input", str(data), "--format", "json",
-                 env_extra={**cache_env, "CURLLM_BROWSER": "/nonexistent/chromium", "PATH": "/usr/bin:/bin"})
+    data.write_text(
+        json.dumps(
+            {
+                "products": [
+                    {"name": "a", "price": 99, "url": "https://x/a"},
+                    {"name": "b", "price": 199, "url": "https://x/b"},
+                    {"name": "c", "price": 50},
+                ]
+            }
+        )
+    )
+    out = curllm(
+        "--plan",
+        str(plan),
+        "--input",
+        str(data),
+        "--format",
+        "json",
+        env_extra={**cache_env, "CURLLM_BROWSER": "/nonexistent/chromium", "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["ok"] and [p["name"] for p in result["data"]["products"]] == ["a"]
@@ -48,13 +78,21 @@ def test_validation_only_plan_with_input_needs_no_browser(tmp_path, cache_env):
 
 
 def test_invalid_plan_exits_2_listing_every_problem(cache_env):
-    doc = {"plan": [{"tool": "nope"}, {"tool": "price_range_check", "parameters": {"max": "cheap", "zz": 1}}],
-           "expected_output": "articles"}
+    doc = {
+        "plan": [{"tool": "nope"}, {"tool": "price_range_check", "parameters": {"max": "cheap", "zz": 1}}],
+        "expected_output": "articles",
+    }
     out = curllm("--plan", "-", stdin=json.dumps(doc), env_extra=cache_env)
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
-    for needle in ("/plan/0/tool", "unknown tool 'nope'", "/plan/1/parameters/max", "'zz' was unexpected",
-                   "consumes 'products'", "/expected_output"):
+    for needle in (
+        "/plan/0/tool",
+        "unknown tool 'nope'",
+        "/plan/1/parameters/max",
+        "'zz' was unexpected",
+        "consumes 'products'",
+        "/expected_output",
+    ):
         assert needle in out.stderr, needle
 
 
@@ -62,7 +100,7 @@ def test_unreadable_and_non_json_plans_exit_2(tmp_path, cache_env):
     out = curllm("--plan", str(tmp_path / "missing.json"), env_extra=cache_env)
     assert out.returncode == 2 and "cannot read" in out.stderr and "Traceback" not in out.stderr
     bad = tmp_path / "bad.json"
-    bad.write_text("{\n  \"plan\": [,]\n}")
+    bad.write_text('{\n  "plan": [,]\n}')
     out = curllm("--plan", str(bad), env_extra=cache_env)
     assert out.returncode == 2 and "line 2" in out.stderr
 
@@ -75,8 +113,12 @@ def test_bad_options_exit_2(cache_env):
 
 
 def test_result_not_ok_exits_1(tmp_path, cache_env):
-    plan = json.dumps({"plan": [{"tool": "price_range_check", "parameters": {"max": 10, "mode": "fail"}}],
-                       "expected_output": "products"})
+    plan = json.dumps(
+        {
+            "plan": [{"tool": "price_range_check", "parameters": {"max": 10, "mode": "fail"}}],
+            "expected_output": "products",
+        }
+    )
     data = tmp_path / "in.json"
     data.write_text(json.dumps({"products": [{"name": "a", "price": 99}]}))
     out = curllm("--plan", "-", "--input", str(data), "--format", "json", stdin=plan, env_extra=cache_env)
@@ -86,13 +128,29 @@ def test_result_not_ok_exits_1(tmp_path, cache_env):
 
 
 def test_events_jsonl_to_a_file_and_output_file(tmp_path, cache_env):
-    plan = json.dumps({"plan": [{"tool": "required_fields", "parameters": {"fields": ["name"]}}],
-                       "expected_output": "products"})
+    plan = json.dumps(
+        {
+            "plan": [{"tool": "required_fields", "parameters": {"fields": ["name"]}}],
+            "expected_output": "products",
+        }
+    )
     data = tmp_path / "in.json"
     data.write_text(json.dumps({"products": [{"name": "a"}]}))
     events, output = tmp_path / "events.jsonl", tmp_path / "out.csv"
-    out = curllm("--plan", "-", "--input", str(data), "--events", str(events), "--format", "csv", "-o", str(output),
-                 stdin=plan, env_extra=cache_env)
+    out = curllm(
+        "--plan",
+        "-",
+        "--input",
+        str(data),
+        "--events",
+        str(events),
+        "--format",
+        "csv",
+        "-o",
+        str(output),
+        stdin=plan,
+        env_extra=cache_env,
+    )
     assert out.returncode == 0, out.stderr
     assert output.read_text() == "name\na\n"
     kinds = [json.loads(line)["type"] for line in events.read_text().splitlines()]
@@ -102,8 +160,12 @@ def test_events_jsonl_to_a_file_and_output_file(tmp_path, cache_env):
 def test_tools_list_json_and_show(cache_env):
     tools = json.loads(curllm("tools", "list", "--json", env_extra=cache_env).stdout)
     entry = next(t for t in tools if t["name"] == "validation.price_range_check")
-    assert {"name", "category", "version", "description", "source"} <= set(entry) and entry["source"] == "builtin"
-    only = json.loads(curllm("tools", "list", "--category", "validation", "--json", env_extra=cache_env).stdout)
+    assert {"name", "category", "version", "description", "source"} <= set(entry) and entry[
+        "source"
+    ] == "builtin"
+    only = json.loads(
+        curllm("tools", "list", "--category", "validation", "--json", env_extra=cache_env).stdout
+    )
     assert only and all(t["category"] == "validation" for t in only)
     shown = json.loads(curllm("tools", "show", "price_range_check", env_extra=cache_env).stdout)
     assert shown["name"] == "price_range_check"
@@ -128,7 +190,8 @@ def test_tools_manifest_for_a_code_first_function(tmp_path, cache_env):
         "@tool(category='validation', consumes=['products'], produces=['products'], dependencies=[])\n"
         "async def cheap(ctx, limit: float = 5.0) -> dict:\n"
         "    '''Keep cheap products.'''\n"
-        "    return {'products': []}\n")
+        "    return {'products': []}\n"
+    )
     out = curllm("tools", "manifest", "mytools:cheap", env_extra=cache_env, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
@@ -142,10 +205,12 @@ def test_plugins_list(cache_env):
 
 
 def test_commands_without_browser_or_model_never_import_them(cache_env):
-    code = ("import sys, runpy\nsys.argv=['curllm','tools','list','--json']\n"
-            "try:\n    runpy.run_module('curllm_core', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "heavy=[m for m in ('playwright','litellm','jsonschema','pydantic') if m in sys.modules]\n"
-            "sys.stderr.write('HEAVY=%s' % heavy)\n")
+    code = (
+        "import sys, runpy\nsys.argv=['curllm','tools','list','--json']\n"
+        "try:\n    runpy.run_module('curllm_core', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "heavy=[m for m in ('playwright','litellm','jsonschema','pydantic') if m in sys.modules]\n"
+        "sys.stderr.write('HEAVY=%s' % heavy)\n"
+    )
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}, **cache_env}
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)  # warms the cache
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)

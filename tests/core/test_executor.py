@@ -56,9 +56,16 @@ async def broken(ctx) -> dict:
     raise ValueError("bad markup")
 
 
-@tool(category="extraction", produces=["products"], dependencies=[],
-      output_schema={"type": "object", "required": ["products"],
-                     "properties": {"products": {"type": "array", "items": {"type": "object", "required": ["name"]}}}})
+@tool(
+    category="extraction",
+    produces=["products"],
+    dependencies=[],
+    output_schema={
+        "type": "object",
+        "required": ["products"],
+        "properties": {"products": {"type": "array", "items": {"type": "object", "required": ["name"]}}},
+    },
+)
 async def wrong_shape(ctx) -> dict:
     """Returns items that violate its own output schema."""
     return {"products": [{"title": "no name"}]}
@@ -89,7 +96,11 @@ def registry() -> Registry:
 
 
 def plan(*steps, expected="products", **extra) -> dict:
-    return {"plan": [s if isinstance(s, dict) else {"tool": s} for s in steps], "expected_output": expected, **extra}
+    return {
+        "plan": [s if isinstance(s, dict) else {"tool": s} for s in steps],
+        "expected_output": expected,
+        **extra,
+    }
 
 
 async def run(doc: dict, registry: Registry, events: list | None = None, **options):
@@ -110,8 +121,12 @@ async def test_defaults_are_filled_in_the_checked_plan(registry):
     checked = check_plan(plan("make_items"), registry)
     assert checked.steps[0].parameters == {"count": 3, "price": 10.0}
     result = await run(plan("make_items", {"tool": "price_range_check", "parameters": {"max": 20}}), registry)
-    assert result.plan["plan"][1]["parameters"] == {"max": 20, "mode": "filter", "key": "products",
-                                                   "keep_unpriced": False}
+    assert result.plan["plan"][1]["parameters"] == {
+        "max": 20,
+        "mode": "filter",
+        "key": "products",
+        "keep_unpriced": False,
+    }
     assert [p["price"] for p in result.data["products"]] == [10.0, 20.0]
 
 
@@ -146,7 +161,9 @@ async def test_step_timeout_overrides_the_manifest(registry):
 
 
 async def test_the_whole_task_timeout_keeps_results_so_far(registry):
-    result = await run(plan("make_items", {"tool": "hangs", "timeout_ms": 5000, "retries": 0}), registry, timeout_s=0.2)
+    result = await run(
+        plan("make_items", {"tool": "hangs", "timeout_ms": 5000, "retries": 0}), registry, timeout_s=0.2
+    )
     assert not result.ok
     assert result.errors[-1]["code"] == "TASK_TIMEOUT"
     assert len(result.data["products"]) == 3
@@ -164,8 +181,9 @@ async def test_fallback_order_step_fallback_then_plan_fallback(registry):
 
 
 async def test_plan_fallback_only_for_a_step_producing_the_same_keys(registry):
-    result = await run(plan("make_articles", {"tool": "broken"}, expected="products", fallback="make_articles"),
-                       registry)
+    result = await run(
+        plan("make_articles", {"tool": "broken"}, expected="products", fallback="make_articles"), registry
+    )
     assert not result.ok  # make_articles produces articles, not the products the broken step was for
     assert [s.tool for s in result.steps] == ["extraction.make_articles", "extraction.broken"]
 
@@ -189,9 +207,11 @@ async def test_a_failed_step_stops_the_plan(registry):
 
 
 async def test_input_takes_a_named_step_output(registry):
-    doc = plan({"tool": "make_items", "id": "first", "parameters": {"count": 1}},
-               {"tool": "make_items", "parameters": {"count": 4}},
-               {"tool": "double", "input": "first"})
+    doc = plan(
+        {"tool": "make_items", "id": "first", "parameters": {"count": 1}},
+        {"tool": "make_items", "parameters": {"count": 4}},
+        {"tool": "double", "input": "first"},
+    )
     result = await run(doc, registry)
     assert result.data["products"] == [{"name": "item 0", "price": 20.0}]
 
@@ -202,16 +222,20 @@ async def test_empty_expected_output_is_not_ok(registry):
 
 
 async def test_validation_fail_mode_fails_the_plan(registry):
-    result = await run(plan({"tool": "price_range_check", "parameters": {"max": 15, "mode": "fail"}}), registry,
-                       data={"products": [{"name": "a", "price": 10}, {"name": "b", "price": 20}]})
+    result = await run(
+        plan({"tool": "price_range_check", "parameters": {"max": 15, "mode": "fail"}}),
+        registry,
+        data={"products": [{"name": "a", "price": 10}, {"name": "b", "price": 20}]},
+    )
     assert not result.ok
     assert "1 of 2 items are outside the price range" in result.steps[0].error
 
 
 async def test_required_fields_filter(registry):
     data = {"products": [{"name": "a", "price": 1}, {"name": " ", "price": 2}, {"name": "c", "price": None}]}
-    result = await run(plan({"tool": "required_fields", "parameters": {"fields": ["name", "price"]}}), registry,
-                       data=data)
+    result = await run(
+        plan({"tool": "required_fields", "parameters": {"fields": ["name", "price"]}}), registry, data=data
+    )
     assert result.data["products"] == [{"name": "a", "price": 1}]
     assert [r["missing"] for r in result.steps[0].result["validation"]["rejected"]] == [["name"], ["price"]]
 
@@ -233,8 +257,10 @@ async def test_a_page_step_without_url_fails_clearly(registry):
     from curllm_core.manifest import Manifest
 
     r = registry
-    page_tool = Manifest.from_dict({**make_items.manifest.to_dict(), "name": "needs_page",
-                                    "dependencies": ["playwright", "page"]}, source="test")
+    page_tool = Manifest.from_dict(
+        {**make_items.manifest.to_dict(), "name": "needs_page", "dependencies": ["playwright", "page"]},
+        source="test",
+    )
     r.add(page_tool, impl=make_items)
     result = await run(plan("needs_page"), r)
     assert not result.ok and result.errors[0]["code"] == "NO_URL"
@@ -244,23 +270,37 @@ async def test_a_page_step_without_url_fails_clearly(registry):
 async def test_event_sequence_and_fields(registry):
     events: list[dict] = []
     bus = EventBus([events.append])
-    result = await execute_plan(plan({"tool": "make_items", "parameters": {"count": 50}}, "broken"), registry=registry,
-                                events=bus)
+    result = await execute_plan(
+        plan({"tool": "make_items", "parameters": {"count": 50}}, "broken"), registry=registry, events=bus
+    )
     assert not result.ok
     types = [(e["type"], e["data"].get("action"), e["data"].get("status")) for e in events]
     assert types == [
         ("init", None, None),
         ("step", "agent_decision", "completed"),
-        ("step", "tool_call", "running"), ("step", "tool_call", "completed"),
-        ("step", "tool_call", "running"), ("step", "tool_call", "failed"),
+        ("step", "tool_call", "running"),
+        ("step", "tool_call", "completed"),
+        ("step", "tool_call", "running"),
+        ("step", "tool_call", "failed"),
         ("complete", None, None),
     ]
     decision = events[1]["data"]
-    assert [c["tool"] for c in decision["extracted_data"]["tool_calls"]] == ["extraction.make_items", "extraction.broken"]
+    assert [c["tool"] for c in decision["extracted_data"]["tool_calls"]] == [
+        "extraction.make_items",
+        "extraction.broken",
+    ]
     assert set(decision["extracted_data"]["tool_calls"][0]) == {"tool", "params", "reasoning"}
     done = events[3]["data"]
-    assert set(done) >= {"step_number", "action", "url", "status", "message", "extracted_data", "duration_ms",
-                         "timestamp"}
+    assert set(done) >= {
+        "step_number",
+        "action",
+        "url",
+        "status",
+        "message",
+        "extracted_data",
+        "duration_ms",
+        "timestamp",
+    }
     assert done["step_number"] == 1 and done["timestamp"].endswith("Z")
     preview = done["extracted_data"]["result_preview"]
     assert preview["products"]["count"] == 50 and len(preview["products"]["first"]) == 3
@@ -287,13 +327,21 @@ async def test_result_contract_keys(registry):
 
 
 def test_invalid_plan_lists_every_problem_and_runs_nothing(registry):
-    doc = plan({"tool": "nope"}, {"tool": "double"}, {"tool": "make_items", "parameters": {"count": "x"}},
-               expected="tables")
+    doc = plan(
+        {"tool": "nope"},
+        {"tool": "double"},
+        {"tool": "make_items", "parameters": {"count": "x"}},
+        expected="tables",
+    )
     with pytest.raises(PlanError) as info:
         check_plan(doc, registry)
     pointers = {(p.step, p.pointer) for p in info.value.problems}
-    assert pointers == {(0, "/plan/0/tool"), (1, "/plan/1/tool"), (2, "/plan/2/parameters/count"),
-                        (None, "/expected_output")}
+    assert pointers == {
+        (0, "/plan/0/tool"),
+        (1, "/plan/1/tool"),
+        (2, "/plan/2/parameters/count"),
+        (None, "/expected_output"),
+    }
 
 
 def test_sync_run_with_a_plan_document(registry):

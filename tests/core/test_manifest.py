@@ -16,11 +16,18 @@ BUILTIN = sorted(p for p in manifests_dir().rglob("*.json") if not p.name.endswi
 
 def good_doc(**overrides) -> dict:
     doc = {
-        "name": "cheap_items", "version": "1.0.0", "description": "Keep cheap items.", "category": "validation",
-        "triggers": ["cheap"], "parameters": {"type": "object", "properties": {"limit": {"type": "number"}}},
-        "output_schema": {"type": "object"}, "entrypoint": "curllm_core.tools.validation.price_range_check:run",
+        "name": "cheap_items",
+        "version": "1.0.0",
+        "description": "Keep cheap items.",
+        "category": "validation",
+        "triggers": ["cheap"],
+        "parameters": {"type": "object", "properties": {"limit": {"type": "number"}}},
+        "output_schema": {"type": "object"},
+        "entrypoint": "curllm_core.tools.validation.price_range_check:run",
         "examples": [{"instruction": "cheap ones", "parameters": {"limit": 5}}],
-        "consumes": ["products"], "produces": ["products"], "dependencies": [],
+        "consumes": ["products"],
+        "produces": ["products"],
+        "dependencies": [],
     }
     doc.update(overrides)
     return doc
@@ -54,19 +61,28 @@ def test_good_manifest_round_trips():
     assert check_manifest(m.to_dict()) == []
 
 
-@pytest.mark.parametrize("overrides, pointer, words", [
-    ({"category": "magic"}, "/category", "is not one of"),
-    ({"name": "Bad Name"}, "/name", "does not match"),
-    ({"triggers": ["(unclosed"]}, "/triggers/0", "not a valid regular expression"),
-    ({"parameters": {"type": "object", "properties": {"x": {"type": "nonsense"}}}}, "/parameters/properties/x/type",
-     "not a valid JSON Schema"),
-    ({"output_schema": {"type": 12}}, "/output_schema/type", "not a valid JSON Schema"),
-    ({"examples": [{"instruction": "x", "parameters": {"limit": "ten"}}]}, "/examples/0/parameters/limit",
-     "example parameters do not match"),
-    ({"entrypoint": "no colon"}, "/entrypoint", "does not match"),
-    ({"timeout_ms": 0}, "/timeout_ms", "minimum"),
-    ({"surprise": 1}, "", "Additional properties"),
-])
+@pytest.mark.parametrize(
+    "overrides, pointer, words",
+    [
+        ({"category": "magic"}, "/category", "is not one of"),
+        ({"name": "Bad Name"}, "/name", "does not match"),
+        ({"triggers": ["(unclosed"]}, "/triggers/0", "not a valid regular expression"),
+        (
+            {"parameters": {"type": "object", "properties": {"x": {"type": "nonsense"}}}},
+            "/parameters/properties/x/type",
+            "not a valid JSON Schema",
+        ),
+        ({"output_schema": {"type": 12}}, "/output_schema/type", "not a valid JSON Schema"),
+        (
+            {"examples": [{"instruction": "x", "parameters": {"limit": "ten"}}]},
+            "/examples/0/parameters/limit",
+            "example parameters do not match",
+        ),
+        ({"entrypoint": "no colon"}, "/entrypoint", "does not match"),
+        ({"timeout_ms": 0}, "/timeout_ms", "minimum"),
+        ({"surprise": 1}, "", "Additional properties"),
+    ],
+)
 def test_each_kind_of_bad_manifest_names_pointer_and_reason(overrides, pointer, words):
     problems = check_manifest(good_doc(**overrides), source="x.json")
     assert problems, "expected a problem"
@@ -81,9 +97,14 @@ def test_missing_required_field():
 
 
 def test_optional_true_means_not_required():
-    doc = good_doc(parameters={"type": "object", "required": ["a", "b"],
-                               "properties": {"a": {"type": "string"}, "b": {"type": "string", "optional": True}}},
-                   examples=[{"instruction": "x", "parameters": {"a": "1"}}])
+    doc = good_doc(
+        parameters={
+            "type": "object",
+            "required": ["a", "b"],
+            "properties": {"a": {"type": "string"}, "b": {"type": "string", "optional": True}},
+        },
+        examples=[{"instruction": "x", "parameters": {"a": "1"}}],
+    )
     assert check_manifest(doc) == []
     assert Manifest.from_dict(doc).parameters["required"] == ["a"]
 

@@ -15,22 +15,37 @@ REGISTRY.register(manifests_dir() / "validation")
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=12),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
-tool_names = st.sampled_from(["price_range_check", "validation.required_fields", "required_fields", "nope", "", "a.b.c"])
+tool_names = st.sampled_from(
+    ["price_range_check", "validation.required_fields", "required_fields", "nope", "", "a.b.c"]
+)
 steps = st.fixed_dictionaries(
     {"tool": tool_names | json_values},
-    optional={"parameters": st.dictionaries(st.sampled_from(["min", "max", "mode", "fields", "key", "x"]), json_values,
-                                            max_size=4) | json_values,
-              "id": json_values | st.text(max_size=5), "input": json_values | st.text(max_size=5),
-              "fallback": tool_names | json_values, "retries": json_values, "timeout_ms": json_values,
-              "optional": json_values, "description": json_values},
+    optional={
+        "parameters": st.dictionaries(
+            st.sampled_from(["min", "max", "mode", "fields", "key", "x"]), json_values, max_size=4
+        )
+        | json_values,
+        "id": json_values | st.text(max_size=5),
+        "input": json_values | st.text(max_size=5),
+        "fallback": tool_names | json_values,
+        "retries": json_values,
+        "timeout_ms": json_values,
+        "optional": json_values,
+        "description": json_values,
+    },
 )
 plans = st.fixed_dictionaries(
     {"plan": st.lists(steps, max_size=4) | json_values},
-    optional={"expected_output": json_values | st.sampled_from(["products", "articles"]),
-              "fallback": tool_names | json_values, "extra": json_values},
+    optional={
+        "expected_output": json_values | st.sampled_from(["products", "articles"]),
+        "fallback": tool_names | json_values,
+        "extra": json_values,
+    },
 )
 
 

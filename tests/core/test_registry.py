@@ -50,14 +50,29 @@ def test_every_kind_of_bad_manifest_is_skipped_while_the_others_load(env, tmp_pa
     write(d, "broken_json", '{"name": "x",')
     write(d, "schema_violation", good_doc(name="schema_violation", category="magic"))
     write(d, "bad_regex", good_doc(name="bad_regex", triggers=["(x"]))
-    write(d, "bad_params", good_doc(name="bad_params", parameters={"type": "object", "properties": {"a": {"type": 1}}}))
-    write(d, "bad_example", good_doc(name="bad_example", examples=[{"instruction": "i", "parameters": {"limit": "x"}}]))
+    write(
+        d,
+        "bad_params",
+        good_doc(name="bad_params", parameters={"type": "object", "properties": {"a": {"type": 1}}}),
+    )
+    write(
+        d,
+        "bad_example",
+        good_doc(name="bad_example", examples=[{"instruction": "i", "parameters": {"limit": "x"}}]),
+    )
     write(d, "no_import", good_doc(name="no_import", entrypoint="curllm_no_such_module.x:run"))
     monkeypatch.setenv("CURLLM_TOOLS_PATH", str(d))
     registry = load_registry(env)
     assert "validation.good" in registry.tools
     by_file = {Path(p.source).stem: p for p in registry.problems}
-    assert set(by_file) == {"broken_json", "schema_violation", "bad_regex", "bad_params", "bad_example", "no_import"}
+    assert set(by_file) == {
+        "broken_json",
+        "schema_violation",
+        "bad_regex",
+        "bad_params",
+        "bad_example",
+        "no_import",
+    }
     assert "not valid JSON" in by_file["broken_json"].message
     assert by_file["schema_violation"].pointer == "/category"
     assert by_file["bad_regex"].pointer == "/triggers/0"
@@ -142,8 +157,11 @@ def test_code_first_tool_registers_and_derives_a_manifest():
     m = registry.tools[key]
     assert key == "validation.cheaper_than"
     assert m.description == "Keep products cheaper than a limit."
-    assert m.parameters["properties"]["limit"] == {"default": 100.0, "description": "the highest price kept",
-                                                  "type": "number"}
+    assert m.parameters["properties"]["limit"] == {
+        "default": 100.0,
+        "description": "the highest price kept",
+        "type": "number",
+    }
     assert registry.impls[key] is cheaper_than
 
 
@@ -205,22 +223,36 @@ def plugin_venv(tmp_path_factory):
     for rel, text in PLUGIN_FILES.items():
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text(textwrap.dedent(text))
-    write(src / "curllm_fixture_plugin" / "manifests", "double_prices", good_doc(
-        name="double_prices", description="Double every price.", entrypoint="curllm_fixture_plugin.tools:run",
-        parameters={"type": "object", "properties": {"factor": {"type": "number", "default": 2}}},
-        examples=[]))
+    write(
+        src / "curllm_fixture_plugin" / "manifests",
+        "double_prices",
+        good_doc(
+            name="double_prices",
+            description="Double every price.",
+            entrypoint="curllm_fixture_plugin.tools:run",
+            parameters={"type": "object", "properties": {"factor": {"type": "number", "default": 2}}},
+            examples=[],
+        ),
+    )
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
     # The new venv sees this environment's packages (curllm and its dependencies) through a .pth
     # file, so the plugin is the only thing pip really installs into it.
-    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     import sysconfig
 
     Path(site, "outer.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    done = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", str(src)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", str(src)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     return venv
 
@@ -231,8 +263,13 @@ def _curllm(venv: Path, *args: str, env_extra: dict | None = None, tmp: Path) ->
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
     env["CURLLM_CACHE_DIR"] = str(tmp / "cache")
     env.update(env_extra or {})
-    return subprocess.run([str(venv / "bin" / "python"), "-m", "curllm_core", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "curllm_core", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 @pytest.mark.slow
@@ -243,7 +280,9 @@ def test_pip_installed_plugin_is_discovered_and_a_broken_one_isolated(plugin_ven
     assert set(plugins["fixture"]["tools"]) == {"validation.double_prices", "validation.first_only"}
     assert plugins["fixture"]["version"] == "0.3.0"
     assert "curllm_no_such_dependency" in plugins["broken"]["error"]
-    tools = {t["name"]: t for t in json.loads(_curllm(plugin_venv, "tools", "list", "--json", tmp=tmp_path).stdout)}
+    tools = {
+        t["name"]: t for t in json.loads(_curllm(plugin_venv, "tools", "list", "--json", tmp=tmp_path).stdout)
+    }
     assert tools["validation.double_prices"]["source"] == "fixture"
     assert tools["validation.price_range_check"]["source"] == "builtin"
 
@@ -251,8 +290,11 @@ def test_pip_installed_plugin_is_discovered_and_a_broken_one_isolated(plugin_ven
 @pytest.mark.slow
 def test_plugin_tools_run_through_the_executor(plugin_venv, tmp_path):
     plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"plan": [{"tool": "double_prices"}, {"tool": "first_only"}],
-                                "expected_output": "products"}))
+    plan.write_text(
+        json.dumps(
+            {"plan": [{"tool": "double_prices"}, {"tool": "first_only"}], "expected_output": "products"}
+        )
+    )
     data = tmp_path / "in.json"
     data.write_text(json.dumps({"products": [{"name": "a", "price": 2}, {"name": "b", "price": 3}]}))
     out = _curllm(plugin_venv, "--plan", str(plan), "--input", str(data), "--format", "json", tmp=tmp_path)
@@ -263,7 +305,9 @@ def test_plugin_tools_run_through_the_executor(plugin_venv, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("allow, expected", [("", set()), ("fixture", {"fixture"}), ("broken", {"broken"})])
 def test_load_plugins_allow_list(plugin_venv, tmp_path, allow, expected):
-    out = _curllm(plugin_venv, "plugins", "list", "--json", env_extra={"CURLLM_LOAD_PLUGINS": allow}, tmp=tmp_path)
+    out = _curllm(
+        plugin_venv, "plugins", "list", "--json", env_extra={"CURLLM_LOAD_PLUGINS": allow}, tmp=tmp_path
+    )
     names = {p["name"] for p in json.loads(out.stdout) if not p["builtin"]}
     assert names == expected
 
@@ -280,10 +324,13 @@ def test_code_first_manifests_are_cached_so_plugins_do_not_pay_for_pydantic(tmp_
         "@tool(category='validation', consumes=['products'], produces=['products'], dependencies=[])\n"
         "async def keep(ctx, n: int = 1) -> dict:\n"
         "    '''Keep n products.'''\n"
-        "    return {'products': ctx.data['products'][:n]}\n")
-    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import cached_tool_mod\n"
-            "print(cached_tool_mod.keep.manifest.parameters['properties']['n']['default'],"
-            " 'pydantic' in sys.modules, 'jsonschema' in sys.modules)")
+        "    return {'products': ctx.data['products'][:n]}\n"
+    )
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import cached_tool_mod\n"
+        "print(cached_tool_mod.keep.manifest.parameters['properties']['n']['default'],"
+        " 'pydantic' in sys.modules, 'jsonschema' in sys.modules)"
+    )
     import os
 
     env = {**os.environ, "CURLLM_CACHE_DIR": str(tmp_path / "cache")}

@@ -53,8 +53,10 @@ class FakeLLM:
     def script(self, *replies: Reply | str | dict) -> FakeLLM:
         """Replace the scripted replies; a str is assistant content, a dict is sent as JSON content."""
         with self._lock:
-            self.replies = [r if isinstance(r, Reply) else Reply(content=r if isinstance(r, str) else json.dumps(r))
-                            for r in replies]
+            self.replies = [
+                r if isinstance(r, Reply) else Reply(content=r if isinstance(r, str) else json.dumps(r))
+                for r in replies
+            ]
             self.calls = 0
             self.requests = []
             self.tokens = []
@@ -82,18 +84,36 @@ class FakeLLM:
                     error = reply.body or {"error": {"message": "scripted failure", "type": "server_error"}}
                     if reply.echo_key:
                         key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
-                        error = {"error": {"message": f"Incorrect API key provided: {key}", "type": "invalid_request_error",
-                                           "code": "invalid_api_key"}}
+                        error = {
+                            "error": {
+                                "message": f"Incorrect API key provided: {key}",
+                                "type": "invalid_request_error",
+                                "code": "invalid_api_key",
+                            }
+                        }
                     self._send(reply.status, error)
                     return
-                self._send(200, {
-                    "id": f"chatcmpl-fake{fake.calls}", "object": "chat.completion", "created": int(time.time()),
-                    "model": body.get("model", "x"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply.content}}],
-                    "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                              "total_tokens": reply.prompt_tokens + reply.completion_tokens},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-fake{fake.calls}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "x"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": reply.content},
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": reply.prompt_tokens,
+                            "completion_tokens": reply.completion_tokens,
+                            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                        },
+                    },
+                )
 
             def _send(self, status: int, doc: dict) -> None:
                 data = json.dumps(doc).encode()
@@ -128,5 +148,7 @@ class FakeLLM:
             self.requests.append(body)
             self.tokens.append(token)
             if not self.replies:
-                return Reply(status=500, body={"error": {"message": "no reply scripted", "type": "server_error"}})
+                return Reply(
+                    status=500, body={"error": {"message": "no reply scripted", "type": "server_error"}}
+                )
             return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]

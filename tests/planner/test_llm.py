@@ -29,8 +29,12 @@ from .fake_llm import FakeLLM, Reply
 KEY = "sk-CURLLMTESTKEY123"
 MODEL = "openai/x"
 SHOP = "https://shop.example/"
-GOOD = {"plan": [{"tool": "extraction.products_generic", "parameters": {"limit": 5}, "description": "the products"}],
-        "expected_output": "products"}
+GOOD = {
+    "plan": [
+        {"tool": "extraction.products_generic", "parameters": {"limit": 5}, "description": "the products"}
+    ],
+    "expected_output": "products",
+}
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +82,10 @@ async def test_good_plan(env, fake, registry):
     assert fake.calls == 1
     assert planned.source == f"llm:{MODEL}" and planned.plan.planner == f"llm:{MODEL}"
     # The model's step, then the rule planner's guard it left out (the price range must hold anyway).
-    assert [s.tool for s in planned.plan.steps] == ["extraction.products_generic", "validation.price_range_check"]
+    assert [s.tool for s in planned.plan.steps] == [
+        "extraction.products_generic",
+        "validation.price_range_check",
+    ]
     assert planned.plan.steps[0].parameters["limit"] == 5
     assert planned.reasoning[0] == "extraction.products_generic: the products"
     assert "added by the rule planner" in planned.reasoning[1]
@@ -114,7 +121,10 @@ async def test_garbage_falls_back_to_rules(env, fake, registry, capsys):
     planned = await plan_task("find products under 150zł", SHOP, registry, model=MODEL, use_cache=False)
     assert fake.calls == 3  # the first answer and two repairs
     assert planned.source.startswith("rules (llm failed: no valid plan after 2 repairs")
-    assert planned.plan.to_dict()["plan"] == plan_with_rules("find products under 150zł", SHOP, registry).plan.to_dict()["plan"]
+    assert (
+        planned.plan.to_dict()["plan"]
+        == plan_with_rules("find products under 150zł", SHOP, registry).plan.to_dict()["plan"]
+    )
     err = capsys.readouterr().err
     assert f"curllm: warning: model {MODEL} failed (" in err and "using the rule planner" in err
     assert "Traceback" not in err and err.count("\n") == 1
@@ -211,17 +221,30 @@ async def test_key_never_leaks(env, fake, registry, tmp_path, capsys):
     with events_file.open("w", encoding="utf-8") as stream:
         bus = EventBus([JsonlSink(stream)])
         products = [{"name": "Mug", "price": 39.0}, {"name": "Lamp", "price": 140.0}]
-        plan = {"plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100}}],
-                "expected_output": "products"}
+        plan = {
+            "plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100}}],
+            "expected_output": "products",
+        }
         fake.script(plan)
-        result = await arun("keep products under 100 zł", data={"products": products}, model=MODEL,
-                            registry=registry, events=bus)
+        result = await arun(
+            "keep products under 100 zł",
+            data={"products": products},
+            model=MODEL,
+            registry=registry,
+            events=bus,
+        )
         assert result.ok and [p["name"] for p in result.data["products"]] == ["Mug"]
         assert result.usage["calls"] == 1
         # a provider that echoes the key in its error message
         fake.script(Reply(status=401, echo_key=True))
-        result = await arun("keep products under 100 zł", data={"products": products}, model=MODEL,
-                            registry=registry, events=bus, use_cache=False)
+        result = await arun(
+            "keep products under 100 zł",
+            data={"products": products},
+            model=MODEL,
+            registry=registry,
+            events=bus,
+            use_cache=False,
+        )
         assert result.ok  # the rule planner took over
     assert fake.tokens == [KEY]  # the key did reach the provider...
     out = capsys.readouterr()
@@ -238,15 +261,21 @@ def test_cli_plan_only_with_a_model(env, fake, registry, capsys):
     from curllm_core.cli import cli
 
     fake.script(GOOD)
-    result = CliRunner().invoke(cli, ["run", "find 5 products", "--url", SHOP, "--plan-only", "--model", MODEL],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["run", "find 5 products", "--url", SHOP, "--plan-only", "--model", MODEL],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["planner"] == f"llm:{MODEL}" and doc["plan"][0]["tool"] == "extraction.products_generic"
     assert KEY not in result.output and KEY not in result.stderr
     fake.script(Reply(status=401, echo_key=True))
-    result = CliRunner().invoke(cli, ["run", "find 5 products", "--url", SHOP, "--plan-only", "--model", MODEL,
-                                      "--no-cache"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["run", "find 5 products", "--url", SHOP, "--plan-only", "--model", MODEL, "--no-cache"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0
     assert json.loads(result.stdout)["planner"].startswith("rules (llm failed: AuthenticationError")
     assert "curllm: warning: model openai/x failed (" in result.stderr
@@ -265,15 +294,31 @@ async def test_replanning_after_a_failed_step(env, fake, registry):
     from curllm_core.executor import RunOptions
 
     products = [{"name": "Mug", "price": 39.0}, {"name": "Lamp", "price": 140.0}]
-    strict = {"plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100, "mode": "fail"}}],
-              "expected_output": "products"}
-    lenient = {"plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100, "mode": "filter"},
-                         "description": "drop what is too expensive instead"}], "expected_output": "products"}
+    strict = {
+        "plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100, "mode": "fail"}}],
+        "expected_output": "products",
+    }
+    lenient = {
+        "plan": [
+            {
+                "tool": "validation.price_range_check",
+                "parameters": {"max": 100, "mode": "filter"},
+                "description": "drop what is too expensive instead",
+            }
+        ],
+        "expected_output": "products",
+    }
     events: list[dict] = []
     fake.script(strict, lenient)
-    result = await arun("every product must cost at most 100 zł", data={"products": products}, model=MODEL,
-                        registry=registry, on_event=events.append, use_cache=False,
-                        options=RunOptions(settings={"max_replans": 1}))
+    result = await arun(
+        "every product must cost at most 100 zł",
+        data={"products": products},
+        model=MODEL,
+        registry=registry,
+        on_event=events.append,
+        use_cache=False,
+        options=RunOptions(settings={"max_replans": 1}),
+    )
     assert fake.calls == 2
     assert result.ok, result.errors
     assert [p["name"] for p in result.data["products"]] == ["Mug"]
@@ -290,8 +335,14 @@ async def test_replanning_after_a_failed_step(env, fake, registry):
 
     # max_replans 0: no second call, the failure stands
     fake.script(strict, lenient)
-    result = await arun("every product must cost at most 100 zł", data={"products": products}, model=MODEL,
-                        registry=registry, use_cache=False, options=RunOptions(settings={"max_replans": 0}))
+    result = await arun(
+        "every product must cost at most 100 zł",
+        data={"products": products},
+        model=MODEL,
+        registry=registry,
+        use_cache=False,
+        options=RunOptions(settings={"max_replans": 0}),
+    )
     assert fake.calls == 1 and not result.ok
 
 
@@ -302,15 +353,19 @@ async def test_mock_response_round_trip(registry, monkeypatch, tmp_path):
     monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("CURLLM_API_BASE", raising=False)
     reply = "```json\n" + json.dumps(GOOD) + "\n```"
-    planned = await plan_with_llm("find 5 products", SHOP, registry, MODEL,
-                                  litellm_kwargs={"mock_response": reply})
+    planned = await plan_with_llm(
+        "find 5 products", SHOP, registry, MODEL, litellm_kwargs={"mock_response": reply}
+    )
     assert [s.tool for s in planned.plan.steps] == ["extraction.products_generic"]
     assert planned.usage["calls"] == 1
 
 
 def test_parse_reply_is_lenient_about_form_strict_about_content():
     assert parse_reply(json.dumps(GOOD)) == GOOD
-    assert parse_reply("Here you go:\n" + json.dumps(GOOD) + "\nBye")["plan"][0]["tool"] == "extraction.products_generic"
+    assert (
+        parse_reply("Here you go:\n" + json.dumps(GOOD) + "\nBye")["plan"][0]["tool"]
+        == "extraction.products_generic"
+    )
     listed = parse_reply(json.dumps([{"tool": "a.b", "params": {"x": 1}, "why": "?"}]))
     assert listed == {"plan": [{"tool": "a.b", "parameters": {"x": 1}}]}
     for bad in ("", "no json here", "[1, 2", '{"steps": []}'):
@@ -319,10 +374,20 @@ def test_parse_reply_is_lenient_about_form_strict_about_content():
 
 
 def test_prompt_holds_the_summary_bounded(registry):
-    summary = {"title": "Shop", "headings": ["Laptops"] * 50,
-               "forms": [{"action": "/search", "method": "GET",
-                          "fields": [{"tag": "input", "type": "search", "name": "q", "label": "Search " * 40}] * 20}] * 5,
-               "buttons": ["Apply"] * 30, "links": 120}
+    summary = {
+        "title": "Shop",
+        "headings": ["Laptops"] * 50,
+        "forms": [
+            {
+                "action": "/search",
+                "method": "GET",
+                "fields": [{"tag": "input", "type": "search", "name": "q", "label": "Search " * 40}] * 20,
+            }
+        ]
+        * 5,
+        "buttons": ["Apply"] * 30,
+        "links": 120,
+    }
     text = format_page_summary(summary)
     assert len(text) <= SUMMARY_CHARS and text.startswith("Title: Shop")
     messages = build_messages("find products", SHOP, registry, page_summary=summary)
@@ -336,11 +401,21 @@ def _tools(n: int):
 
     registry = Registry()
     for i in range(n):
-        doc = {"name": f"tool_{i}", "version": "1.0.0", "category": ("extraction", "forms", "navigation")[i % 3],
-               "description": f"Tool number {i}: extracts widgets of kind {i} from gadget pages of vendor {i}.",
-               "parameters": {"type": "object", "properties": {"limit": {"type": "integer"}, f"p{i}": {"type": "string"}}},
-               "output_schema": {"type": "object"}, "entrypoint": "json:loads", "produces": [f"widgets{i}"],
-               "triggers": [f"widget{i}\\b"], "examples": [{"instruction": f"get widgets {i}", "parameters": {"limit": 3}}]}
+        doc = {
+            "name": f"tool_{i}",
+            "version": "1.0.0",
+            "category": ("extraction", "forms", "navigation")[i % 3],
+            "description": f"Tool number {i}: extracts widgets of kind {i} from gadget pages of vendor {i}.",
+            "parameters": {
+                "type": "object",
+                "properties": {"limit": {"type": "integer"}, f"p{i}": {"type": "string"}},
+            },
+            "output_schema": {"type": "object"},
+            "entrypoint": "json:loads",
+            "produces": [f"widgets{i}"],
+            "triggers": [f"widget{i}\\b"],
+            "examples": [{"instruction": f"get widgets {i}", "parameters": {"limit": 3}}],
+        }
         registry.add(Manifest.from_dict(doc, source="test"))
     return registry
 
@@ -365,11 +440,20 @@ async def test_page_is_summarised_once_and_reused(env, fake, registry, browser_p
     from curllm_core.api import arun
 
     url = f"{site_url}/test/en-shop.html"
-    plan = {"plan": [{"tool": "extraction.products_generic", "parameters": {}}], "expected_output": "products"}
+    plan = {
+        "plan": [{"tool": "extraction.products_generic", "parameters": {}}],
+        "expected_output": "products",
+    }
     fake.script(plan)
     events: list[dict] = []
-    result = await arun("find products under 20 dollars", url, model=MODEL, registry=registry,
-                        on_event=events.append, use_cache=False)
+    result = await arun(
+        "find products under 20 dollars",
+        url,
+        model=MODEL,
+        registry=registry,
+        on_event=events.append,
+        use_cache=False,
+    )
     assert fake.calls == 1
     prompt = fake.requests[0]["messages"][-1]["content"]
     summary = prompt.split("Page summary:\n", 1)[1].split("\n\n", 1)[0]

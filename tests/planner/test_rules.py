@@ -21,11 +21,19 @@ HN = "https://news.ycombinator.com/"
 PF, PRC, RF = "forms.price_filter", "validation.price_range_check", "validation.required_fields"
 URLS = "validation.url_format_check"
 GEN, CENEO, AMAZON = "extraction.products_generic", "extraction.products_ceneo", "extraction.products_amazon"
-HNX, REDDIT, LINKS, TABLES = ("extraction.articles_hn", "extraction.articles_reddit", "extraction.links_by_pattern",
-                              "extraction.tables_to_json")
+HNX, REDDIT, LINKS, TABLES = (
+    "extraction.articles_hn",
+    "extraction.articles_reddit",
+    "extraction.links_by_pattern",
+    "extraction.tables_to_json",
+)
 SEARCH, DATES, DROP = "forms.search_query", "forms.date_picker", "forms.dropdown_select"
-SCROLL, PAGES, CAT, CLICK = ("navigation.scroll_load", "navigation.pagination", "navigation.category_select",
-                             "navigation.click_by_text")
+SCROLL, PAGES, CAT, CLICK = (
+    "navigation.scroll_load",
+    "navigation.pagination",
+    "navigation.category_select",
+    "navigation.click_by_text",
+)
 PDF = r"\.pdf($|\?)"
 
 
@@ -55,27 +63,52 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "produkty powyżej 500 zł", price(lo=500), "products"),
     (SHOP, "products priced 100-200 zł", price(100, 200), "products"),
     (SHOP, "find products under 1 000 zł", price(hi=1000), "products"),
-    (SHOP, "every product must cost at most 50 EUR",
-     [(PF, {"max": 50}), (PAGES, {"extract": GEN}), (PRC, {"max": 50, "mode": "fail"})],
-     "products"),
+    (
+        SHOP,
+        "every product must cost at most 50 EUR",
+        [(PF, {"max": 50}), (PAGES, {"extract": GEN}), (PRC, {"max": 50, "mode": "fail"})],
+        "products",
+    ),
     # --- counts and implied order -------------------------------------------------------------------
     (SHOP, "the first 5 products", [(GEN, {"limit": 5})], "products"),
     # a count with a price bound counts over every page of the filtered listing
-    (SHOP, "top 10 products under 300 zł",
-     [(PF, {"max": 300}), (PAGES, {"extract": GEN, "limit": 10}), (PRC, {"max": 300})], "products"),
-    (SHOP, "10 najtańszych produktów", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})], "products"),
+    (
+        SHOP,
+        "top 10 products under 300 zł",
+        [(PF, {"max": 300}), (PAGES, {"extract": GEN, "limit": 10}), (PRC, {"max": 300})],
+        "products",
+    ),
+    (
+        SHOP,
+        "10 najtańszych produktów",
+        [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})],
+        "products",
+    ),
     (SHOP, "5 cheapest products", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 5})], "products"),
-    (SHOP, "die 10 günstigsten Produkte", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})], "products"),
+    (
+        SHOP,
+        "die 10 günstigsten Produkte",
+        [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})],
+        "products",
+    ),
     (SHOP, "pokaż 20 produktów", [(GEN, {"limit": 20})], "products"),
     # --- pages (pagination folds the extraction) and scrolling ----------------------------------
     (SHOP, "products from 3 pages", [(PAGES, {"max_pages": 3, "extract": GEN})], "products"),
     (SHOP, "produkty z 4 stron", [(PAGES, {"max_pages": 4, "extract": GEN})], "products"),
     (SHOP, "Produkte von den ersten 2 Seiten", [(PAGES, {"max_pages": 2, "extract": GEN})], "products"),
     (SHOP, "zbierz produkty ze wszystkich stron", [(PAGES, {"max_pages": 20, "extract": GEN})], "products"),
-    (SHOP, "10 products per page from 3 pages",
-     [(PAGES, {"max_pages": 3, "extract": GEN, "extract_parameters": {"limit": 10}})], "products"),
-    ("https://www.ceneo.pl/szukaj-canon", "produkty z pierwszych 2 stron, po 10 z każdej",
-     [(PAGES, {"max_pages": 2, "extract": CENEO, "extract_parameters": {"limit": 10}})], "products"),
+    (
+        SHOP,
+        "10 products per page from 3 pages",
+        [(PAGES, {"max_pages": 3, "extract": GEN, "extract_parameters": {"limit": 10}})],
+        "products",
+    ),
+    (
+        "https://www.ceneo.pl/szukaj-canon",
+        "produkty z pierwszych 2 stron, po 10 z każdej",
+        [(PAGES, {"max_pages": 2, "extract": CENEO, "extract_parameters": {"limit": 10}})],
+        "products",
+    ),
     (SHOP, "scroll down 5 times and list the products", [(SCROLL, {"times": 5}), (GEN, {})], "products"),
     (SHOP, "przewiń stronę 3 razy i pokaż produkty", [(SCROLL, {"times": 3}), (GEN, {})], "products"),
     (SHOP, "5 mal scrollen und alle Produkte zeigen", [(SCROLL, {"times": 5}), (GEN, {})], "products"),
@@ -84,38 +117,104 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "search for 'kubek'", [(SEARCH, {"query": "kubek"}), (GEN, {})], "products"),
     (SHOP, "search for laptops under 2000 zł", [(SEARCH, {"query": "laptops"}), *price(hi=2000)], "products"),
     (SHOP, "wyszukaj laptop lenovo", [(SEARCH, {"query": "laptop lenovo"}), (GEN, {})], "products"),
-    (SHOP, "suche nach Katzenfutter unter 20 €", [(SEARCH, {"query": "Katzenfutter"}), *price(hi=20)], "products"),
-    (SHOP, 'find "canon eos" cameras under 2000 zł', [(SEARCH, {"query": "canon eos"}), *price(hi=2000)], "products"),
+    (
+        SHOP,
+        "suche nach Katzenfutter unter 20 €",
+        [(SEARCH, {"query": "Katzenfutter"}), *price(hi=20)],
+        "products",
+    ),
+    (
+        SHOP,
+        'find "canon eos" cameras under 2000 zł',
+        [(SEARCH, {"query": "canon eos"}), *price(hi=2000)],
+        "products",
+    ),
     # --- dates ----------------------------------------------------------------------------------------
-    (SHOP, "events from 1 May 2024 to 7 May 2024", [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
-     "products"),
-    (SHOP, "wydarzenia od 1 maja 2024 do 7 maja 2024",
-     [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})], "products"),
-    (SHOP, "Termine vom 1. Mai 2024 bis 7. Mai 2024", [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
-     "products"),
-    (SHOP, "bookings from 2024-05-01 to 2024-05-07", [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
-     "products"),
-    (SHOP, "Anreise 20.07.2024, Abreise 27.07.2024", [(DATES, {"from": "2024-07-20", "to": "2024-07-27"}), (GEN, {})],
-     "products"),
+    (
+        SHOP,
+        "events from 1 May 2024 to 7 May 2024",
+        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
+        "products",
+    ),
+    (
+        SHOP,
+        "wydarzenia od 1 maja 2024 do 7 maja 2024",
+        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
+        "products",
+    ),
+    (
+        SHOP,
+        "Termine vom 1. Mai 2024 bis 7. Mai 2024",
+        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
+        "products",
+    ),
+    (
+        SHOP,
+        "bookings from 2024-05-01 to 2024-05-07",
+        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
+        "products",
+    ),
+    (
+        SHOP,
+        "Anreise 20.07.2024, Abreise 27.07.2024",
+        [(DATES, {"from": "2024-07-20", "to": "2024-07-27"}), (GEN, {})],
+        "products",
+    ),
     # --- dropdowns, clicks, categories ----------------------------------------------------------------
     (SHOP, "sort by price low to high", [(DROP, {"option": "price low to high"}), (GEN, {})], "products"),
     (SHOP, "sortuj według ceny rosnąco", [(DROP, {"option": "ceny rosnąco"}), (GEN, {})], "products"),
-    (SHOP, "sortiere nach Preis aufsteigend", [(DROP, {"option": "Preis aufsteigend"}), (GEN, {})], "products"),
+    (
+        SHOP,
+        "sortiere nach Preis aufsteigend",
+        [(DROP, {"option": "Preis aufsteigend"}), (GEN, {})],
+        "products",
+    ),
     (SHOP, "sort by price, cheapest first", [(DROP, {"option": "price ascending"}), (GEN, {})], "products"),
     (SHOP, "select 'Newest' and list products", [(DROP, {"option": "Newest"}), (GEN, {})], "products"),
-    (SHOP, "click 'Load more' and list the products", [(CLICK, {"text": "Load more"}), (GEN, {})], "products"),
-    (SHOP, 'kliknij "Pokaż więcej" i pokaż produkty', [(CLICK, {"text": "Pokaż więcej"}), (GEN, {})], "products"),
-    (SHOP, "klicke auf 'Mehr anzeigen' und zeige alle Produkte", [(CLICK, {"text": "Mehr anzeigen"}), (GEN, {})],
-     "products"),
+    (
+        SHOP,
+        "click 'Load more' and list the products",
+        [(CLICK, {"text": "Load more"}), (GEN, {})],
+        "products",
+    ),
+    (
+        SHOP,
+        'kliknij "Pokaż więcej" i pokaż produkty',
+        [(CLICK, {"text": "Pokaż więcej"}), (GEN, {})],
+        "products",
+    ),
+    (
+        SHOP,
+        "klicke auf 'Mehr anzeigen' und zeige alle Produkte",
+        [(CLICK, {"text": "Mehr anzeigen"}), (GEN, {})],
+        "products",
+    ),
     (SHOP, "open the category Laptops", [(CAT, {"path": ["Laptops"]}), (GEN, {})], "products"),
-    (SHOP, "produkty w kategorii Elektronika > Laptopy", [(CAT, {"path": ["Elektronika", "Laptopy"]}), (GEN, {})],
-     "products"),
+    (
+        SHOP,
+        "produkty w kategorii Elektronika > Laptopy",
+        [(CAT, {"path": ["Elektronika", "Laptopy"]}), (GEN, {})],
+        "products",
+    ),
     (SHOP, "Artikel in der Kategorie Computer", [(CAT, {"path": ["Computer"]}), (GEN, {})], "products"),
-    (SHOP, "open the category Laptops, sort by price low to high and show 10 products under 5000 zł",
-     [(CAT, {"path": ["Laptops"]}), (PF, {"max": 5000}), (DROP, {"option": "price low to high"}),
-      (PAGES, {"extract": GEN, "limit": 10}), (PRC, {"max": 5000})], "products"),
-    (SHOP, "accept the cookies and find products under 100 zł",
-     [(CLICK, {"text": "Accept all"}), *price(hi=100)], "products"),
+    (
+        SHOP,
+        "open the category Laptops, sort by price low to high and show 10 products under 5000 zł",
+        [
+            (CAT, {"path": ["Laptops"]}),
+            (PF, {"max": 5000}),
+            (DROP, {"option": "price low to high"}),
+            (PAGES, {"extract": GEN, "limit": 10}),
+            (PRC, {"max": 5000}),
+        ],
+        "products",
+    ),
+    (
+        SHOP,
+        "accept the cookies and find products under 100 zł",
+        [(CLICK, {"text": "Accept all"}), *price(hi=100)],
+        "products",
+    ),
     # --- links and tables -----------------------------------------------------------------------------
     (SHOP, "links to PDF files", [(LINKS, {"pattern": PDF})], "links"),
     (SHOP, "linki do plików PDF", [(LINKS, {"pattern": PDF})], "links"),
@@ -130,35 +229,86 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "all links must be absolute URLs", [(LINKS, {"pattern": ""}), (URLS, {"key": "links"})], "links"),
     (HN, "articles with working links only", [(HNX, {}), (URLS, {"key": "articles"})], "articles"),
     # --- required fields ---------------------------------------------------------------------------------
-    (SHOP, "every product has a name and a price", [(GEN, {}), (RF, {"fields": ["name", "price"]})], "products"),
+    (
+        SHOP,
+        "every product has a name and a price",
+        [(GEN, {}), (RF, {"fields": ["name", "price"]})],
+        "products",
+    ),
     (SHOP, "każdy produkt ma nazwę i cenę", [(GEN, {}), (RF, {"fields": ["name", "price"]})], "products"),
-    (SHOP, "jedes Produkt hat einen Namen und einen Preis", [(GEN, {}), (RF, {"fields": ["name", "price"]})],
-     "products"),
-    (HN, "every article has a title and a url", [(HNX, {}), (RF, {"fields": ["title", "url"], "key": "articles"})],
-     "articles"),
+    (
+        SHOP,
+        "jedes Produkt hat einen Namen und einen Preis",
+        [(GEN, {}), (RF, {"fields": ["name", "price"]})],
+        "products",
+    ),
+    (
+        HN,
+        "every article has a title and a url",
+        [(HNX, {}), (RF, {"fields": ["title", "url"], "key": "articles"})],
+        "articles",
+    ),
     # --- site-specific extractors, by URL host ---------------------------------------------------
     (HN, "top 10 stories with more than 100 points", [(HNX, {"limit": 10, "min_points": 101})], "articles"),
     (HN, "artykuły powyżej 50 punktów", [(HNX, {"min_points": 51})], "articles"),
-    ("https://news.ycombinator.com/news", "die 10 besten Artikel mit mindestens 200 Punkten",
-     [(HNX, {"limit": 10, "min_points": 200})], "articles"),
-    ("https://www.reddit.com/r/python/", "posts with over 200 upvotes", [(REDDIT, {"min_score": 201})], "articles"),
-    ("https://old.reddit.com/r/dataisbeautiful/top/", "first 10 posts", [(REDDIT, {"limit": 10})], "articles"),
-    ("https://www.ceneo.pl/szukaj-canon", "find products under 150zł", price(hi=150, extractor=CENEO),
-     "products"),
-    ("https://www.ceneo.pl/Laptopy", "10 najtańszych laptopów od 2000 do 4000 zł",
-     [(PF, {"min": 2000, "max": 4000}), (DROP, {"option": "price ascending"}),
-      (PAGES, {"extract": CENEO, "limit": 10}), (PRC, {"min": 2000, "max": 4000})], "products"),
-    ("https://www.amazon.de/s?k=katzenfutter", "die ersten 5 Ergebnisse unter 20 €",
-     [(PF, {"max": 20}), (PAGES, {"extract": AMAZON, "limit": 5}), (PRC, {"max": 20})], "products"),
+    (
+        "https://news.ycombinator.com/news",
+        "die 10 besten Artikel mit mindestens 200 Punkten",
+        [(HNX, {"limit": 10, "min_points": 200})],
+        "articles",
+    ),
+    (
+        "https://www.reddit.com/r/python/",
+        "posts with over 200 upvotes",
+        [(REDDIT, {"min_score": 201})],
+        "articles",
+    ),
+    (
+        "https://old.reddit.com/r/dataisbeautiful/top/",
+        "first 10 posts",
+        [(REDDIT, {"limit": 10})],
+        "articles",
+    ),
+    (
+        "https://www.ceneo.pl/szukaj-canon",
+        "find products under 150zł",
+        price(hi=150, extractor=CENEO),
+        "products",
+    ),
+    (
+        "https://www.ceneo.pl/Laptopy",
+        "10 najtańszych laptopów od 2000 do 4000 zł",
+        [
+            (PF, {"min": 2000, "max": 4000}),
+            (DROP, {"option": "price ascending"}),
+            (PAGES, {"extract": CENEO, "limit": 10}),
+            (PRC, {"min": 2000, "max": 4000}),
+        ],
+        "products",
+    ),
+    (
+        "https://www.amazon.de/s?k=katzenfutter",
+        "die ersten 5 Ergebnisse unter 20 €",
+        [(PF, {"max": 20}), (PAGES, {"extract": AMAZON, "limit": 5}), (PRC, {"max": 20})],
+        "products",
+    ),
     ("https://www.amazon.com/gp/bestsellers/", "top 10 best sellers", [(AMAZON, {"limit": 10})], "products"),
-    ("https://www.ceneo.pl/szukaj-canon", "links to product pages containing /product/",
-     [(LINKS, {"pattern": "/product/"})], "links"),
+    (
+        "https://www.ceneo.pl/szukaj-canon",
+        "links to product pages containing /product/",
+        [(LINKS, {"pattern": "/product/"})],
+        "links",
+    ),
     # --- no URL: the site the instruction names ----------------------------------------------------
     (None, "top 5 stories on HN", [(HNX, {"limit": 5})], "articles"),
     (None, "produkty na ceneo poniżej 100 zł", price(hi=100, extractor=CENEO), "products"),
     # --- a local test page (no real host): generic tools first, site tools when nothing else fits ---
-    ("file:///tmp/hn.html", "top 10 stories with more than 100 points", [(HNX, {"limit": 10, "min_points": 101})],
-     "articles"),
+    (
+        "file:///tmp/hn.html",
+        "top 10 stories with more than 100 points",
+        [(HNX, {"limit": 10, "min_points": 101})],
+        "articles",
+    ),
     ("http://127.0.0.1:8000/test/en-shop.html", "products under 40", price(hi=40), "products"),
 ]
 
@@ -188,8 +338,10 @@ def _check_case(registry, url, instruction, expected, output):
             assert step.parameters.get(name) == value, f"{instruction!r}: {tool}.{name} = {step.parameters}"
     assert planned.plan.expected_output == output
     assert len(planned.reasoning) == len(planned.plan.steps)
-    assert all(line.startswith(step.tool + ": ") for line, step in zip(planned.reasoning, planned.plan.steps,
-                                                                      strict=True))
+    assert all(
+        line.startswith(step.tool + ": ")
+        for line, step in zip(planned.reasoning, planned.plan.steps, strict=True)
+    )
     return planned
 
 
@@ -267,15 +419,34 @@ def test_no_extractor_for_the_kind_is_a_planning_error(tmp_path):
 # --- plugins take part through their manifests ------------------------------------------------------
 
 
-def _manifest(directory: Path, name: str, *, category: str = "extraction", sites: list[str],
-              produces: list[str], params: dict | None = None, examples: list | None = None,
-              triggers: list[str] | None = None) -> None:
+def _manifest(
+    directory: Path,
+    name: str,
+    *,
+    category: str = "extraction",
+    sites: list[str],
+    produces: list[str],
+    params: dict | None = None,
+    examples: list | None = None,
+    triggers: list[str] | None = None,
+) -> None:
     doc = {
-        "name": name, "version": "1.0.0", "description": f"Test tool {name}.", "category": category,
-        "parameters": {"type": "object", "properties": params or {"limit": {"type": "integer", "minimum": 1}},
-                       "additionalProperties": False},
-        "output_schema": {"type": "object"}, "entrypoint": "json:loads", "dependencies": ["page"],
-        "produces": produces, "sites": sites, "triggers": triggers or [], "examples": examples or [],
+        "name": name,
+        "version": "1.0.0",
+        "description": f"Test tool {name}.",
+        "category": category,
+        "parameters": {
+            "type": "object",
+            "properties": params or {"limit": {"type": "integer", "minimum": 1}},
+            "additionalProperties": False,
+        },
+        "output_schema": {"type": "object"},
+        "entrypoint": "json:loads",
+        "dependencies": ["page"],
+        "produces": produces,
+        "sites": sites,
+        "triggers": triggers or [],
+        "examples": examples or [],
     }
     (directory / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
 
@@ -285,11 +456,21 @@ def plugin_registry(tmp_path, monkeypatch):
     """The installed tools plus a plugin directory on CURLLM_TOOLS_PATH."""
     tools = tmp_path / "tools"
     tools.mkdir()
-    _manifest(tools, "products_allegro", sites=["allegro.pl"], produces=["products"],
-              examples=[{"instruction": "pierwsze 10 ofert na allegro", "parameters": {"limit": 10}}])
-    _manifest(tools, "articles_lobsters", sites=["lobste.rs"], produces=["articles"],
-              params={"threshold": {"type": "integer", "minimum": 0}, "limit": {"type": "integer", "maximum": 5}},
-              examples=[{"instruction": "stories with more than 50 points", "parameters": {"threshold": 51}}])
+    _manifest(
+        tools,
+        "products_allegro",
+        sites=["allegro.pl"],
+        produces=["products"],
+        examples=[{"instruction": "pierwsze 10 ofert na allegro", "parameters": {"limit": 10}}],
+    )
+    _manifest(
+        tools,
+        "articles_lobsters",
+        sites=["lobste.rs"],
+        produces=["articles"],
+        params={"threshold": {"type": "integer", "minimum": 0}, "limit": {"type": "integer", "maximum": 5}},
+        examples=[{"instruction": "stories with more than 50 points", "parameters": {"threshold": 51}}],
+    )
     _manifest(tools, "jobs_board", sites=[], produces=["jobs"], triggers=[r"\bjobs?\b|\boferty pracy\b"])
     monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
     monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
@@ -302,7 +483,10 @@ def plugin_registry(tmp_path, monkeypatch):
 
 
 def test_plugin_extractor_is_chosen_for_its_site(plugin_registry):
-    planned = plan_with_rules("find products under 100 zł", "https://allegro.pl/listing?string=kubek", plugin_registry)
+    planned = plan_with_rules(
+        "find products under 100 zł", "https://allegro.pl/listing?string=kubek", plugin_registry
+    )
+
     def tools(plan) -> list[str]:  # steps' tools and the extractions pagers run
         return [t for s in plan.steps for t in (s.tool, s.parameters.get("extract")) if t]
 
@@ -320,7 +504,9 @@ def test_plugin_site_is_named_without_a_url(plugin_registry):
 
 
 def test_plugin_parameter_names_are_learned_from_examples(plugin_registry):
-    planned = plan_with_rules("top 10 stories with more than 100 points", "https://lobste.rs/", plugin_registry)
+    planned = plan_with_rules(
+        "top 10 stories with more than 100 points", "https://lobste.rs/", plugin_registry
+    )
     step = planned.plan.steps[0]
     assert step.tool == "extraction.articles_lobsters"
     assert step.parameters["threshold"] == 101
@@ -344,16 +530,19 @@ def test_rank_tools_puts_the_right_tools_first(registry):
 # --- resolve_start_url ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("instruction", "url"), [
-    ("find products on Ceneo", "https://www.ceneo.pl/"),
-    ("produkty na ceneo poniżej 100 zł", "https://www.ceneo.pl/"),
-    ("find cat food on amazon.de", "https://www.amazon.de/"),
-    ("Katzenfutter auf Amazon", "https://www.amazon.de/"),
-    ("produkty na amazon", "https://www.amazon.pl/"),
-    ("cheap stuff on amazon", "https://www.amazon.com/"),
-    ("top 5 stories on HN", "https://news.ycombinator.com/"),
-    ("top posts of r/python", "https://www.reddit.com/"),
-])
+@pytest.mark.parametrize(
+    ("instruction", "url"),
+    [
+        ("find products on Ceneo", "https://www.ceneo.pl/"),
+        ("produkty na ceneo poniżej 100 zł", "https://www.ceneo.pl/"),
+        ("find cat food on amazon.de", "https://www.amazon.de/"),
+        ("Katzenfutter auf Amazon", "https://www.amazon.de/"),
+        ("produkty na amazon", "https://www.amazon.pl/"),
+        ("cheap stuff on amazon", "https://www.amazon.com/"),
+        ("top 5 stories on HN", "https://news.ycombinator.com/"),
+        ("top posts of r/python", "https://www.reddit.com/"),
+    ],
+)
 def test_resolve_start_url_from_a_named_site(registry, instruction, url):
     if not registry.sites():
         pytest.skip("no site-specific tools installed yet")
@@ -361,7 +550,9 @@ def test_resolve_start_url_from_a_named_site(registry, instruction, url):
 
 
 def test_resolve_start_url_prefers_the_given_url(registry):
-    assert resolve_start_url("products on ceneo", "https://shop.example/x", registry) == "https://shop.example/x"
+    assert (
+        resolve_start_url("products on ceneo", "https://shop.example/x", registry) == "https://shop.example/x"
+    )
 
 
 def test_resolve_start_url_default(registry, monkeypatch, tmp_path):
@@ -389,24 +580,27 @@ def test_resolve_start_url_without_anything_is_a_usage_error(registry, monkeypat
 # --- parameter extraction details ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("instruction", "facts"), [
-    ("top 10 stories with more than 100 points", {"limit": 10, "min_points": 101}),
-    ("stories with at least 100 points", {"min_points": 100}),
-    ("first 5 products from 3 pages", {"limit": 5, "pages": 3}),
-    ("from 1 May 2024 to 7 May 2024", {"date_from": "2024-05-01", "date_to": "2024-05-07"}),
-    ("on 2024-05-03", {"date_from": "2024-05-03", "date_to": "2024-05-03"}),
-    ("since 1.05.2024", {"date_from": "2024-05-01"}),
-    ("scroll down 5 times, wait 2 s", {"scroll_times": 5, "wait_ms": 2000}),
-    ("over 1,500.50 USD", {"price_min": 1500.5}),
-    ("unter 1.299,99 €", {"price_max": 1299.99}),
-    ("under 2k", {"price_max": 2000}),
-    ("150 zł or less", {"price_max": 150}),
-    ("links containing 'promo'", {"link_pattern": "promo"}),
-    ("select 'Newest' from the 'Sort by' dropdown", {"option": "Newest", "option_field": "Sort by"}),
-    ("open Elektronika > Laptopy > Gaming", {"category_path": ["Elektronika", "Laptopy", "Gaming"]}),
-    ("every article has a title, a url and an image", {"fields": ["title", "url", "image"]}),
-    ("don't click anything, just list products", {}),
-])
+@pytest.mark.parametrize(
+    ("instruction", "facts"),
+    [
+        ("top 10 stories with more than 100 points", {"limit": 10, "min_points": 101}),
+        ("stories with at least 100 points", {"min_points": 100}),
+        ("first 5 products from 3 pages", {"limit": 5, "pages": 3}),
+        ("from 1 May 2024 to 7 May 2024", {"date_from": "2024-05-01", "date_to": "2024-05-07"}),
+        ("on 2024-05-03", {"date_from": "2024-05-03", "date_to": "2024-05-03"}),
+        ("since 1.05.2024", {"date_from": "2024-05-01"}),
+        ("scroll down 5 times, wait 2 s", {"scroll_times": 5, "wait_ms": 2000}),
+        ("over 1,500.50 USD", {"price_min": 1500.5}),
+        ("unter 1.299,99 €", {"price_max": 1299.99}),
+        ("under 2k", {"price_max": 2000}),
+        ("150 zł or less", {"price_max": 150}),
+        ("links containing 'promo'", {"link_pattern": "promo"}),
+        ("select 'Newest' from the 'Sort by' dropdown", {"option": "Newest", "option_field": "Sort by"}),
+        ("open Elektronika > Laptopy > Gaming", {"category_path": ["Elektronika", "Laptopy", "Gaming"]}),
+        ("every article has a title, a url and an image", {"fields": ["title", "url", "image"]}),
+        ("don't click anything, just list products", {}),
+    ],
+)
 def test_facts(instruction, facts):
     got = extract_facts(instruction).as_dict()
     for kind, value in facts.items():

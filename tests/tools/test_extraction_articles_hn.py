@@ -34,7 +34,9 @@ def assert_matches_truth(articles: list[dict]) -> None:
     for i, (article, item) in enumerate(zip(articles, expected, strict=True)):
         for key, value in item.items():
             if key == "url":
-                value = urljoin(HN, value)  # the truth keeps Ask/Tell HN links relative; the tool makes them absolute
+                value = urljoin(
+                    HN, value
+                )  # the truth keeps Ask/Tell HN links relative; the tool makes them absolute
             assert article[key] == value, (i, key, article[key], value)
 
 
@@ -53,7 +55,12 @@ def test_saved_page_resolves_against_the_site():
 
 def test_details():
     first, job = extract()["articles"][0], extract()["articles"][10]
-    assert (first["comments"], first["author"], first["site"], first["age"]) == (145, "milkglass", "techtrenches.dev", "2026-04-26T06:24:42")
+    assert (first["comments"], first["author"], first["site"], first["age"]) == (
+        145,
+        "milkglass",
+        "techtrenches.dev",
+        "2026-04-26T06:24:42",
+    )
     assert (job["points"], job["comments"], job["author"]) == (None, None, None)  # a job ad
 
 

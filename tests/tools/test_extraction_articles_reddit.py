@@ -39,7 +39,12 @@ def test_old_reddit_matches_truth():
     assert out["layout"] == "old"
     assert_matches_truth(out["articles"])
     first = out["articles"][0]
-    assert (first["comments"], first["author"], first["rank"], first["id"]) == (657, "jeweloree", 1, "t3_1l4pb5")
+    assert (first["comments"], first["author"], first["rank"], first["id"]) == (
+        657,
+        "jeweloree",
+        1,
+        "t3_1l4pb5",
+    )
     assert first["permalink"].startswith("http://www.reddit.com/r/dataisbeautiful/comments/1l4pb5/")
 
 
@@ -52,12 +57,17 @@ def test_min_score_and_limit():
 
 
 def test_redesign_post_page():
-    out = extract(page_text("reddit_new_askreddit_post.html"), "https://www.reddit.com/r/AskReddit/comments/axtih6/")
+    out = extract(
+        page_text("reddit_new_askreddit_post.html"), "https://www.reddit.com/r/AskReddit/comments/axtih6/"
+    )
     assert out["layout"] == "redesign"
     [post] = out["articles"]
     assert post["title"] == 'What is the most "worth it" item you have ever purchased?'
     assert (post["score"], post["comments"], post["id"]) == (52100, 25400, "t3_axtih6")
-    assert post["url"] == "https://www.reddit.com/r/AskReddit/comments/axtih6/what_is_the_most_worth_it_item_you_have_ever/"
+    assert (
+        post["url"]
+        == "https://www.reddit.com/r/AskReddit/comments/axtih6/what_is_the_most_worth_it_item_you_have_ever/"
+    )
 
 
 SHREDDIT = """<html><body><main>
@@ -78,7 +88,9 @@ def test_current_reddit_web_components():
         ("A self post", "https://www.reddit.com/r/dataisbeautiful/comments/1abd/a_self_post/", 41, 3),
     ]  # the promoted post is left out
     assert out["articles"][0]["subreddit"] == "r/dataisbeautiful"
-    with_ads = extract(SHREDDIT, "https://www.reddit.com/r/dataisbeautiful/", include_promoted=True)["articles"]
+    with_ads = extract(SHREDDIT, "https://www.reddit.com/r/dataisbeautiful/", include_promoted=True)[
+        "articles"
+    ]
     assert [a["promoted"] for a in with_ads] == [False, False, True]
 
 

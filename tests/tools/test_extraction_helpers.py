@@ -32,8 +32,15 @@ from tests.conftest import REALPAGES, ROOT, realpage
 
 MANIFESTS = ROOT / "tools_manifests" / "extraction"
 FIXTURES = ROOT / "tests" / "fixtures" / "extraction"
-TOOLS = ("products_ceneo", "products_amazon", "products_generic", "articles_hn", "articles_reddit",
-         "links_by_pattern", "tables_to_json")
+TOOLS = (
+    "products_ceneo",
+    "products_amazon",
+    "products_generic",
+    "articles_hn",
+    "articles_reddit",
+    "links_by_pattern",
+    "tables_to_json",
+)
 
 
 @cache
@@ -121,8 +128,16 @@ def test_triggers_speak_three_languages():
     import re
 
     cases = {
-        "products_generic": ["find products under 150zł", "znajdź produkty poniżej 100 zł", "alle Angebote unter 50 Euro"],
-        "articles_hn": ["articles with more than 100 points on hacker news", "artykuły z HN", "Artikel auf Hacker News"],
+        "products_generic": [
+            "find products under 150zł",
+            "znajdź produkty poniżej 100 zł",
+            "alle Angebote unter 50 Euro",
+        ],
+        "articles_hn": [
+            "articles with more than 100 points on hacker news",
+            "artykuły z HN",
+            "Artikel auf Hacker News",
+        ],
         "tables_to_json": ["extract the table", "pobierz tabelę", "alle Tabellen"],
         "links_by_pattern": ["all pdf links", "linki do plików", "alle Verweise"],
     }
@@ -157,9 +172,14 @@ def test_page_base():
     tree = parse_html(html)
     assert page_base(tree, "file:///tmp/x.html") == "https://www.ceneo.pl/;szukaj-canon"
     assert page_base(tree, "https://live.example/") == "https://live.example/"  # a live URL wins
-    assert page_base(parse_html("<p>x</p>"), "file:///tmp/x.html", "https://news.ycombinator.com/") == \
-        "https://news.ycombinator.com/"
-    assert page_base(parse_html('<base href="/sub/"><p>x</p>'), "https://a.example/x/y") == "https://a.example/sub/"
+    assert (
+        page_base(parse_html("<p>x</p>"), "file:///tmp/x.html", "https://news.ycombinator.com/")
+        == "https://news.ycombinator.com/"
+    )
+    assert (
+        page_base(parse_html('<base href="/sub/"><p>x</p>'), "https://a.example/x/y")
+        == "https://a.example/sub/"
+    )
 
 
 def test_absolute_url():
@@ -170,10 +190,22 @@ def test_absolute_url():
         assert absolute_url(bad, base) is None
 
 
-@pytest.mark.parametrize("text, value", [
-    ("284 points", 284), ("9,582", 9582), ("132.223", 132223), ("52.1k", 52100), ("25.4k comments", 25400),
-    ("1.2M", 1200000), ("w 21 sklepach", 21), ("#14", 14), ("145\u00a0comments", 145), ("none", None), (None, None),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("284 points", 284),
+        ("9,582", 9582),
+        ("132.223", 132223),
+        ("52.1k", 52100),
+        ("25.4k comments", 25400),
+        ("1.2M", 1200000),
+        ("w 21 sklepach", 21),
+        ("#14", 14),
+        ("145\u00a0comments", 145),
+        ("none", None),
+        (None, None),
+    ],
+)
 def test_parse_count(text, value):
     assert parse_count(text) == value
 
@@ -210,8 +242,10 @@ def test_declarative_fields():
     assert field_value(item, {"css": ".score", "type": "exists"}, base) is False  # not in the title row
     assert field_value(item, {"css": "x", "self": ".athing", "type": "exists"}, base) is True
     assert field_value(item, [{"css": "q"}, {"attr": "id"}], base) == "7"
-    assert field_value(item, {"css": "img", "attr": ["data-src", "src"], "type": "url", "from": "next"}, base) == \
-        "https://news.example/lazy.png"
+    assert (
+        field_value(item, {"css": "img", "attr": ["data-src", "src"], "type": "url", "from": "next"}, base)
+        == "https://news.example/lazy.png"
+    )
     assert field_value(item, {"css": "a.t", "regex": r"(\w+) one"}, base) == "Title"
     records = extract_layout(tree, {"item": "tr.athing", "require": ["t"], "fields": {"t": "a.t"}}, base)
     assert records == [{"t": "Title one"}]
@@ -226,13 +260,17 @@ def test_junk_is_stripped_before_reading():
 @pytest.mark.browser
 async def test_a_tool_through_the_real_executor(curllm_run_tool):
     # A one-step plan: parameters checked and defaulted, the output checked against output_schema.
-    out = await curllm_run_tool("extraction.products_generic", path=str(FIXTURES / "shop_decoys.html"),
-                                params={"limit": 2})
+    out = await curllm_run_tool(
+        "extraction.products_generic", path=str(FIXTURES / "shop_decoys.html"), params={"limit": 2}
+    )
     assert [(p["name"], p["price"]) for p in out["products"]] == [
-        ("Kubek czerwony 300 ml", 39.99), ("Kubek termiczny 450 ml", 59.0),
+        ("Kubek czerwony 300 ml", 39.99),
+        ("Kubek termiczny 450 ml", 59.0),
     ]
-    tables = await curllm_run_tool("extraction.tables_to_json", html="<table><tr><th>a</th><th>b</th></tr>"
-                                   "<tr><td>1</td><td>2</td></tr></table>")
+    tables = await curllm_run_tool(
+        "extraction.tables_to_json",
+        html="<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>",
+    )
     assert tables["tables"][0]["rows"] == [{"a": "1", "b": "2"}]
 
 
@@ -288,7 +326,10 @@ async def test_page_html_needs_a_page():
 
 @pytest.mark.browser
 async def test_big_pages_travel_compressed_and_arrive_intact(page):
-    rows = "".join(f"<li class='row'><a href='/p/{i}'>Żółty kubek nr {i} &amp; spodek</a> {i},99 zł</li>" for i in range(3000))
+    rows = "".join(
+        f"<li class='row'><a href='/p/{i}'>Żółty kubek nr {i} &amp; spodek</a> {i},99 zł</li>"
+        for i in range(3000)
+    )
     await page.set_content(f"<html><body><ul>{rows}</ul></body></html>")
     plain = await page.evaluate(_html.PAGE_HTML_JS, [False, _html.LEAN_ATTRIBUTES])
     assert len(plain) > 100_000  # above the size that is gzip-compressed in the page

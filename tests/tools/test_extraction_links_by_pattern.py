@@ -25,7 +25,9 @@ PAGE = """<html><head><base href="https://docs.example.com/library/"></head><bod
 </body></html>"""
 
 
-def extract(html: str = PAGE, url: str = "https://docs.example.com/library/index.html", **params) -> list[dict]:
+def extract(
+    html: str = PAGE, url: str = "https://docs.example.com/library/index.html", **params
+) -> list[dict]:
     out = links_by_pattern.extract(html, url, **params)
     assert_valid_output("links_by_pattern", out)
     return out["links"]
@@ -44,7 +46,8 @@ def test_text_filter_same_domain_and_limit():
     assert [link["text"] for link in extract(pattern=r"\.pdf", text=r"cennik")] == ["Cennik 2024"]
     same = extract(pattern=r"\.pdf", same_domain=True)
     assert [link["url"] for link in same] == [
-        "https://docs.example.com/library/reports/2023.pdf", "https://docs.example.com/price-list.PDF?v=2",
+        "https://docs.example.com/library/reports/2023.pdf",
+        "https://docs.example.com/price-list.PDF?v=2",
     ]  # cdn.example.com is another host; subdomains of docs.example.com would count
     assert [link["text"] for link in extract(pattern="/product/", limit=1)] == ["Product 42"]
     assert len(extract(pattern="")) == 7  # every followable link, once
@@ -59,14 +62,20 @@ def test_real_page_story_pdfs():
     html = page_text("hn_item_36817231.html")
     links = extract(html, "https://news.ycombinator.com/item?id=36817231", pattern=r"\.pdf$")
     tree = parse_html(html)
-    hrefs = {absolute_url(a.attributes.get("href"), "https://news.ycombinator.com/") for a in tree.css("a[href]")}
+    hrefs = {
+        absolute_url(a.attributes.get("href"), "https://news.ycombinator.com/") for a in tree.css("a[href]")
+    }
     expected = {h for h in hrefs if h and h.lower().endswith(".pdf")}
     assert {link["url"] for link in links} == expected and len(links) == len(expected) > 10
 
 
 def test_real_page_ebay_items_skip_the_template():
-    links = extract(page_text("ebay_de_search_apple.html"), "https://www.ebay.de/sch/i.html?_nkw=apple", pattern=r"/itm/")
-    assert links and not any("ebay.com/itm/123456" in link["url"] for link in links)  # the off-screen template
+    links = extract(
+        page_text("ebay_de_search_apple.html"), "https://www.ebay.de/sch/i.html?_nkw=apple", pattern=r"/itm/"
+    )
+    assert links and not any(
+        "ebay.com/itm/123456" in link["url"] for link in links
+    )  # the off-screen template
     assert all(link["url"].startswith("https://www.ebay.de/itm/") for link in links)
 
 
@@ -74,8 +83,11 @@ def test_real_page_ebay_items_skip_the_template():
 async def test_run_in_a_real_browser(page):
     await page.goto("about:blank")
     await page.set_content(PAGE)
-    out = await links_by_pattern.run(context(page, "links_by_pattern"), pattern=r"\.pdf($|[?#])", same_domain=True)
+    out = await links_by_pattern.run(
+        context(page, "links_by_pattern"), pattern=r"\.pdf($|[?#])", same_domain=True
+    )
     assert_valid_output("links_by_pattern", out)
     assert [link["url"] for link in out["links"]] == [
-        "https://docs.example.com/library/reports/2023.pdf", "https://docs.example.com/price-list.PDF?v=2",
+        "https://docs.example.com/library/reports/2023.pdf",
+        "https://docs.example.com/price-list.PDF?v=2",
     ]

@@ -76,7 +76,10 @@ def test_bestseller_grids(name, currency):
 
 def test_bestseller_spot_checks():
     de = extract(BEST_DE)["products"]
-    assert (de[0]["name"], de[0]["price"]) == ("Der neue Echo Dot (5. Generation, 2022) | Smarter Lautsprecher mit Alexa | Anthrazit", 24.99)
+    assert (de[0]["name"], de[0]["price"]) == (
+        "Der neue Echo Dot (5. Generation, 2022) | Smarter Lautsprecher mit Alexa | Anthrazit",
+        24.99,
+    )
     assert de[0]["rating"] == 4.4 and de[0]["reviews"] == 558 and de[0]["id"] == "B09B8X9RGM"
     com = extract(BEST_COM)["products"]
     assert (com[-1]["rank"], com[-1]["price"]) == (30, 19.99)

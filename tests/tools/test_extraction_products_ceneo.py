@@ -42,8 +42,12 @@ def test_listing_matches_truth_item_by_item():
 def test_promoted_boxes_are_not_part_of_the_listing():
     names = {p["name"] for p in extract()["products"]}
     # The four "Polecane" boxes above the list (read off the page): promoted, not results.
-    for promoted in ("Kivi 43U740NB", "PHILIPS 5400 LatteGo EP5441/50 czarny", "De'Longhi Magnifica Evo ECAM290.61.B",
-                     "De'Longhi Eletta Explore ECAM450.65.S"):
+    for promoted in (
+        "Kivi 43U740NB",
+        "PHILIPS 5400 LatteGo EP5441/50 czarny",
+        "De'Longhi Magnifica Evo ECAM290.61.B",
+        "De'Longhi Eletta Explore ECAM450.65.S",
+    ):
         assert promoted not in names
     assert not any("redirect.ceneo.pl" in p["url"] for p in extract()["products"])
 
@@ -70,7 +74,9 @@ def test_changed_markup_falls_back_to_the_generic_detector():
     broken = {"layouts": [{"name": "list", "item": "div.no-such-row", "fields": {"name": ".x"}}]}
     out = products_ceneo.extract(page_text(PAGE), SAVED_URL, selectors=broken)
     assert out["layout"] == "generic"
-    assert [(p["name"], p["price"]) for p in out["products"]] == [(i["name"], i["price"]) for i in truth()[PAGE]["items"]]
+    assert [(p["name"], p["price"]) for p in out["products"]] == [
+        (i["name"], i["price"]) for i in truth()[PAGE]["items"]
+    ]
 
 
 @pytest.mark.browser

@@ -41,10 +41,13 @@ def recall_precision(found: list[dict], expected: list[dict]) -> tuple[float, fl
 # --- pages with truth -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, url", [
-    ("ceneo_search_canon.html", "https://www.ceneo.pl/;szukaj-canon"),
-    ("amazon_de_search_katzenfutter.html", "https://www.amazon.de/s?k=katzenfutter"),
-])
+@pytest.mark.parametrize(
+    "name, url",
+    [
+        ("ceneo_search_canon.html", "https://www.ceneo.pl/;szukaj-canon"),
+        ("amazon_de_search_katzenfutter.html", "https://www.amazon.de/s?k=katzenfutter"),
+    ],
+)
 def test_truth_pages(name, url):
     expected = truth()[name]["items"]
     products = extract(page_text(name), url)
@@ -56,29 +59,46 @@ def test_truth_pages(name, url):
 
 def test_amazon_search_sponsored_flags():
     expected = truth()["amazon_de_search_katzenfutter.html"]["items"]
-    products = extract(page_text("amazon_de_search_katzenfutter.html"), "https://www.amazon.de/s?k=katzenfutter")
+    products = extract(
+        page_text("amazon_de_search_katzenfutter.html"), "https://www.amazon.de/s?k=katzenfutter"
+    )
     agree = sum(p["sponsored"] == i["sponsored"] for p, i in zip(products, expected, strict=True))
     assert agree / len(expected) >= 0.95
 
 
 def test_ceneo_promoted_boxes_are_left_out():
-    names = {p["name"] for p in extract(page_text("ceneo_search_canon.html"), "https://www.ceneo.pl/;szukaj-canon")}
-    assert not names & {"Kivi 43U740NB", "De'Longhi Magnifica Evo ECAM290.61.B", "De'Longhi Eletta Explore ECAM450.65.S"}
+    names = {
+        p["name"] for p in extract(page_text("ceneo_search_canon.html"), "https://www.ceneo.pl/;szukaj-canon")
+    }
+    assert not names & {
+        "Kivi 43U740NB",
+        "De'Longhi Magnifica Evo ECAM290.61.B",
+        "De'Longhi Eletta Explore ECAM450.65.S",
+    }
 
 
 # --- real pages without truth: expectations read off the markup -------------------------------------
 
 
-@pytest.mark.parametrize("name, url, currency", [
-    ("amazon_com_bestsellers_tools.html", "https://www.amazon.com/Best-Sellers-Tools-Home-Improvement/zgbs/hi", "USD"),
-    ("amazon_de_bestsellers_electronics.html", "https://www.amazon.de/gp/bestsellers/ce-de", "EUR"),
-])
+@pytest.mark.parametrize(
+    "name, url, currency",
+    [
+        (
+            "amazon_com_bestsellers_tools.html",
+            "https://www.amazon.com/Best-Sellers-Tools-Home-Improvement/zgbs/hi",
+            "USD",
+        ),
+        ("amazon_de_bestsellers_electronics.html", "https://www.amazon.de/gp/bestsellers/ce-de", "EUR"),
+    ],
+)
 def test_amazon_bestseller_grids(name, url, currency):
     tree = parse_html(page_text(name))
     cells = tree.css("#gridItemRoot")
     expected = [
-        {"name": visible_text(c.css_first('[class*="p13n-sc-css-line-clamp"]')),
-         "price": parse_price(c.css_first('[class*="p13n-sc-price"]').text()).amount}
+        {
+            "name": visible_text(c.css_first('[class*="p13n-sc-css-line-clamp"]')),
+            "price": parse_price(c.css_first('[class*="p13n-sc-price"]').text()).amount,
+        }
         for c in cells
     ]
     products = extract(page_text(name), url)
@@ -92,8 +112,10 @@ def test_ebay_results_without_carousel_or_template():
     tree = parse_html(html)
     results = tree.css("ul.srp-results > li.s-item")  # the 60 results of the river
     expected = [
-        {"name": visible_text(r.css_first(".s-item__title [role=heading]")),
-         "price": parse_price(r.css_first(".s-item__price").text()).amount}
+        {
+            "name": visible_text(r.css_first(".s-item__title [role=heading]")),
+            "price": parse_price(r.css_first(".s-item__price").text()).amount,
+        }
         for r in results
     ]
     carousel = {visible_text(n) for n in tree.css(".srp-items-carousel__list li.s-item .s-item__title")}
@@ -117,8 +139,10 @@ def test_pricespy_cards():
     tree = parse_html(html)
     cards = tree.css("[data-test=ProductCard]")
     expected = [
-        {"name": visible_text(c.css_first("[data-test=ProductName]")),
-         "price": parse_price(c.css_first("[data-test=PriceLabel]").text()).amount}
+        {
+            "name": visible_text(c.css_first("[data-test=ProductName]")),
+            "price": parse_price(c.css_first("[data-test=PriceLabel]").text()).amount,
+        }
         for c in cards
     ]
     products = extract(html, "https://pricespy.co.nz/category.php?k=500")
@@ -129,10 +153,16 @@ def test_pricespy_cards():
     assert products[0]["url"] == "https://pricespy.co.nz/product.php?p=5139853"
 
 
-@pytest.mark.parametrize("name", [
-    "wikipedia_microsoft.html", "wikipedia_html_article.html", "hn_front_2026.html", "bing_serp_microsoft_wikipedia.html",
-    "reddit_old_dataisbeautiful_top.html",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "wikipedia_microsoft.html",
+        "wikipedia_html_article.html",
+        "hn_front_2026.html",
+        "bing_serp_microsoft_wikipedia.html",
+        "reddit_old_dataisbeautiful_top.html",
+    ],
+)
 def test_pages_without_a_listing_give_no_products(name):
     # Wikipedia's infobox has two "US$" rows and its navboxes mention "over US$4 billion": no listing.
     assert extract(page_text(name), "https://example.org/") == []
@@ -144,8 +174,12 @@ def test_pages_without_a_listing_give_no_products(name):
 def test_decoys_are_left_out():
     products = extract(fixture_text("shop_decoys.html"), "file:///tests/shop_decoys.html")
     assert [(p["name"], p["price"], p["currency"]) for p in products] == [
-        ("Kubek czerwony 300 ml", 39.99, "PLN"),       # the struck-through 49,99 and delivery 9,99 are not its price
-        ("Kubek termiczny 450 ml", 59.0, "PLN"),       # "od 59,00 zł", not the unit price per litre
+        (
+            "Kubek czerwony 300 ml",
+            39.99,
+            "PLN",
+        ),  # the struck-through 49,99 and delivery 9,99 are not its price
+        ("Kubek termiczny 450 ml", 59.0, "PLN"),  # "od 59,00 zł", not the unit price per litre
         ("Zestaw 6 kubków porcelanowych", 1249.5, "PLN"),
         ("Kubek z uszkiem (niedostępny)", None, "PLN"),  # in the listing, shown without a price
         ("Kubek zielony matowy", 24.9, "PLN"),
@@ -153,15 +187,20 @@ def test_decoys_are_left_out():
     assert [p["sponsored"] for p in products] == [False, True, False, False, False]
     first = products[0]
     assert first["url"] == "https://sklep.example.pl/p/kubek-czerwony"  # via the canonical link
-    assert first["image"] == "https://sklep.example.pl/img/kubek-czerwony.jpg"  # data-src, not the placeholder
+    assert (
+        first["image"] == "https://sklep.example.pl/img/kubek-czerwony.jpg"
+    )  # data-src, not the placeholder
     assert first["rating"] == 4.5
 
 
 def test_items_spread_over_grid_rows():
     products = extract(fixture_text("grid_rows.html"), "https://shop.example.com/search?q=widget")
     assert [(p["name"], p["price"], p.get("price_upper")) for p in products] == [
-        ("Blue Widget", 12.99, None), ("Red Widget", 1099.0, None), ("Green Widget", 5.0, 9.0),
-        ("Yellow Widget", 0.99, None), ("Purple Widget", 45.0, None),
+        ("Blue Widget", 12.99, None),
+        ("Red Widget", 1099.0, None),
+        ("Green Widget", 5.0, 9.0),
+        ("Yellow Widget", 0.99, None),
+        ("Purple Widget", 45.0, None),
     ]
 
 
@@ -185,7 +224,9 @@ async def test_run_skips_elements_hidden_by_css(page):
     out = await products_generic.run(context(page, "products_generic"))
     assert_valid_output("products_generic", out)
     assert [(p["name"], p["price"], p["currency"]) for p in out["products"]] == [
-        ("Tasse Weiß", 7.99, "EUR"), ("Teller Rund", 12.5, "EUR"), ("Schale Groß", 24.99, "EUR"),
+        ("Tasse Weiß", 7.99, "EUR"),
+        ("Teller Rund", 12.5, "EUR"),
+        ("Schale Groß", 24.99, "EUR"),
     ]
     # Reading the page does not change it.
     assert await page.evaluate("document.querySelectorAll('article.card').length") == 5
@@ -201,17 +242,21 @@ async def test_run_on_a_real_listing(page):
     assert out["products"][0]["price"] == 10.79
 
 
-SMALL_LIST_BIG_CAROUSEL = """<html><body>
+SMALL_LIST_BIG_CAROUSEL = (
+    """<html><body>
 <div class="search-results">
   <div class="result"><a href="/p/1"><h3>Lamp Oslo</h3></a><span class="price">€ 49,00</span></div>
   <div class="result"><a href="/p/2"><h3>Lamp Bergen</h3></a><span class="price">€ 59,00</span></div>
   <div class="result"><a href="/p/3"><h3>Lamp Narvik</h3></a><span class="price">€ 69,00</span></div>
 </div>
 <section class="recommendations-carousel">
-""" + "".join(
-    f'<div class="tile"><a href="/r/{i}"><span class="tile-name">Recommended thing {i}</span></a><b>€ {i},99</b></div>'
-    for i in range(1, 13)
-) + "</section></body></html>"
+"""
+    + "".join(
+        f'<div class="tile"><a href="/r/{i}"><span class="tile-name">Recommended thing {i}</span></a><b>€ {i},99</b></div>'
+        for i in range(1, 13)
+    )
+    + "</section></body></html>"
+)
 
 TABLE_LISTING = """<html><body><table class="offers">
 <tr><th>Shop</th><th>Offer</th><th>Price</th></tr>
@@ -224,7 +269,9 @@ TABLE_LISTING = """<html><body><table class="offers">
 def test_a_short_list_beats_a_longer_recommendations_carousel():
     products = extract(SMALL_LIST_BIG_CAROUSEL, "https://lampy.example.de/suche?q=lamp")
     assert [(p["name"], p["price"], p["currency"]) for p in products] == [
-        ("Lamp Oslo", 49.0, "EUR"), ("Lamp Bergen", 59.0, "EUR"), ("Lamp Narvik", 69.0, "EUR"),
+        ("Lamp Oslo", 49.0, "EUR"),
+        ("Lamp Bergen", 59.0, "EUR"),
+        ("Lamp Narvik", 69.0, "EUR"),
     ]
 
 

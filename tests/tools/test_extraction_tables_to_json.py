@@ -50,8 +50,16 @@ def test_header_with_a_control_cell_the_rows_lack():
     ranking = extract(page_text("userbenchmark_cpu_table.html"), min_rows=10)
     [cpu] = ranking
     assert len(cpu["rows"]) == 50
-    assert cpu["headers"][2:] == ["User rating %", "Value %", "Avg. bench %", "1-Core Pts", "8-Core Pts",
-                                  "Mkt. share %", "Age months", "Price"]
+    assert cpu["headers"][2:] == [
+        "User rating %",
+        "Value %",
+        "Avg. bench %",
+        "1-Core Pts",
+        "8-Core Pts",
+        "Mkt. share %",
+        "Age months",
+        "Price",
+    ]
     assert cpu["rows"][0]["Price"].startswith("$1,454")
 
 

@@ -30,15 +30,18 @@ def test_manifest_is_valid_and_loads():
     assert not params.is_valid({"submit": True})
 
 
-@pytest.mark.parametrize(("text", "label", "written"), [
-    ("DD.MM.YYYY", "DD.MM.YYYY", "07.05.2024"),
-    ("dd.mm.rrrr", "DD.MM.YYYY", "07.05.2024"),  # Polish "rok"
-    ("TT.MM.JJJJ", "DD.MM.YYYY", "07.05.2024"),  # German "Tag", "Jahr"
-    ("jj/mm/aaaa", "DD/MM/YYYY", "07/05/2024"),  # French "jour", "année"
-    ("MM/DD/YYYY", "MM/DD/YYYY", "05/07/2024"),
-    ("Date (yyyy-mm-dd)", "YYYY-MM-DD", "2024-05-07"),
-    ("d.m.yy", "D.M.YY", "7.5.24"),
-])
+@pytest.mark.parametrize(
+    ("text", "label", "written"),
+    [
+        ("DD.MM.YYYY", "DD.MM.YYYY", "07.05.2024"),
+        ("dd.mm.rrrr", "DD.MM.YYYY", "07.05.2024"),  # Polish "rok"
+        ("TT.MM.JJJJ", "DD.MM.YYYY", "07.05.2024"),  # German "Tag", "Jahr"
+        ("jj/mm/aaaa", "DD/MM/YYYY", "07/05/2024"),  # French "jour", "année"
+        ("MM/DD/YYYY", "MM/DD/YYYY", "05/07/2024"),
+        ("Date (yyyy-mm-dd)", "YYYY-MM-DD", "2024-05-07"),
+        ("d.m.yy", "D.M.YY", "7.5.24"),
+    ],
+)
 def test_formats_spelled_out(text, label, written):
     fmt = format_from_text(text)
     assert fmt.label == label and fmt.format(MAY_7) == written
@@ -68,7 +71,9 @@ async def test_polish_text_fields_get_dd_mm_yyyy(page, site_url):
 @pytest.mark.browser
 async def test_us_text_fields_get_mm_dd_yyyy_and_submit(page, site_url):
     await page.goto(site_url + "/test/dates-us.html")
-    report = checked(await run(ToolContext(page=page), to="2024-05-12", submit=True, **{"from": "2024-05-07"}))
+    report = checked(
+        await run(ToolContext(page=page), to="2024-05-12", submit=True, **{"from": "2024-05-07"})
+    )
     assert report["filled"] == {"from": "05/07/2024", "to": "05/12/2024"}
     assert report["navigated"] and report["method"] == "button: Find flights"
     assert await page.inner_text("#echo") == "?depart=05/07/2024&return=05/12/2024"

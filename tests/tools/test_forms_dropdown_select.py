@@ -28,22 +28,38 @@ def test_manifest_is_valid_and_loads():
     assert load_callable(MANIFEST) is run
 
 
-@pytest.mark.parametrize(("phrase", "concept"), [
-    ("Cena: od najniższej", "price_asc"), ("Cena: od najwyższej", "price_desc"),
-    ("Price: Low to High", "price_asc"), ("Price: High to Low", "price_desc"), ("price-desc-rank", "price_desc"),
-    ("Preis aufsteigend", "price_asc"), ("cheapest first", "price_asc"), ("od najtańszych", "price_asc"),
-    ("Najnowsze", "newest"), ("Newest Arrivals", "newest"), ("Trafność", "relevance"),
-    ("Avg. Customer Review", "rating"), ("Radius", None),
-])
+@pytest.mark.parametrize(
+    ("phrase", "concept"),
+    [
+        ("Cena: od najniższej", "price_asc"),
+        ("Cena: od najwyższej", "price_desc"),
+        ("Price: Low to High", "price_asc"),
+        ("Price: High to Low", "price_desc"),
+        ("price-desc-rank", "price_desc"),
+        ("Preis aufsteigend", "price_asc"),
+        ("cheapest first", "price_asc"),
+        ("od najtańszych", "price_asc"),
+        ("Najnowsze", "newest"),
+        ("Newest Arrivals", "newest"),
+        ("Trafność", "relevance"),
+        ("Avg. Customer Review", "rating"),
+        ("Radius", None),
+    ],
+)
 def test_sort_concepts(phrase, concept):
     assert sort_concept(phrase) == concept
 
 
 def test_option_matching_order():
     opt = {"text": "Cena: od najniższej", "value": "cena_rosnaco"}
-    assert option_score("Cena: od najniższej", opt) > option_score("cena: OD najnizszej", opt) \
-        > option_score("cena_rosnaco", opt) > option_score("najniższej", opt) \
-        > option_score("lowest price first", opt) > 0
+    assert (
+        option_score("Cena: od najniższej", opt)
+        > option_score("cena: OD najnizszej", opt)
+        > option_score("cena_rosnaco", opt)
+        > option_score("najniższej", opt)
+        > option_score("lowest price first", opt)
+        > 0
+    )
     assert option_score("Najnowsze", opt) == 0
     assert option_score("Cena: od najniższej", {**opt, "disabled": True}) == 0
 
@@ -55,8 +71,10 @@ async def test_shop_sort_by_label_navigates_and_sorts(page, site_url):
     assert report["selected"] == {"text": "Cena: od najniższej", "value": "cena_rosnaco"}
     assert report["navigated"] and report["changed"] and not report["submitted"]  # onchange submits by itself
     assert "sort=cena_rosnaco" in page.url and "price_max=150" in page.url  # the filter is kept
-    prices = [float(re.sub(r"[^\d,]", "", t).replace(",", "."))
-              for t in await page.locator(".product-list .price--current").all_text_contents()]
+    prices = [
+        float(re.sub(r"[^\d,]", "", t).replace(",", "."))
+        for t in await page.locator(".product-list .price--current").all_text_contents()
+    ]
     assert prices == sorted(prices) and prices[0] == 24.99
 
 
@@ -85,7 +103,9 @@ async def test_submit_false_only_selects(page, site_url):
 
 @pytest.mark.browser
 async def test_real_amazon_sort_select(page):
-    await open_snapshot(page, realpage("amazon_de_search_katzenfutter.html"), "https://www.amazon.de/s?k=katzenfutter")
+    await open_snapshot(
+        page, realpage("amazon_de_search_katzenfutter.html"), "https://www.amazon.de/s?k=katzenfutter"
+    )
     report = checked(await run(ToolContext(page=page), option="price ascending"))
     assert report["field"]["id"] == "s-result-sort-select"
     assert report["selected"]["value"] == "price-asc-rank"
@@ -94,7 +114,9 @@ async def test_real_amazon_sort_select(page):
 
 @pytest.mark.browser
 async def test_real_ebay_category_select_is_not_submitted(page):
-    await open_snapshot(page, realpage("ebay_de_search_apple.html"), "https://www.ebay.de/sch/i.html?_nkw=apple")
+    await open_snapshot(
+        page, realpage("ebay_de_search_apple.html"), "https://www.ebay.de/sch/i.html?_nkw=apple"
+    )
     report = checked(await run(ToolContext(page=page), option="handys & kommunikation"))
     assert report["field"]["id"] == "gh-cat" and report["selected"]["text"] == "Handys & Kommunikation"
     # the select sits in the search form: submitting it would run a different search
@@ -108,13 +130,17 @@ async def test_real_userbenchmark_selects(page):
     assert report["selected"]["value"] == "uk" and await page.input_value("select.prcloc-sel") == "uk"
     # a select hidden behind a select2 widget is still set (the widget reads it)
     report = checked(await run(ToolContext(page=page), option="Best value for money"))
-    assert report["selected"]["value"] == "MC_VALUE" and await page.input_value("#mh-td-chooser") == "MC_VALUE"
+    assert (
+        report["selected"]["value"] == "MC_VALUE" and await page.input_value("#mh-td-chooser") == "MC_VALUE"
+    )
 
 
 @pytest.mark.browser
 async def test_unknown_option_lists_what_there_is(page, site_url):
     await page.goto(site_url + "/")
-    with pytest.raises(ToolError, match=r"no option 'Ocena klientów' in a select on .*Sortuj według: 'Trafność'"):
+    with pytest.raises(
+        ToolError, match=r"no option 'Ocena klientów' in a select on .*Sortuj według: 'Trafność'"
+    ):
         await run(ToolContext(page=page), option="Ocena klientów")
     with pytest.raises(ToolError, match="matching field 'kolor'"):
         await run(ToolContext(page=page), option="Najnowsze", field="kolor")

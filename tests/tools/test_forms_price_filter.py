@@ -41,8 +41,10 @@ async def test_shop_under_150_lists_only_cheaper_products(page, site_url):
     assert report["fields"]["max"]["label"] == "Cena do"
     assert report["submitted"] and report["navigated"] and report["method"] == "button: Filtruj"
     assert "price_max=150" in page.url
-    prices = [float(re.sub(r"[^\d,]", "", t).replace(",", "."))
-              for t in await page.locator(".product-list .price--current").all_text_contents()]
+    prices = [
+        float(re.sub(r"[^\d,]", "", t).replace(",", "."))
+        for t in await page.locator(".product-list .price--current").all_text_contents()
+    ]
     assert len(prices) == 8 and max(prices) <= 150
     assert "Znaleziono 12 produktów" in await page.locator(".listing__count").inner_text()
 
@@ -54,7 +56,10 @@ async def test_english_price_from_to_with_apply(page, site_url):
     assert report["filled"] == {"min": "10", "max": "30"}
     assert report["method"] == "button: Apply"
     assert await page.locator("#products li").all_inner_texts() == [
-        "Classic mug $12.99", "Travel mug $19.00", "Thermo mug $24.95"]
+        "Classic mug $12.99",
+        "Travel mug $19.00",
+        "Thermo mug $24.95",
+    ]
 
 
 @pytest.mark.browser
@@ -87,7 +92,9 @@ async def test_real_ceneo_price_min_max(page):
 
 @pytest.mark.browser
 async def test_real_amazon_low_high_price(page):
-    await open_snapshot(page, realpage("amazon_de_search_katzenfutter.html"), "https://www.amazon.de/s?k=katzenfutter")
+    await open_snapshot(
+        page, realpage("amazon_de_search_katzenfutter.html"), "https://www.amazon.de/s?k=katzenfutter"
+    )
     report = checked(await run(ToolContext(page=page), min=5, max=20, submit=False))
     assert report["fields"]["min"]["id"] == "low-price" and report["fields"]["max"]["id"] == "high-price"
     assert await page.input_value("#low-price") == "5" and await page.input_value("#high-price") == "20"
@@ -95,7 +102,9 @@ async def test_real_amazon_low_high_price(page):
 
 @pytest.mark.browser
 async def test_real_ebay_aria_labelled_range(page):
-    await open_snapshot(page, realpage("ebay_de_search_apple.html"), "https://www.ebay.de/sch/i.html?_nkw=apple")
+    await open_snapshot(
+        page, realpage("ebay_de_search_apple.html"), "https://www.ebay.de/sch/i.html?_nkw=apple"
+    )
     checked(await run(ToolContext(page=page), max=500, submit=False))
     assert await page.input_value("[aria-label='Höchstwert in EUR']") == "500"
     assert await page.input_value("[aria-label='Mindestwert in EUR']") == ""
@@ -104,8 +113,11 @@ async def test_real_ebay_aria_labelled_range(page):
 @pytest.mark.browser
 async def test_no_price_field_is_a_clear_error(page, site_url):
     await page.goto(site_url + "/test/dates-pl.html")  # "Data od/do": od/do, but no price
-    with pytest.raises(ToolError, match=r"no price filter field found on http://127\.0\.0\.1:\d+/test/dates-pl\.html"
-                                        r": looked for max fields"):
+    with pytest.raises(
+        ToolError,
+        match=r"no price filter field found on http://127\.0\.0\.1:\d+/test/dates-pl\.html"
+        r": looked for max fields",
+    ):
         await run(ToolContext(page=page), max=150)
 
 

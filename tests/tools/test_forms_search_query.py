@@ -31,11 +31,17 @@ def test_manifest_is_valid_and_loads():
 async def test_shop_search_finds_the_product(page, site_url):
     await page.goto(site_url + "/?price_max=150")  # a price field is on the page too: not a search box
     report = checked(await run(ToolContext(page=page), query="kubek"))
-    assert report["field"] == {"tag": "input", "type": "search", "name": "q", "placeholder": "Szukaj produktów"}
+    assert report["field"] == {
+        "tag": "input",
+        "type": "search",
+        "name": "q",
+        "placeholder": "Szukaj produktów",
+    }
     assert report["submitted"] and report["navigated"] and report["method"] == "button: Szukaj"
     assert page.url == site_url + "/?q=kubek"
     assert await page.locator(".product-list .product-card__name").all_inner_texts() == [
-        "Kubek ceramiczny Poranek 350 ml"]
+        "Kubek ceramiczny Poranek 350 ml"
+    ]
 
 
 @pytest.mark.browser
@@ -47,19 +53,29 @@ async def test_enter_submits_a_form_without_button(page, site_url):
 
 @pytest.mark.browser
 async def test_real_bing_textarea_q(page):
-    await open_snapshot(page, realpage("bing_serp_microsoft_wikipedia.html"),
-                        "https://www.bing.com/search?q=Microsoft+wikipedia")
+    await open_snapshot(
+        page,
+        realpage("bing_serp_microsoft_wikipedia.html"),
+        "https://www.bing.com/search?q=Microsoft+wikipedia",
+    )
     report = checked(await run(ToolContext(page=page), query="curllm browser automation", submit=False))
     assert report["field"]["tag"] == "textarea" and report["field"]["name"] == "q"
     assert await page.input_value("textarea#sb_form_q") == "curllm browser automation"
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize(("snapshot", "url", "selector"), [
-    ("ceneo_search_canon.html", "https://www.ceneo.pl/;szukaj-canon", "#form-head-search-q"),
-    ("reddit_old_dataisbeautiful_top.html", "https://old.reddit.com/r/dataisbeautiful/top/", "#search input[name=q]"),
-    ("wikipedia_microsoft.html", None, "#searchInput"),
-])
+@pytest.mark.parametrize(
+    ("snapshot", "url", "selector"),
+    [
+        ("ceneo_search_canon.html", "https://www.ceneo.pl/;szukaj-canon", "#form-head-search-q"),
+        (
+            "reddit_old_dataisbeautiful_top.html",
+            "https://old.reddit.com/r/dataisbeautiful/top/",
+            "#search input[name=q]",
+        ),
+        ("wikipedia_microsoft.html", None, "#searchInput"),
+    ],
+)
 async def test_real_search_boxes(page, snapshot, url, selector):
     await open_snapshot(page, realpage(snapshot), url)
     checked(await run(ToolContext(page=page), query="nikon z6", submit=False))
@@ -69,5 +85,7 @@ async def test_real_search_boxes(page, snapshot, url, selector):
 @pytest.mark.browser
 async def test_no_search_box_is_a_clear_error(page, site_url):
     await page.goto(site_url + "/test/table.html")
-    with pytest.raises(ToolError, match="no search box found on http://127.0.0.1:.*/test/table.html: looked for"):
+    with pytest.raises(
+        ToolError, match="no search box found on http://127.0.0.1:.*/test/table.html: looked for"
+    ):
         await run(ToolContext(page=page), query="ryzen")

@@ -56,5 +56,7 @@ async def test_collapsed_tree_opens_in_place(page, site_url):
 @pytest.mark.browser
 async def test_unknown_category_is_a_clear_error(page, site_url):
     await page.goto(site_url + "/")
-    with pytest.raises(ToolError, match=r"category 'Tablety' \(level 2 of \['Elektronika', 'Tablety'\]\) not found"):
+    with pytest.raises(
+        ToolError, match=r"category 'Tablety' \(level 2 of \['Elektronika', 'Tablety'\]\) not found"
+    ):
         await run(ToolContext(page=page), path=["Elektronika", "Tablety"])

@@ -70,7 +70,9 @@ async def test_exact_then_normalized_then_contains(page, site_url):
 @pytest.mark.browser
 async def test_hidden_or_missing_text_is_a_clear_error(page, site_url):
     await page.goto(site_url + "/test/buttons.html")
-    with pytest.raises(ToolError, match="nothing visible and clickable shows the text 'Usuń konto'.*1 hidden"):
+    with pytest.raises(
+        ToolError, match="nothing visible and clickable shows the text 'Usuń konto'.*1 hidden"
+    ):
         await run(ToolContext(page=page), text="Usuń konto")
     with pytest.raises(ToolError, match="nothing visible and clickable shows the text 'Zamów'"):
         await run(ToolContext(page=page), text="Zamów")

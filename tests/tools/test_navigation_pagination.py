@@ -26,15 +26,21 @@ def checked(output: dict) -> dict:
 
 async def shop_cards(ctx: ToolContext, **_) -> dict:
     """A tiny extraction for these tests: the shop's product cards."""
-    return {"products": await ctx.page.eval_on_selector_all(
-        ".product-list .product-card",
-        "els => els.map((e) => ({name: e.querySelector('h3').innerText, url: e.querySelector('h3 a').href}))")}
+    return {
+        "products": await ctx.page.eval_on_selector_all(
+            ".product-list .product-card",
+            "els => els.map((e) => ({name: e.querySelector('h3').innerText, url: e.querySelector('h3 a').href}))",
+        )
+    }
 
 
 async def stories(ctx: ToolContext, **_) -> dict:
     """A tiny extraction for these tests: titles of HN-like and reddit-like lists."""
-    return {"stories": await ctx.page.eval_on_selector_all(
-        ".titleline > a, a.title", "els => els.map((a) => ({title: a.innerText, url: a.href}))")}
+    return {
+        "stories": await ctx.page.eval_on_selector_all(
+            ".titleline > a, a.title", "els => els.map((a) => ({title: a.innerText, url: a.href}))"
+        )
+    }
 
 
 def context(page, extraction) -> ToolContext:
@@ -80,8 +86,12 @@ async def test_three_shop_pages_collect_24_products(page, site_url):
     ctx = context(page, shop_cards)
     out = checked(await run(ctx, max_pages=5))
     assert len(out["products"]) == 24 and len({p["url"] for p in out["products"]}) == 24
-    assert out["pagination"] == {"pages": 3, "urls": [site_url + "/", site_url + "/?strona=2", site_url + "/?strona=3"],
-                                 "items_per_page": [8, 8, 8], "stopped": "no_next_link"}
+    assert out["pagination"] == {
+        "pages": 3,
+        "urls": [site_url + "/", site_url + "/?strona=2", site_url + "/?strona=3"],
+        "items_per_page": [8, 8, 8],
+        "stopped": "no_next_link",
+    }
     assert ctx.settings["calls"] == ["extraction.products_generic"] * 3
 
 
@@ -113,7 +123,9 @@ async def test_repeated_items_are_dropped_and_end_the_walk(page, site_url):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize(("start", "second", "count"), [("hn.html", "hn-2.html", 8), ("reddit.html", "reddit-2.html", 6)])
+@pytest.mark.parametrize(
+    ("start", "second", "count"), [("hn.html", "hn-2.html", 8), ("reddit.html", "reddit-2.html", 6)]
+)
 async def test_more_and_next_links(page, site_url, start, second, count):
     await page.goto(f"{site_url}/test/{start}")
     out = checked(await run(context(page, stories), max_pages=5, extract="extraction.stories"))
@@ -142,16 +154,32 @@ async def test_without_run_tool_it_says_so(page, site_url):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize(("snapshot", "url", "expected"), [
-    ("ceneo_search_canon.html", "https://www.ceneo.pl/;szukaj-canon", "https://www.ceneo.pl/;szukaj-canon;0020-30-0-0-1.htm"),
-    ("bing_serp_microsoft_wikipedia.html", "https://www.bing.com/search?q=Microsoft+wikipedia",
-     "https://www.bing.com/search?q=Microsoft+wikipedia&FPIG=7DE503E4162940FA9A03BF17C440033D&first=11&FORM=PORE"),
-    ("ebay_de_search_apple.html", "https://www.ebay.de/sch/i.html?_nkw=apple&_sacat=58058",
-     "https://www.ebay.de/sch/i.html?_from=R40&_nkw=apple&_sacat=58058&_pgn=2"),
-    ("reddit_old_dataisbeautiful_top.html", "https://old.reddit.com/r/dataisbeautiful/top/",
-     "http://www.reddit.com/r/dataisbeautiful/top/?sort=top&count=25&after=t3_1k5xw4&t=month"),
-    ("hn_front_2026.html", "https://news.ycombinator.com/news", "https://news.ycombinator.com/news?p=2"),
-])
+@pytest.mark.parametrize(
+    ("snapshot", "url", "expected"),
+    [
+        (
+            "ceneo_search_canon.html",
+            "https://www.ceneo.pl/;szukaj-canon",
+            "https://www.ceneo.pl/;szukaj-canon;0020-30-0-0-1.htm",
+        ),
+        (
+            "bing_serp_microsoft_wikipedia.html",
+            "https://www.bing.com/search?q=Microsoft+wikipedia",
+            "https://www.bing.com/search?q=Microsoft+wikipedia&FPIG=7DE503E4162940FA9A03BF17C440033D&first=11&FORM=PORE",
+        ),
+        (
+            "ebay_de_search_apple.html",
+            "https://www.ebay.de/sch/i.html?_nkw=apple&_sacat=58058",
+            "https://www.ebay.de/sch/i.html?_from=R40&_nkw=apple&_sacat=58058&_pgn=2",
+        ),
+        (
+            "reddit_old_dataisbeautiful_top.html",
+            "https://old.reddit.com/r/dataisbeautiful/top/",
+            "http://www.reddit.com/r/dataisbeautiful/top/?sort=top&count=25&after=t3_1k5xw4&t=month",
+        ),
+        ("hn_front_2026.html", "https://news.ycombinator.com/news", "https://news.ycombinator.com/news?p=2"),
+    ],
+)
 async def test_next_link_on_real_pages(page, snapshot, url, expected):
     await open_snapshot(page, realpage(snapshot), url)
     found = await find_next_link(page)

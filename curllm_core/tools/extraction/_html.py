@@ -28,11 +28,24 @@ GLUE_TAGS = frozenset(
     "time tt u var wbr".split()
 )
 #: Class names that hide an element outright (Bootstrap, Amazon, common CSS conventions).
-HIDDEN_CLASSES = frozenset({"hidden", "d-none", "hide", "is-hidden", "u-hidden", "aok-hidden", "invisible", "js-hidden"})
+HIDDEN_CLASSES = frozenset(
+    {"hidden", "d-none", "hide", "is-hidden", "u-hidden", "aok-hidden", "invisible", "js-hidden"}
+)
 #: Class names of text kept for screen readers only: not part of what a user sees.
 SR_ONLY_CLASSES = frozenset(
-    {"sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text", "screenreader-only", "clipped",
-     "a-offscreen", "offscreen", "sr-text", "u-hidden-visually", "assistive-text"}
+    {
+        "sr-only",
+        "visually-hidden",
+        "visuallyhidden",
+        "screen-reader-text",
+        "screenreader-only",
+        "clipped",
+        "a-offscreen",
+        "offscreen",
+        "sr-text",
+        "u-hidden-visually",
+        "assistive-text",
+    }
 )
 #: Attribute a caller may put on elements it knows to be hidden (treated like ``hidden``).
 HIDDEN_MARK = "data-curllm-hidden"
@@ -215,7 +228,9 @@ def hidden_in_tree(node: LexborNode, cache: dict[int, bool] | None = None, *, st
             result = cache[key]
             break
         chain.append(current)
-        if hidden_self(current, screen_reader=strict) or (strict and current.attributes.get("aria-hidden") == "true"):
+        if hidden_self(current, screen_reader=strict) or (
+            strict and current.attributes.get("aria-hidden") == "true"
+        ):
             result = True
             break
         current = current.parent
@@ -240,7 +255,9 @@ class HiddenIndex:
         if tree is not None:
             for node in tree.css(", ".join(self._LOOSE + self._STRICT if strict else self._LOOSE)):
                 # The query over-approximates (display:block matches [style*=display]); confirm each.
-                if hidden_self(node, screen_reader=strict) or (strict and node.attributes.get("aria-hidden") == "true"):
+                if hidden_self(node, screen_reader=strict) or (
+                    strict and node.attributes.get("aria-hidden") == "true"
+                ):
                     self.roots.add(node.mem_id)
 
     @classmethod
@@ -305,9 +322,15 @@ _NO_SPACE_BEFORE = frozenset(" \t\n\r\f\v\u00a0,.;:!?)]}%")
 def clean_text(text: str) -> str:
     """Fold white space; element-boundary breaks become one space except next to punctuation."""
     if _SEP in text:
+
         def boundary(m: re.Match) -> str:
             start, end = m.start(), m.end()
-            if start == 0 or end == len(text) or text[start - 1] in _NO_SPACE_AFTER or text[end] in _NO_SPACE_BEFORE:
+            if (
+                start == 0
+                or end == len(text)
+                or text[start - 1] in _NO_SPACE_AFTER
+                or text[end] in _NO_SPACE_BEFORE
+            ):
                 return ""
             return " "
 

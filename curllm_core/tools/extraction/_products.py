@@ -23,7 +23,12 @@ def finish_products(records: list[dict], currency: str | None) -> list[dict]:
     products: list[dict] = []
     for record in records:
         price = record.get("price")
-        product: dict[str, Any] = {"name": record.get("name"), "price": None, "currency": None, "url": record.get("url")}
+        product: dict[str, Any] = {
+            "name": record.get("name"),
+            "price": None,
+            "currency": None,
+            "url": record.get("url"),
+        }
         if isinstance(price, Price):
             product["price"] = price.amount
             product["currency"] = price.currency

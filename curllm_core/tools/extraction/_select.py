@@ -66,7 +66,9 @@ def select_items(tree: LexborHTMLParser, layout: dict) -> list[LexborNode]:
         items = tree.css(layout["item"])
         excluded = {n.mem_id for n in tree.css(layout["exclude"])} if layout.get("exclude") else set()
     except Exception as e:  # selectolax raises a bare error for a selector it cannot parse
-        raise ToolError(f"bad selector in layout {layout.get('name', '?')!r}: {e}", code="BAD_SELECTORS") from e
+        raise ToolError(
+            f"bad selector in layout {layout.get('name', '?')!r}: {e}", code="BAD_SELECTORS"
+        ) from e
     return [n for n in items if n.mem_id not in excluded]
 
 
@@ -113,7 +115,9 @@ def field_value(item: LexborNode, spec: dict | str | list, base: str, currency: 
         if scope is None:
             return False if kind == "exists" else None
     selectors = spec.get("css")
-    candidates: list[str | None] = [selectors] if isinstance(selectors, str) or selectors is None else list(selectors)
+    candidates: list[str | None] = (
+        [selectors] if isinstance(selectors, str) or selectors is None else list(selectors)
+    )
     if kind == "exists":
         if spec.get("self") and self_matches(item, spec["self"]):
             return True
@@ -136,7 +140,9 @@ def field_value(item: LexborNode, spec: dict | str | list, base: str, currency: 
     return None
 
 
-def extract_layout(tree: LexborHTMLParser, layout: dict, base: str, currency: str | None = None) -> list[dict]:
+def extract_layout(
+    tree: LexborHTMLParser, layout: dict, base: str, currency: str | None = None
+) -> list[dict]:
     """Every item of ``layout`` as a dict of its fields; items missing a ``require``d field are dropped."""
     fields: dict = layout.get("fields", {})
     required = layout.get("require", [])
@@ -148,7 +154,9 @@ def extract_layout(tree: LexborHTMLParser, layout: dict, base: str, currency: st
     return records
 
 
-def best_layout(tree: LexborHTMLParser, selectors: dict, base: str, currency: str | None = None) -> tuple[str | None, list[dict]]:
+def best_layout(
+    tree: LexborHTMLParser, selectors: dict, base: str, currency: str | None = None
+) -> tuple[str | None, list[dict]]:
     """The layout of ``selectors["layouts"]`` that finds the most items on this page, and its items."""
     layouts = selectors.get("layouts") or []
     if not layouts:

@@ -23,8 +23,15 @@ def _comments(text: str | None) -> int | None:
     return parse_count(text)
 
 
-def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None,
-            min_points: int | None = None, **_: Any) -> dict:
+def extract(
+    html: str,
+    base_url: str,
+    *,
+    selectors: dict | None = None,
+    limit: int | None = None,
+    min_points: int | None = None,
+    **_: Any,
+) -> dict:
     """Hacker News stories on ``html``, in page order; ``min_points`` keeps stories with at least
     that many points, then ``limit`` keeps the first N. URLs are absolute (Ask HN items point to
     their discussion page)."""

@@ -22,8 +22,16 @@ def _comments(text: str | None) -> int | None:
     return parse_count(text)
 
 
-def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None,
-            min_score: int | None = None, include_promoted: bool = False, **_: Any) -> dict:
+def extract(
+    html: str,
+    base_url: str,
+    *,
+    selectors: dict | None = None,
+    limit: int | None = None,
+    min_score: int | None = None,
+    include_promoted: bool = False,
+    **_: Any,
+) -> dict:
     """Reddit posts on ``html`` in page order; ``min_score`` keeps posts scored at least that (hidden
     scores count as missing), then ``limit`` keeps the first N. Promoted posts are left out unless
     ``include_promoted``."""
@@ -59,9 +67,16 @@ def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: i
     return {"articles": apply_limit(articles, limit), "layout": layout}
 
 
-async def run(ctx: ToolContext, limit: int | None = None, min_score: int | None = None,
-              include_promoted: bool = False) -> dict:
+async def run(
+    ctx: ToolContext, limit: int | None = None, min_score: int | None = None, include_promoted: bool = False
+) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract` with the manifest's selectors."""
     html, url = await page_html(ctx)
-    return extract(html, url, selectors=ctx.selectors, limit=limit, min_score=min_score,
-                   include_promoted=include_promoted)
+    return extract(
+        html,
+        url,
+        selectors=ctx.selectors,
+        limit=limit,
+        min_score=min_score,
+        include_promoted=include_promoted,
+    )

@@ -29,7 +29,9 @@ def _compile(pattern: str | None, what: str) -> re.Pattern | None:
     try:
         return re.compile(pattern, re.IGNORECASE)
     except re.error as e:
-        raise ToolError(f"{what} {pattern!r} is not a valid regular expression: {e}", code="BAD_PARAMS") from None
+        raise ToolError(
+            f"{what} {pattern!r} is not a valid regular expression: {e}", code="BAD_PARAMS"
+        ) from None
 
 
 def _same_site(host: str, own: str) -> bool:
@@ -50,8 +52,17 @@ def _link_text(link) -> str:
     return fold(img.attributes.get("alt")) if img is not None else ""
 
 
-def extract(html: str, base_url: str, *, pattern: str = "", text: str | None = None, same_domain: bool = False,
-            limit: int | None = None, selectors: dict | None = None, **_: Any) -> dict:
+def extract(
+    html: str,
+    base_url: str,
+    *,
+    pattern: str = "",
+    text: str | None = None,
+    same_domain: bool = False,
+    limit: int | None = None,
+    selectors: dict | None = None,
+    **_: Any,
+) -> dict:
     """Links on ``html`` whose absolute URL matches ``pattern`` (and whose text matches ``text``).
 
     Links inside hidden markup (hidden attribute, display:none, <template>, aria-hidden off-screen
@@ -89,8 +100,13 @@ def extract(html: str, base_url: str, *, pattern: str = "", text: str | None = N
     return {"links": apply_limit(list(found.values()), limit)}
 
 
-async def run(ctx: ToolContext, pattern: str = "", text: str | None = None, same_domain: bool = False,
-              limit: int | None = None) -> dict:
+async def run(
+    ctx: ToolContext,
+    pattern: str = "",
+    text: str | None = None,
+    same_domain: bool = False,
+    limit: int | None = None,
+) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract`."""
     html, url = await page_html(ctx)
     return extract(html, url, pattern=pattern, text=text, same_domain=same_domain, limit=limit)

@@ -9,8 +9,15 @@ from ._html import apply_limit, page_html
 from ._products import extract_site_products
 
 
-def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None,
-            include_sponsored: bool = True, **_: Any) -> dict:
+def extract(
+    html: str,
+    base_url: str,
+    *,
+    selectors: dict | None = None,
+    limit: int | None = None,
+    include_sponsored: bool = True,
+    **_: Any,
+) -> dict:
     """Amazon products on ``html``; ``selectors`` is the manifest's block (search and bestsellers layouts).
 
     Every product carries ``sponsored`` (true for ads among the results). A result shown without a

@@ -9,7 +9,9 @@ from ._html import page_html
 from ._products import extract_site_products
 
 
-def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None, **_: Any) -> dict:
+def extract(
+    html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None, **_: Any
+) -> dict:
     """Ceneo products on ``html``: the listing rows only, not the promoted boxes above them.
 
     ``selectors`` is the manifest's block (layouts for the list and box views). Prices are the lowest

@@ -55,7 +55,9 @@ MAX_PRICE_TEXT = 60  # longer texts are sentences that mention a price, not pric
 MAX_LABEL_LETTERS = 16  # "od", "ab", "from" are fine; "Companies with revenue over US$4 billion" is not
 MIN_GROUP = 2
 MIN_PRICED_SHARE = 0.5  # of a listing's blocks that show a price
-DECOY_FACTOR = 0.25  # weight of a group inside a carousel/promotion/nav container: 12 there lose to 4 in the list
+DECOY_FACTOR = (
+    0.25  # weight of a group inside a carousel/promotion/nav container: 12 there lose to 4 in the list
+)
 _DIGIT_RE = re.compile(r"\d")
 _WORDY_RE = re.compile(r"[^\W\d_]{4,}")  # a word: the number is part of a sentence, not a split price
 _BARE_NUMBER_RE = re.compile(r"^\s*\d[\d\s.,'’]*[-–]?\s*$")
@@ -71,9 +73,12 @@ _DECOY_RE = re.compile(
 )
 _DECOY_TAGS = frozenset({"nav", "header", "footer", "aside"})
 _NAME_ATTR_RE = re.compile(r"(?<!sub)(name|title)", re.IGNORECASE)
-_RATING_RE = re.compile(r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|of|von|z|de|sur|su|/)\s*5(?![\d.,])", re.IGNORECASE)
+_RATING_RE = re.compile(
+    r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|of|von|z|de|sur|su|/)\s*5(?![\d.,])", re.IGNORECASE
+)
 _RATING_WORDS_RE = re.compile(
-    r"\b(stars?|sterne[n]?|gwiazdk|étoiles|estrellas|reviews?|ratings?|opini|bewertung|rezension)", re.IGNORECASE
+    r"\b(stars?|sterne[n]?|gwiazdk|étoiles|estrellas|reviews?|ratings?|opini|bewertung|rezension)",
+    re.IGNORECASE,
 )
 _SPONSORED_RE = re.compile(
     r"^(sponsored|gesponsert|sponsorowane|sponsorowany|anzeige|reklama|ad|ads|promoted|promowane|sponsoris[ée]|"
@@ -84,9 +89,15 @@ _SPONSORED_RE = re.compile(
 _SPONSORED_HINTS = ("sponsor", "anzeige", "reklama", "promo", "patrocin")
 _AD_LABEL_RE = re.compile(r"\b(?:Ads?|AD)\b")
 _LETTERS_RE = re.compile(r"[^\W\d_]+")
-_FILLER_WORDS = frozenset({"od", "from", "ab", "ca", "approx", "bis", "to", "do", "only", "nur", "tylko", "now", "jetzt", "teraz"})
+_FILLER_WORDS = frozenset(
+    {"od", "from", "ab", "ca", "approx", "bis", "to", "do", "only", "nur", "tylko", "now", "jetzt", "teraz"}
+)
 _HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading]"
-_NAMED = ", ".join(f'[{attr}*="{word}" i]' for attr in ("class", "itemprop", "data-test", "data-testid") for word in ("name", "title"))
+_NAMED = ", ".join(
+    f'[{attr}*="{word}" i]'
+    for attr in ("class", "itemprop", "data-test", "data-testid")
+    for word in ("name", "title")
+)
 
 
 @dataclass
@@ -227,7 +238,9 @@ def _price_classed(node: LexborNode) -> bool:
 
 def _flag_text(node: LexborNode) -> str:
     attrs = node.attributes
-    return " ".join(v for k in ("class", "id", "aria-roledescription", "data-component-type") if (v := attrs.get(k)))
+    return " ".join(
+        v for k in ("class", "id", "aria-roledescription", "data-component-type") if (v := attrs.get(k))
+    )
 
 
 def _decoy_factor(node: LexborNode, memo: dict[int, float]) -> float:
@@ -323,8 +336,12 @@ def _price_role(node: LexborNode) -> int:
     """+3 for an element that says it is a price, -6 for a struck-through/old/per-unit one, else 0."""
     attrs = node.attributes
     flags = " ".join(v for k in ("class", "itemprop", "data-test", "data-testid") if (v := attrs.get(k)))
-    if node.tag in ("s", "del", "strike") or attrs.get("data-a-strike") == "true" or _NOT_CURRENT_RE.search(flags) \
-            or "line-through" in (attrs.get("style") or ""):
+    if (
+        node.tag in ("s", "del", "strike")
+        or attrs.get("data-a-strike") == "true"
+        or _NOT_CURRENT_RE.search(flags)
+        or "line-through" in (attrs.get("style") or "")
+    ):
         return -6
     return 3 if _PRICE_WORD_RE.search(flags) else 0
 
@@ -366,7 +383,11 @@ def _main_url(member: LexborNode, base: str) -> tuple[str | None, list[LexborNod
     by_href: dict[str, list[LexborNode]] = defaultdict(list)
     for link in links:
         href = (link.attributes.get("href") or "").strip()
-        if href and not href.startswith("#") and not href.lower().startswith(("javascript:", "mailto:", "tel:")):
+        if (
+            href
+            and not href.startswith("#")
+            and not href.lower().startswith(("javascript:", "mailto:", "tel:"))
+        ):
             by_href[href].append(link)
     # The first of the most frequent, in page order; resolved once (urljoin is not cheap).
     for href, group in sorted(by_href.items(), key=lambda kv: -len(kv[1])):
@@ -383,7 +404,9 @@ def _name_penalty(text: str) -> float:
     if len(text) < 8:
         penalty += 1.5
     # "4,5 von 5 Sternen", "137 opinii", "9,582 ratings" - but not "Star Projector for Bedroom".
-    if _RATING_RE.search(text) or (len(text) < 40 and _DIGIT_RE.search(text) and _RATING_WORDS_RE.search(text)):
+    if _RATING_RE.search(text) or (
+        len(text) < 40 and _DIGIT_RE.search(text) and _RATING_WORDS_RE.search(text)
+    ):
         penalty += 3
     if has_currency_mark(text) and parse_price(text) is not None:
         penalty += 2
@@ -471,8 +494,12 @@ def _sponsored(member: LexborNode) -> bool:
             text = (node.text_content or "").strip()
             # A label kept from assistive technology is not trusted: eBay prints "Anzeige" into every
             # result inside aria-hidden spans and decides with obfuscated CSS which ones show.
-            if text and len(text) <= 24 and _SPONSORED_RE.match(text.replace("\u200b", "")) \
-                    and not hidden_in_tree(node.parent, hidden, strict=True):
+            if (
+                text
+                and len(text) <= 24
+                and _SPONSORED_RE.match(text.replace("\u200b", ""))
+                and not hidden_in_tree(node.parent, hidden, strict=True)
+            ):
                 return True
     return False
 
@@ -505,11 +532,12 @@ def detect_products(tree: LexborHTMLParser, base: str, currency: str | None) -> 
             break
         factor = group.score / len(group.members)
         good = sum(
-            1 for m in group.members
-            if not strict_hidden(m) and _qualifies(m, price_len.get(m.mem_id, 0))
+            1 for m in group.members if not strict_hidden(m) and _qualifies(m, price_len.get(m.mem_id, 0))
         )
         group.score = good * factor
-        if group.score < MIN_GROUP * 0.99 or (best is not None and (-group.score, group.depth) >= (-best.score, best.depth)):
+        if group.score < MIN_GROUP * 0.99 or (
+            best is not None and (-group.score, group.depth) >= (-best.score, best.depth)
+        ):
             continue
         candidates = [m for m in _all_members(group) if not strict_hidden(m)]
         candidate_hits = _hits_by_member(hits, {m.mem_id for m in candidates})
@@ -537,7 +565,9 @@ def detect_products(tree: LexborHTMLParser, base: str, currency: str | None) -> 
     return products
 
 
-def extract(html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None, **_: Any) -> dict:
+def extract(
+    html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None, **_: Any
+) -> dict:
     """Products of the listing on ``html`` (page URL ``base_url``). ``selectors`` is unused: no site markup."""
     tree = parse_html(html)
     base = page_base(tree, base_url)

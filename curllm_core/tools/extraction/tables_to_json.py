@@ -176,8 +176,15 @@ def table_to_json(table: LexborNode, min_rows: int = 1) -> dict | None:
     return {"caption": caption or None, "headers": headers, "rows": records}
 
 
-def extract(html: str, base_url: str = "", *, min_rows: int = 1, limit: int | None = None,
-            selectors: dict | None = None, **_: Any) -> dict:
+def extract(
+    html: str,
+    base_url: str = "",
+    *,
+    min_rows: int = 1,
+    limit: int | None = None,
+    selectors: dict | None = None,
+    **_: Any,
+) -> dict:
     """Every data table on ``html`` in page order (see the module docstring for what counts)."""
     if isinstance(min_rows, bool) or not isinstance(min_rows, int) or min_rows < 1:
         raise ToolError(f"min_rows must be an integer >= 1, got {min_rows!r}", code="BAD_PARAMS")

@@ -31,16 +31,24 @@ from ..page_helpers import (
 )
 
 SIDES = {
-    "from": (r"od|from|von|ab|start\w*|begin\w*|beginn|since|check in|checkin|arrival|przyjazd\w*|przylot\w*|"
-             r"zameldowan\w*|anreise\w*|depart\w*|wylot\w*|hinflug|hinreise|poczat\w*|earliest"),
-    "to": (r"do|to|bis|end\w*|koniec|konca|until|till|check out|checkout|wyjazd\w*|wymeldowan\w*|abreise\w*|"
-           r"return\w*|powrot\w*|ruckflug|ruckreise|latest"),
+    "from": (
+        r"od|from|von|ab|start\w*|begin\w*|beginn|since|check in|checkin|arrival|przyjazd\w*|przylot\w*|"
+        r"zameldowan\w*|anreise\w*|depart\w*|wylot\w*|hinflug|hinreise|poczat\w*|earliest"
+    ),
+    "to": (
+        r"do|to|bis|end\w*|koniec|konca|until|till|check out|checkout|wyjazd\w*|wymeldowan\w*|abreise\w*|"
+        r"return\w*|powrot\w*|ruckflug|ruckreise|latest"
+    ),
 }
-DATE_WORDS = (r"data|daty|date[sn]?|datum|termin\w*|dzien|day|tag|check in|check out|checkin|checkout|arrival|"
-              r"departure|przyjazd\w*|wyjazd\w*|przylot\w*|wylot\w*|anreise|abreise|hinflug|ruckflug|return|powrot\w*")
+DATE_WORDS = (
+    r"data|daty|date[sn]?|datum|termin\w*|dzien|day|tag|check in|check out|checkin|checkout|arrival|"
+    r"departure|przyjazd\w*|wyjazd\w*|przylot\w*|wylot\w*|anreise|abreise|hinflug|ruckflug|return|powrot\w*"
+)
 TEXT_TYPES = {"text", "", "date", "search"}
-LOOKED_FOR = ("input[type=date], and text fields showing a date format (placeholder/pattern/value) or labelled "
-              "like 'Data od/do', 'Check-in/out', 'Departure/Return date', 'Datum von/bis'")
+LOOKED_FOR = (
+    "input[type=date], and text fields showing a date format (placeholder/pattern/value) or labelled "
+    "like 'Data od/do', 'Check-in/out', 'Departure/Return date', 'Datum von/bis'"
+)
 
 
 @dataclass(frozen=True)
@@ -56,14 +64,17 @@ class DateFormat:
 
     @property
     def label(self) -> str:
-        """"DD.MM.YYYY"-style name of the format."""
+        """ "DD.MM.YYYY"-style name of the format."""
         parts = {"D": "D" * self.day, "M": "M" * self.month, "Y": "Y" * self.year}
         return self.sep.join(parts[c] for c in self.order)
 
     def format(self, d: date) -> str:
         """``d`` written in this format."""
-        parts = {"D": f"{d.day:0{self.day}d}", "M": f"{d.month:0{self.month}d}",
-                 "Y": f"{d.year:04d}" if self.year == 4 else f"{d.year % 100:02d}"}
+        parts = {
+            "D": f"{d.day:0{self.day}d}",
+            "M": f"{d.month:0{self.month}d}",
+            "Y": f"{d.year:04d}" if self.year == 4 else f"{d.year % 100:02d}",
+        }
         return self.sep.join(parts[c] for c in self.order)
 
 
@@ -88,12 +99,19 @@ def format_from_text(text: str) -> DateFormat | None:
             elif letter in "yra":
                 kinds.append("Y")
             else:  # "j": German Jahr beside T(ag), French jour beside A(nnée)
-                kinds.append("Y" if any(x in "dt" for x in letters) else "D" if "a" in letters or len(token) < 3 else "Y")
+                kinds.append(
+                    "Y"
+                    if any(x in "dt" for x in letters)
+                    else "D"
+                    if "a" in letters or len(token) < 3
+                    else "Y"
+                )
         if sorted(kinds) != ["D", "M", "Y"]:
             continue
         width = dict(zip(kinds, (len(t) for t in tokens), strict=True))
-        return DateFormat("".join(kinds), m.group(2), min(width["D"], 2), min(width["M"], 2),
-                          4 if width["Y"] >= 3 else 2)
+        return DateFormat(
+            "".join(kinds), m.group(2), min(width["D"], 2), min(width["M"], 2), 4 if width["Y"] >= 3 else 2
+        )
     return None
 
 
@@ -145,8 +163,11 @@ def field_format(f: Field, lang: str) -> tuple[DateFormat | None, str]:
     """The field's date format and where it was read from ("type", "placeholder", ...); None if unknown."""
     if f.type == "date":
         return DateFormat(native=True), "type=date"
-    for source, text in (("placeholder", f.placeholder), ("label", f"{f.label} {f.aria}"),
-                         ("text", f"{f.before} {f.after}")):
+    for source, text in (
+        ("placeholder", f.placeholder),
+        ("label", f"{f.label} {f.aria}"),
+        ("text", f"{f.before} {f.after}"),
+    ):
         found = format_from_text(text)
         if found:
             return found, source
@@ -160,7 +181,14 @@ def field_format(f: Field, lang: str) -> tuple[DateFormat | None, str]:
 def date_evidence(f: Field, lang: str) -> float:
     """How clearly a field takes a date."""
     fmt, source = field_format(f, lang)
-    score = {"type=date": 6.0, "placeholder": 5.0, "label": 5.0, "text": 3.0, "pattern": 4.0, "value": 3.0}.get(source, 0.0)
+    score = {
+        "type=date": 6.0,
+        "placeholder": 5.0,
+        "label": 5.0,
+        "text": 3.0,
+        "pattern": 4.0,
+        "value": 3.0,
+    }.get(source, 0.0)
     if has_word(f.own_words, DATE_WORDS):
         score += 2
     elif has_word(f.near_words, DATE_WORDS):
@@ -173,7 +201,9 @@ def side_score(f: Field, side: str) -> float:
     return page_side_score(f, side, SIDES)
 
 
-def choose_fields(fields: list[Field], lang: str, want_from: bool, want_to: bool) -> tuple[Field | None, Field | None]:
+def choose_fields(
+    fields: list[Field], lang: str, want_from: bool, want_to: bool
+) -> tuple[Field | None, Field | None]:
     """The "from" and "to" date fields of the page."""
     usable = [f for f in fields if f.visible and not f.disabled and f.type in TEXT_TYPES]
     evidence = {f.ref: date_evidence(f, lang) for f in usable}
@@ -185,7 +215,9 @@ def choose_fields(fields: list[Field], lang: str, want_from: bool, want_to: bool
             if a is b or sa <= 0 or sb <= 0:
                 continue
             near = closeness(a.ancestors, b.ancestors)
-            score = sa + sb + evidence[a.ref] + evidence[b.ref] + (2 if a.form == b.form and a.form >= 0 else 0)
+            score = (
+                sa + sb + evidence[a.ref] + evidence[b.ref] + (2 if a.form == b.form and a.form >= 0 else 0)
+            )
             score += (2 if near <= 2 else 1 if near <= 4 else 0) + (1 if a.order < b.order else 0)
             if best is None or score > best[0]:
                 best = (score, a, b)
@@ -229,8 +261,10 @@ async def run(ctx: ToolContext, to: str | None = None, submit: bool = False, **p
     first, second = choose_fields(scan.items, scan.lang, start is not None, end is not None)
     missing = [n for n, d, f in (("from", start, first), ("to", end, second)) if d is not None and f is None]
     if missing:
-        raise ToolError(f"no date field found on {scan.url} for {' and '.join(missing)}: looked for {LOOKED_FOR}",
-                        code="FIELD_NOT_FOUND")
+        raise ToolError(
+            f"no date field found on {scan.url} for {' and '.join(missing)}: looked for {LOOKED_FOR}",
+            code="FIELD_NOT_FOUND",
+        )
 
     filled: dict[str, str | None] = {"from": None, "to": None}
     formats: dict[str, str] = {}
@@ -244,8 +278,13 @@ async def run(ctx: ToolContext, to: str | None = None, submit: bool = False, **p
         filled[name] = await fill_value(page, f.selector, text, typed=not f.readonly)
         formats[name] = "YYYY-MM-DD (native)" if fmt.native else fmt.label
         fields[name] = {**f.describe(), "format_from": source or f"page language {scan.lang or '?'}"}
-    report: dict[str, Any] = {"filled": filled, "formats": formats, "fields": fields, "submitted": False,
-                              "method": None}
+    report: dict[str, Any] = {
+        "filled": filled,
+        "formats": formats,
+        "fields": fields,
+        "submitted": False,
+        "method": None,
+    }
     if submit:
         last = second if end is not None and second is not None else first
         async with PageWatch(page) as watch:

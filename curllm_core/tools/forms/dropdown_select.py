@@ -19,10 +19,14 @@ from ...tool import ToolContext
 from ..page_helpers import REF_ATTR, Field, PageWatch, fold, require_page, scan_fields, squash, words
 
 PRICE = r"price|cen\w*|preis\w*|prix|precio|koszt|cost"
-ASC = (r"asc\w*|low\w*|rosn\w*|najniz\w*|niedrig\w*|aufsteig\w*|najtan\w*|tansz\w*|cheap\w*|croissant|"
-       r"gunstig\w*|min")
-DESC = (r"desc\w*|high\w*|malej\w*|najwyz\w*|hoch\w*|hochst\w*|absteig\w*|najdroz\w*|drozsz\w*|expensive|"
-        r"decroissant|teuer\w*|max")
+ASC = (
+    r"asc\w*|low\w*|rosn\w*|najniz\w*|niedrig\w*|aufsteig\w*|najtan\w*|tansz\w*|cheap\w*|croissant|"
+    r"gunstig\w*|min"
+)
+DESC = (
+    r"desc\w*|high\w*|malej\w*|najwyz\w*|hoch\w*|hochst\w*|absteig\w*|najdroz\w*|drozsz\w*|expensive|"
+    r"decroissant|teuer\w*|max"
+)
 CHEAP = r"cheapest|cheap|najtansz\w*|tansz\w*|gunstigst\w*|najnizsz\w* cen\w*"
 DEAR = r"most expensive|expensive|najdrozsz\w*|drozsz\w*|teuerst\w*"
 CONCEPTS = {
@@ -30,8 +34,10 @@ CONCEPTS = {
     "relevance": r"relev\w*|trafn\w*|featured|polecan\w*|best match|beste ergebnisse|empfohlen|domysln\w*|default",
     "rating": r"rating\w*|review\w*|ocen\w*|bewert\w*|opini\w*|popular\w*|najpopul\w*|bestsell\w*|beliebt\w*",
 }
-APPLY = (r"apply|ok|go|filter|filtruj|zastosuj|sortuj|sort|pokaz|show|update|refresh|anwenden|sortieren|filtern|"
-         r"ubernehmen|aktualisieren|zeigen")
+APPLY = (
+    r"apply|ok|go|filter|filtruj|zastosuj|sortuj|sort|pokaz|show|update|refresh|anwenden|sortieren|filtern|"
+    r"ubernehmen|aktualisieren|zeigen"
+)
 
 
 def _find(pattern: str, text: str) -> re.Match | None:
@@ -71,7 +77,9 @@ def option_score(wanted: str, option: dict) -> float:
     if fv == w:
         return 85.0
     if w in ft:
-        return 60.0 - min(20.0, (len(ft) - len(w)) / 2)  # "Laptopy" in "Laptopy (3)" beats "Laptopy gamingowe"
+        return 60.0 - min(
+            20.0, (len(ft) - len(w)) / 2
+        )  # "Laptopy" in "Laptopy (3)" beats "Laptopy gamingowe"
     if len(w) >= 3 and w in fv:
         return 45.0
     concept = sort_concept(wanted)
@@ -146,8 +154,9 @@ _OBVIOUS_SUBMIT_JS = r"""(el, apply) => {
 }"""
 
 
-async def run(ctx: ToolContext, option: str, field: str | None = None, submit: str | bool = "auto",
-              **_: Any) -> dict:
+async def run(
+    ctx: ToolContext, option: str, field: str | None = None, submit: str | bool = "auto", **_: Any
+) -> dict:
     """Select ``option`` (label or value) in the best-matching ``<select>`` and wait for the page to react.
 
     ``submit``: "auto" presses the form's obvious apply button only if the change itself did nothing;
@@ -160,18 +169,29 @@ async def run(ctx: ToolContext, option: str, field: str | None = None, submit: s
     pick = choose(scan.items, str(option), field)
     if pick is None:
         selects = [f for f in scan.items if f.tag == "select"]
-        known = "; ".join(
-            f"{f.label or f.aria or f.name or f.id or 'select'}: "
-            + ", ".join(repr(o['text']) for o in f.options[:8]) + (" ..." if len(f.options) > 8 else "")
-            for f in selects[:6]
-        ) or "the page has no <select>"
+        known = (
+            "; ".join(
+                f"{f.label or f.aria or f.name or f.id or 'select'}: "
+                + ", ".join(repr(o["text"]) for o in f.options[:8])
+                + (" ..." if len(f.options) > 8 else "")
+                for f in selects[:6]
+            )
+            or "the page has no <select>"
+        )
         where = f" matching field {field!r}" if field else ""
-        raise ToolError(f"no option {option!r} in a select{where} on {scan.url} ({known})", code="OPTION_NOT_FOUND")
+        raise ToolError(
+            f"no option {option!r} in a select{where} on {scan.url} ({known})", code="OPTION_NOT_FOUND"
+        )
 
     f, opt = pick.field, pick.option
     changed = not opt.get("selected")
-    report: dict[str, Any] = {"field": f.describe(), "selected": {"text": opt["text"], "value": opt["value"]},
-                              "changed": changed, "submitted": False, "navigated": False}
+    report: dict[str, Any] = {
+        "field": f.describe(),
+        "selected": {"text": opt["text"], "value": opt["value"]},
+        "changed": changed,
+        "submitted": False,
+        "navigated": False,
+    }
     async with PageWatch(page) as watch:
         # force: custom dropdown widgets hide the native select but still read it
         await page.locator(f.selector).select_option(index=opt["index"], force=not f.visible, timeout=5000)
@@ -187,9 +207,13 @@ async def run(ctx: ToolContext, option: str, field: str | None = None, submit: s
                 await applied.first.click(timeout=5000)
                 report["method"] = "button"
             else:
-                has_form = await page.locator(f.selector).evaluate("el => !!el.form && (el.form.requestSubmit(), true)")
+                has_form = await page.locator(f.selector).evaluate(
+                    "el => !!el.form && (el.form.requestSubmit(), true)"
+                )
                 if not has_form:
-                    raise ToolError(f"dropdown_select: submit requested but the select on {scan.url} is in no form")
+                    raise ToolError(
+                        f"dropdown_select: submit requested but the select on {scan.url} is in no form"
+                    )
                 report["method"] = "form.requestSubmit()"
             settled = await watch.settle(timeout_ms=15000)
             report.update(submitted=True, navigated=settled.navigated)

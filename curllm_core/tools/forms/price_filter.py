@@ -34,8 +34,10 @@ SIDES = {
     "max": r"max\w*|do|to|bis|high|higher|highest|upper|end|maksymal\w*|hochst\w*",
 }
 TEXT_TYPES = {"text", "number", "tel", "", "textarea"}
-LOOKED_FOR = ("labels, placeholders, names and ids like 'Cena od/do', 'Price from/to', 'Preis von/bis', "
-              "'min/max', 'price-min', 'low-price', or 'od'/'do' fields under a price heading")
+LOOKED_FOR = (
+    "labels, placeholders, names and ids like 'Cena od/do', 'Price from/to', 'Preis von/bis', "
+    "'min/max', 'price-min', 'low-price', or 'od'/'do' fields under a price heading"
+)
 
 
 def _currency(text: str) -> bool:
@@ -98,13 +100,20 @@ def choose_fields(fields: list[Field], want_min: bool, want_max: bool) -> Choice
     # No pair says min/max: two price fields side by side are "from" then "to".
     priced = [f for f in usable if evidence[f.ref] >= 2]
     for a, b in zip(priced, priced[1:], strict=False):
-        if closeness(a.ancestors, b.ancestors) <= 2 and side_score(a, "max") == 0 and side_score(b, "min") == 0:
+        if (
+            closeness(a.ancestors, b.ancestors) <= 2
+            and side_score(a, "max") == 0
+            and side_score(b, "min") == 0
+        ):
             return Choice(a, b)
     # A page with only one end of the range (e.g. "Cena do").
     single = {}
     for side in ("min", "max"):
-        ranked = [(side_score(f, side) + evidence[f.ref], f) for f in usable
-                  if side_score(f, side) > 0 and evidence[f.ref] > 0]
+        ranked = [
+            (side_score(f, side) + evidence[f.ref], f)
+            for f in usable
+            if side_score(f, side) > 0 and evidence[f.ref] > 0
+        ]
         single[side] = max(ranked, key=lambda t: t[0])[1] if ranked else None
     return Choice(single["min"] if want_min else None, single["max"] if want_max else None)
 
@@ -117,8 +126,9 @@ def format_amount(value: float, field: Field, lang: str) -> str:
     return text
 
 
-async def run(ctx: ToolContext, min: float | None = None, max: float | None = None, submit: bool = True,
-              **_: Any) -> dict:
+async def run(
+    ctx: ToolContext, min: float | None = None, max: float | None = None, submit: bool = True, **_: Any
+) -> dict:
     """Fill the price range filter with ``min`` and/or ``max`` and, unless ``submit`` is false, apply it."""
     page = require_page(ctx, "forms.price_filter")
     if min is None and max is None:
@@ -127,11 +137,17 @@ async def run(ctx: ToolContext, min: float | None = None, max: float | None = No
         raise ToolError(f"price_filter: min ({min:g}) is greater than max ({max:g})")
     scan = await scan_fields(page)
     choice = choose_fields(scan.items, min is not None, max is not None)
-    missing = [side for side, value, f in (("min", min, choice.min), ("max", max, choice.max))
-               if value is not None and f is None]
+    missing = [
+        side
+        for side, value, f in (("min", min, choice.min), ("max", max, choice.max))
+        if value is not None and f is None
+    ]
     if missing:
-        raise ToolError(f"no price filter field found on {scan.url}: looked for {' and '.join(missing)} fields by "
-                        f"{LOOKED_FOR}", code="FIELD_NOT_FOUND")
+        raise ToolError(
+            f"no price filter field found on {scan.url}: looked for {' and '.join(missing)} fields by "
+            f"{LOOKED_FOR}",
+            code="FIELD_NOT_FOUND",
+        )
 
     filled: dict[str, str | None] = {"min": None, "max": None}
     fields: dict[str, dict] = {}

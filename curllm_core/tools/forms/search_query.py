@@ -25,11 +25,15 @@ from ..page_helpers import (
 from .price_filter import price_evidence
 
 SEARCH_NAMES = r"q|query|search\w*|s|k|keywords?|kw|nkw|szukaj\w*|wyszukaj\w*|fraza|phrase|term|suche?\w*|suchbegriff|find"
-SEARCH_TEXT = (r"szukaj\w*|wyszukaj\w*|wyszukiwan\w*|znajdz|search\w*|suche\w*|suchbegriff|finden|find|"
-               r"czego szukasz|was suchst")
+SEARCH_TEXT = (
+    r"szukaj\w*|wyszukaj\w*|wyszukiwan\w*|znajdz|search\w*|suche\w*|suchbegriff|finden|find|"
+    r"czego szukasz|was suchst"
+)
 NOT_SEARCH = {"email", "password", "date", "datetime-local", "month", "week", "time", "number", "url", "tel"}
-LOOKED_FOR = ("input[type=search], fields named q/query/search/k, placeholders or labels like "
-              "'Szukaj', 'Search', 'Suche', 'Znajdź', inside a search form or the page header")
+LOOKED_FOR = (
+    "input[type=search], fields named q/query/search/k, placeholders or labels like "
+    "'Szukaj', 'Search', 'Suche', 'Znajdź', inside a search form or the page header"
+)
 
 
 def search_score(f: Field) -> float:
@@ -40,7 +44,11 @@ def search_score(f: Field) -> float:
     if f.type == "search":
         score += 5
     if has_word(words(f.name, f.id), SEARCH_NAMES):
-        score += 4 if f.name.lower() in ("q", "query", "search", "k", "_nkw", "search-query", "search_query") else 3
+        score += (
+            4
+            if f.name.lower() in ("q", "query", "search", "k", "_nkw", "search-query", "search_query")
+            else 3
+        )
     if has_word(words(f.placeholder, f.label, f.aria), SEARCH_TEXT):
         score += 4
     if has_word(words(f.form_info, f.form_action, f.around), r"search\w*|szukaj\w*|suche\w*|wyszukiw\w*"):

@@ -25,8 +25,10 @@ from ..page_helpers import (
 )
 from .click_by_text import click
 
-CATEGORY_AREA = (r"categor\w*|kategori\w*|kategorie|menu\w*|tree\w*|nav\w*|navigation|sidebar|aside|filter\w*|"
-                 r"facet\w*|department\w*|abteilung\w*|rubryk\w*|dzial\w*|sortiment|browse")
+CATEGORY_AREA = (
+    r"categor\w*|kategori\w*|kategorie|menu\w*|tree\w*|nav\w*|navigation|sidebar|aside|filter\w*|"
+    r"facet\w*|department\w*|abteilung\w*|rubryk\w*|dzial\w*|sortiment|browse"
+)
 
 
 def level_score(name: str, c: Clickable) -> tuple[float, str]:
@@ -60,12 +62,18 @@ async def run(ctx: ToolContext, path: list[str], timeout_ms: int = 15000, **_: A
     previous = ""  # data-curllm-prev of the last click, while we stay on the same document
     for level, name in enumerate(names, 1):
         scan = await scan_clickables(page, needle=name, previous_ref=previous)
-        ranked = sorted(((level_score(name, c), c) for c in scan.items), key=lambda t: (t[0][0], -t[1].order),
-                        reverse=True)
+        ranked = sorted(
+            ((level_score(name, c), c) for c in scan.items),
+            key=lambda t: (t[0][0], -t[1].order),
+            reverse=True,
+        )
         ranked = [(s, c) for s, c in ranked if s[0] > 0]
         if not ranked:
-            raise ToolError(f"category {name!r} (level {level} of {names}) not found on {scan.url}: no link, button "
-                            "or menu entry shows that text", code="ELEMENT_NOT_FOUND")
+            raise ToolError(
+                f"category {name!r} (level {level} of {names}) not found on {scan.url}: no link, button "
+                "or menu entry shows that text",
+                code="ELEMENT_NOT_FOUND",
+            )
         (_score, kind), target = ranked[0]
         async with PageWatch(page) as watch:
             how = await open_entry(page, target, previous)
@@ -83,7 +91,10 @@ async def mark(page: Any, target: Clickable, marker: str) -> str:
     try:
         await page.locator(target.selector).first.evaluate(
             "(el, m) => { document.querySelectorAll('[data-curllm-prev]').forEach((x) => "
-            "x.removeAttribute('data-curllm-prev')); el.setAttribute('data-curllm-prev', m); }", marker, timeout=2000)
+            "x.removeAttribute('data-curllm-prev')); el.setAttribute('data-curllm-prev', m); }",
+            marker,
+            timeout=2000,
+        )
     except PlaywrightError:
         return ""
     return marker

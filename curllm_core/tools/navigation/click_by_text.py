@@ -43,13 +43,22 @@ async def run(ctx: ToolContext, text: str, timeout_ms: int = 15000, **_: Any) ->
     ranked = [(key, c) for key, c in matching if c.visible and not c.disabled]
     if not ranked:
         hidden = f"; {len(matching)} hidden or disabled element(s) show it" if matching else ""
-        raise ToolError(f"nothing visible and clickable shows the text {text!r} on {scan.url}{hidden} (looked at "
-                        "links, buttons, role=button/link/tab/menuitem, submit inputs, summary, onclick elements)",
-                        code="ELEMENT_NOT_FOUND")
+        raise ToolError(
+            f"nothing visible and clickable shows the text {text!r} on {scan.url}{hidden} (looked at "
+            "links, buttons, role=button/link/tab/menuitem, submit inputs, summary, onclick elements)",
+            code="ELEMENT_NOT_FOUND",
+        )
     (key, kind), target = ranked[0]
     async with PageWatch(page) as watch:
         how = await click(page, target)
         settled = await watch.settle(timeout_ms)
-    return {"click_by_text": {"clicked": target.describe(), "match": kind, "how": how,
-                              "navigated": settled.navigated, "dom_changed": settled.mutations > 0,
-                              "url": page.url}}
+    return {
+        "click_by_text": {
+            "clicked": target.describe(),
+            "match": kind,
+            "how": how,
+            "navigated": settled.navigated,
+            "dom_changed": settled.mutations > 0,
+            "url": page.url,
+        }
+    }

@@ -32,13 +32,17 @@ from ..page_helpers import (
     words,
 )
 
-NEXT_WORDS = (r"next|next page|nastepna|nastepna strona|nastepne|dalej|kolejna|kolejna strona|weiter|nachste|"
-              r"nachste seite|vorwarts|more|suivant|siguiente|volgende|successiva|avanti")
+NEXT_WORDS = (
+    r"next|next page|nastepna|nastepna strona|nastepne|dalej|kolejna|kolejna strona|weiter|nachste|"
+    r"nachste seite|vorwarts|more|suivant|siguiente|volgende|successiva|avanti"
+)
 # Within a longer text "more" is "Read more" / "Show more", not a page link.
 NEXT_WORDS_IN = NEXT_WORDS.replace("|more|", "|")
 ARROWS = "›»→>⟩❯"
-NOT_NEXT = (r"prev\w*|previous|poprzedni\w*|wstecz|zuruck|vorherig\w*|back|last|ostatni\w*|letzte|first|"
-            r"pierwsz\w*|erste")
+NOT_NEXT = (
+    r"prev\w*|previous|poprzedni\w*|wstecz|zuruck|vorherig\w*|back|last|ostatni\w*|letzte|first|"
+    r"pierwsz\w*|erste"
+)
 CAROUSEL = r"carousel|slider|swiper|slick|glide|gallery|galeria|lightbox|slide\w*|owl"
 PAGER = r"pagination|pager|paging|pagenav|page nav|pages|strony|stronicowanie|seiten|nav|navigation|nextprev|morelink"
 
@@ -135,8 +139,11 @@ def merge(total: dict[str, Any], output: dict[str, Any], seen: dict[str, set]) -
             bucket = total.setdefault(key, [])
             keys = seen.setdefault(key, set())
             for item in value:
-                ident = (f"url:{item['url']}" if isinstance(item, dict) and item.get("url")
-                         else "json:" + json.dumps(item, sort_keys=True, default=str))
+                ident = (
+                    f"url:{item['url']}"
+                    if isinstance(item, dict) and item.get("url")
+                    else "json:" + json.dumps(item, sort_keys=True, default=str)
+                )
                 if ident in keys:
                     continue
                 keys.add(ident)
@@ -165,8 +172,14 @@ async def go_next(page: Any, link: NextLink, timeout_ms: int) -> bool:
     return settled.reacted
 
 
-async def run(ctx: ToolContext, max_pages: int = 5, extract: str = "extraction.products_generic",
-              extract_parameters: dict | None = None, limit: int | None = None, **_: Any) -> dict:
+async def run(
+    ctx: ToolContext,
+    max_pages: int = 5,
+    extract: str = "extraction.products_generic",
+    extract_parameters: dict | None = None,
+    limit: int | None = None,
+    **_: Any,
+) -> dict:
     """Extract this page and up to ``max_pages - 1`` following pages; concatenate what was extracted.
 
     ``limit`` caps the items over all pages ("the first 10"): reading stops once there are enough.
@@ -174,8 +187,10 @@ async def run(ctx: ToolContext, max_pages: int = 5, extract: str = "extraction.p
     page = require_page(ctx, "navigation.pagination")
     run_tool = getattr(ctx, "run_tool", None)
     if run_tool is None:
-        raise ToolError("pagination runs an extraction tool on every page, but this context has no run_tool "
-                        "(it is set by the executor; in tests set ToolContext.run_tool)")
+        raise ToolError(
+            "pagination runs an extraction tool on every page, but this context has no run_tool "
+            "(it is set by the executor; in tests set ToolContext.run_tool)"
+        )
     if max_pages < 1:
         raise ToolError(f"pagination: max_pages must be at least 1, got {max_pages}")
     params = dict(extract_parameters or {})

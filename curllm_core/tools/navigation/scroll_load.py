@@ -31,16 +31,24 @@ const scroller = () => {
   return target;
 };
 """
-_MEASURE_JS = "() => {" + _SCROLLER + r"""
+_MEASURE_JS = (
+    "() => {"
+    + _SCROLLER
+    + r"""
   const target = scroller();
   return {height: target ? target.scrollHeight : doc.scrollHeight, nodes: document.getElementsByTagName("*").length};
 }"""
-_SCROLL_JS = "() => {" + _SCROLLER + r"""
+)
+_SCROLL_JS = (
+    "() => {"
+    + _SCROLLER
+    + r"""
   const target = scroller();
   if (!target) { window.scrollTo(0, doc.scrollHeight); return "window"; }
   target.scrollTop = target.scrollHeight;
   return "container";
 }"""
+)
 
 
 def grew(before: dict, after: dict) -> bool:
@@ -85,6 +93,14 @@ async def run(ctx: ToolContext, times: int = 5, wait_ms: int = 1500, **_: Any) -
             latest = again
         current = latest
         ctx.log.debug("scroll_load: scroll %d grew the page to %s px", scrolls, current["height"])
-    return {"scroll_load": {"scrolls": scrolls, "loads": loads, "stopped": stopped,
-                            "height_before": first["height"], "height_after": current["height"],
-                            "elements_added": current["nodes"] - first["nodes"], "url": page.url}}
+    return {
+        "scroll_load": {
+            "scrolls": scrolls,
+            "loads": loads,
+            "stopped": stopped,
+            "height_before": first["height"],
+            "height_after": current["height"],
+            "elements_added": current["nodes"] - first["nodes"],
+            "url": page.url,
+        }
+    }

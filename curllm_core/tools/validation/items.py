@@ -9,7 +9,9 @@ from ...tool import ToolContext
 def items_of(ctx: ToolContext, key: str) -> list:
     items = ctx.data.get(key)
     if items is None:
-        raise ToolError(f"no {key!r} in the data to check (keys present: {', '.join(sorted(ctx.data)) or 'none'})")
+        raise ToolError(
+            f"no {key!r} in the data to check (keys present: {', '.join(sorted(ctx.data)) or 'none'})"
+        )
     if not isinstance(items, list):
         raise ToolError(f"{key!r} must be a list of items, got {type(items).__name__}")
     return items
@@ -20,5 +22,12 @@ def verdict(key: str, kept: list, rejected: list[dict], mode: str, what: str) ->
     if rejected and mode == "fail":
         sample = "; ".join(r["reason"] for r in rejected[:3])
         raise ToolError(f"{len(rejected)} of {len(kept) + len(rejected)} items {what}: {sample}")
-    return {key: kept, "validation": {"checked": len(kept) + len(rejected), "kept": len(kept),
-                                      "rejected": rejected, "mode": mode}}
+    return {
+        key: kept,
+        "validation": {
+            "checked": len(kept) + len(rejected),
+            "kept": len(kept),
+            "rejected": rejected,
+            "mode": mode,
+        },
+    }

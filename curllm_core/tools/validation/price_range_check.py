@@ -20,8 +20,14 @@ def _price(item: dict) -> float | None:
     return None
 
 
-async def run(ctx: ToolContext, min: float | None = None, max: float | None = None, mode: str = "filter",
-              key: str = "products", keep_unpriced: bool = False) -> dict:
+async def run(
+    ctx: ToolContext,
+    min: float | None = None,
+    max: float | None = None,
+    mode: str = "filter",
+    key: str = "products",
+    keep_unpriced: bool = False,
+) -> dict:
     kept, rejected = [], []
     for index, item in enumerate(items_of(ctx, key)):
         price = _price(item)
@@ -34,5 +40,7 @@ async def run(ctx: ToolContext, min: float | None = None, max: float | None = No
             kept.append(item)
         else:
             name = item.get("name") or item.get("title") if isinstance(item, dict) else None
-            rejected.append({"index": index, "name": name, "price": price, "reason": f"item {index} ({name}): {reason}"})
+            rejected.append(
+                {"index": index, "name": name, "price": price, "reason": f"item {index} ({name}): {reason}"}
+            )
     return verdict(key, kept, rejected, mode, "are outside the price range")

@@ -29,15 +29,25 @@ def checked_url(value, base: str | None) -> tuple[str | None, str | None]:
     return text, None
 
 
-async def run(ctx: ToolContext, field: str = "url", mode: str = "filter", key: str = "products",
-              base_url: str | None = None) -> dict:
+async def run(
+    ctx: ToolContext,
+    field: str = "url",
+    mode: str = "filter",
+    key: str = "products",
+    base_url: str | None = None,
+) -> dict:
     base = base_url or ctx.url
     kept, rejected = [], []
     for index, item in enumerate(items_of(ctx, key)):
         url, why = checked_url(item.get(field) if isinstance(item, dict) else None, base)
         if why:
-            rejected.append({"index": index, "url": item.get(field) if isinstance(item, dict) else None,
-                             "reason": f"item {index}: {why}"})
+            rejected.append(
+                {
+                    "index": index,
+                    "url": item.get(field) if isinstance(item, dict) else None,
+                    "reason": f"item {index}: {why}",
+                }
+            )
         else:
             kept.append({**item, field: url} if item.get(field) != url else item)
     return verdict(key, kept, rejected, mode, "have invalid URLs")

@@ -16,9 +16,14 @@ from curllm_core.errors import ToolError
 from curllm_core.tool import ToolContext, tool
 
 
-@tool(category="validation", consumes=["products"], produces=["products"], dependencies=[],
-      triggers=[r"\b(unique|distinct|no duplicates|deduplicate)\b", r"bez duplikatów"],
-      examples=[{"instruction": "unique products only", "parameters": {}}])
+@tool(
+    category="validation",
+    consumes=["products"],
+    produces=["products"],
+    dependencies=[],
+    triggers=[r"\b(unique|distinct|no duplicates|deduplicate)\b", r"bez duplikatów"],
+    examples=[{"instruction": "unique products only", "parameters": {}}],
+)
 async def dedupe(ctx: ToolContext, field: str = "url", key: str = "products") -> dict:
     """Drop items whose field repeats an earlier item's; items without the field are kept.
 

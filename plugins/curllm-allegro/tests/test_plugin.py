@@ -37,6 +37,10 @@ async def test_smart_offers_under_100_zl(curllm_run_plan):
     result = await curllm_run_plan(plan, path=LISTING, url=LISTING_URL)
     assert result.ok, result.errors
     assert [(p["name"], p["price"]) for p in result.data["products"]] == [
-        ("Słuchawki douszne Xiaomi Redmi Buds 4 Lite białe", 89.99)]
+        ("Słuchawki douszne Xiaomi Redmi Buds 4 Lite białe", 89.99)
+    ]
     assert [s.tool for s in result.steps] == [
-        "extraction.products_allegro", "validation.price_range_check", "validation.allegro_smart_only"]
+        "extraction.products_allegro",
+        "validation.price_range_check",
+        "validation.allegro_smart_only",
+    ]

@@ -11,7 +11,9 @@ from curllm_core.errors import PlanError, ToolError
 from curllm_allegro.plugin import MANIFESTS
 from curllm_allegro.products import extract, offer_id, offer_url, page_base
 
-SELECTORS = json.loads((MANIFESTS / "extraction" / "products_allegro.json").read_text(encoding="utf-8"))["selectors"]
+SELECTORS = json.loads((MANIFESTS / "extraction" / "products_allegro.json").read_text(encoding="utf-8"))[
+    "selectors"
+]
 
 
 def listing() -> dict:
@@ -27,7 +29,14 @@ def test_every_offer_of_the_listing_once_in_page_order():
     # 8 offer cards: the Redmi offer appears twice (regular, then sponsored), the promo banner and
     # the recommendation below the listing are no offers.
     assert [p["offer_id"] for p in products] == [
-        "13371337001", "13371337002", "13371337003", "13371337004", "13371337005", "13371337006", "13371337007"]
+        "13371337001",
+        "13371337002",
+        "13371337003",
+        "13371337004",
+        "13371337005",
+        "13371337006",
+        "13371337007",
+    ]
     assert all(p["currency"] == "PLN" for p in products)
     assert "Etui na słuchawki AirPods silikonowe" not in {p["name"] for p in products}
 
@@ -54,9 +63,17 @@ def test_card_details():
     offers = by_id(listing()["products"])
     jbl = offers["13371337001"]
     assert jbl | {"attributes": None} == jbl | {
-        "smart": True, "super_seller": True, "company": False, "rating": 4.86, "ratings": 2345,
-        "bought_recently": 1234, "condition": "Nowy", "delivery": "dostawa jutro", "attributes": None,
-        "image": "https://a.allegroimg.com/s360/11ab2c/jbl-tune-520bt.jpg"}
+        "smart": True,
+        "super_seller": True,
+        "company": False,
+        "rating": 4.86,
+        "ratings": 2345,
+        "bought_recently": 1234,
+        "condition": "Nowy",
+        "delivery": "dostawa jutro",
+        "attributes": None,
+        "image": "https://a.allegroimg.com/s360/11ab2c/jbl-tune-520bt.jpg",
+    }
     assert jbl["attributes"] == {"Stan": "Nowy", "Kolor": "czarny", "Łączność": "bezprzewodowa"}
     redmi = offers["13371337003"]
     assert redmi["image"].endswith("redmi-buds-4-lite.jpg")  # data-src, not the lazy-load placeholder
@@ -68,7 +85,9 @@ def test_card_details():
 
 
 def test_without_sponsored_and_limit():
-    products = extract(LISTING.read_text(encoding="utf-8"), LISTING_URL, SELECTORS, include_sponsored=False)["products"]
+    products = extract(LISTING.read_text(encoding="utf-8"), LISTING_URL, SELECTORS, include_sponsored=False)[
+        "products"
+    ]
     assert not any(p["sponsored"] for p in products)
     # The Redmi offer's regular card stays; only the JBL offer was sponsored-only.
     assert [p["offer_id"] for p in products][:2] == ["13371337002", "13371337003"]
@@ -80,9 +99,13 @@ def test_next_page():
 
 
 def test_url_helpers():
-    tracked = ("/events/clicks?type=OFFER&redirect=https%3A%2F%2Fallegro.pl%2Foferta%2Fx-12345678%3Fbi_s%3Dads"
-               "%26variant%3D2")
-    assert offer_url(tracked, "https://allegro.pl/listing") == "https://allegro.pl/oferta/x-12345678?variant=2"
+    tracked = (
+        "/events/clicks?type=OFFER&redirect=https%3A%2F%2Fallegro.pl%2Foferta%2Fx-12345678%3Fbi_s%3Dads"
+        "%26variant%3D2"
+    )
+    assert (
+        offer_url(tracked, "https://allegro.pl/listing") == "https://allegro.pl/oferta/x-12345678?variant=2"
+    )
     assert offer_url("#top", "https://allegro.pl/") is None
     assert offer_id("https://allegro.pl/oferta/kubek-termiczny-16234567890") == "16234567890"
     assert offer_id("https://allegro.pl/produkt/abc?offerId=42") == "42"
@@ -94,7 +117,9 @@ def test_url_helpers():
 
 def test_a_page_without_offers_gives_an_empty_list():
     assert extract("<html><body><h1>Brak wyników</h1></body></html>", LISTING_URL, SELECTORS) == {
-        "products": [], "next_page": None}
+        "products": [],
+        "next_page": None,
+    }
 
 
 def test_bad_selectors_are_a_tool_error():
@@ -113,7 +138,9 @@ async def test_runs_in_a_browser_on_the_saved_page(curllm_run_tool):
 
 async def test_html_is_served_at_the_tools_own_site(curllm_run_tool):
     html = LISTING.read_text(encoding="utf-8")
-    out = await curllm_run_tool("extraction.products_allegro", html=html, params={"limit": 3, "include_sponsored": False})
+    out = await curllm_run_tool(
+        "extraction.products_allegro", html=html, params={"limit": 3, "include_sponsored": False}
+    )
     assert [p["offer_id"] for p in out["products"]] == ["13371337002", "13371337003", "13371337004"]
     assert out["next_page"].startswith("https://allegro.pl/listing")
 

@@ -3,5 +3,6 @@
 
 async def run(ctx):
     info = await ctx.page.evaluate(
-        "() => ({title: document.title, url: location.href, items: document.querySelectorAll('.item').length})")
+        "() => ({title: document.title, url: location.href, items: document.querySelectorAll('.item').length})"
+    )
     return {"page": info}

@@ -67,7 +67,11 @@ def _has_badge(card: LexborNode, pattern: str | None) -> bool:
     if not pattern:
         return False
     rx = _regex(pattern)
-    return any(rx.search(_fold(el.text(deep=True))) for el in card.css("span, div, p, strong") if len(el.text(deep=True)) < 40)
+    return any(
+        rx.search(_fold(el.text(deep=True)))
+        for el in card.css("span, div, p, strong")
+        if len(el.text(deep=True)) < 40
+    )
 
 
 def offer_url(href: str | None, base_url: str, tracker_param: str = "redirect") -> str | None:
@@ -157,7 +161,11 @@ def _card(card: LexborNode, base_url: str, sel: Mapping[str, Any], currency: str
         return None
     amount, cur, price_from = _price_of(_first(card, sel.get("price")), currency)
     old_el = _first(card, sel.get("old_price"))
-    old = parse_price(old_el.attributes.get("aria-label") or _fold(old_el.text(deep=True)), currency) if old_el else None
+    old = (
+        parse_price(old_el.attributes.get("aria-label") or _fold(old_el.text(deep=True)), currency)
+        if old_el
+        else None
+    )
     text = _fold(card.text(deep=True, separator=" "))
 
     with_delivery = None
@@ -189,7 +197,9 @@ def _card(card: LexborNode, base_url: str, sel: Mapping[str, Any], currency: str
 
     attributes = _attributes(card, sel.get("attributes"))
     context = card.attributes.get("data-analytics-view-custom-context") or ""
-    sponsored = context == sel.get("sponsored_context", "SPONSORED") or _has_badge(card, sel.get("sponsored_text"))
+    sponsored = context == sel.get("sponsored_context", "SPONSORED") or _has_badge(
+        card, sel.get("sponsored_text")
+    )
     return {
         "name": name,
         "price": amount,
@@ -213,8 +223,14 @@ def _card(card: LexborNode, base_url: str, sel: Mapping[str, Any], currency: str
     }
 
 
-def extract(html: str, base_url: str, selectors: Mapping[str, Any], *, limit: int | None = None,
-            include_sponsored: bool = True) -> dict:
+def extract(
+    html: str,
+    base_url: str,
+    selectors: Mapping[str, Any],
+    *,
+    limit: int | None = None,
+    include_sponsored: bool = True,
+) -> dict:
     """The offers of an allegro listing page: ``{"products": [...], "next_page": url | None}``.
 
     ``selectors`` is the manifest's ``selectors`` block. Only cards inside the listing container are
@@ -238,7 +254,9 @@ def extract(html: str, base_url: str, selectors: Mapping[str, Any], *, limit: in
             if cards:
                 break
     except Exception as e:  # selectolax raises a bare error for a selector it cannot parse
-        raise ToolError(f"bad selector in the products_allegro selectors block: {e}", code="BAD_SELECTORS") from e
+        raise ToolError(
+            f"bad selector in the products_allegro selectors block: {e}", code="BAD_SELECTORS"
+        ) from e
 
     currency = currency_for_domain(base_url) or "PLN"  # allegro.cz/.sk price in CZK/EUR, allegro.pl in PLN
     products: list[dict] = []
@@ -278,7 +296,8 @@ async def run(ctx: ToolContext, limit: int | None = None, include_sponsored: boo
     if ctx.page is None:
         raise ToolError("extraction.products_allegro needs a page", code="NO_PAGE")
     html = await ctx.page.content()
-    result = extract(html, page_base(html, ctx.page.url), ctx.selectors, limit=limit,
-                     include_sponsored=include_sponsored)
+    result = extract(
+        html, page_base(html, ctx.page.url), ctx.selectors, limit=limit, include_sponsored=include_sponsored
+    )
     ctx.log.debug("%d offers on %s", len(result["products"]), ctx.page.url)
     return result

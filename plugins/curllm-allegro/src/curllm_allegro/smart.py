@@ -61,8 +61,12 @@ def _reason(offer: object, exclude_sponsored: bool) -> str | None:
     ],
     output_schema=OUTPUT_SCHEMA,
 )
-async def allegro_smart_only(ctx: ToolContext, key: str = "products", mode: Literal["filter", "fail"] = "filter",
-                             exclude_sponsored: bool = False) -> dict:
+async def allegro_smart_only(
+    ctx: ToolContext,
+    key: str = "products",
+    mode: Literal["filter", "fail"] = "filter",
+    exclude_sponsored: bool = False,
+) -> dict:
     """Keep only Allegro Smart! offers (free delivery for Smart members), optionally without sponsored ones.
 
     Args:
@@ -86,4 +90,7 @@ async def allegro_smart_only(ctx: ToolContext, key: str = "products", mode: Lite
     if rejected and mode == "fail":
         sample = "; ".join(r["reason"] for r in rejected[:3])
         raise ToolError(f"{len(rejected)} of {len(offers)} offers are not wanted: {sample}")
-    return {key: kept, "validation": {"checked": len(offers), "kept": len(kept), "rejected": rejected, "mode": mode}}
+    return {
+        key: kept,
+        "validation": {"checked": len(offers), "kept": len(kept), "rejected": rejected, "mode": mode},
+    }
