@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
-
 from .hookspecs import hookimpl  # noqa: E402
 
 # Imported eagerly: the submodule `curllm_core.tool` shares its name with the decorator, and this
 # binding must come last so that `from curllm_core import tool` gives the decorator.
 from .tool import BaseTool, CodeTool, ToolContext, tool  # noqa: E402
+from .version import __version__
 
 __all__ = [
     "__version__",

@@ -82,6 +82,12 @@ class PlanningError(CurllmError):
     exit_code = 3
 
 
+class TaskTimeout(CurllmError):
+    """The task's time limit ran out (while planning; the executor records it in the result)."""
+
+    code = "TASK_TIMEOUT"
+
+
 class ToolError(CurllmError):
     """A tool failed while running (turned into a failed step result by the executor)."""
 

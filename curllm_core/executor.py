@@ -131,7 +131,9 @@ class Execution:
             return
         if not self.options.url:
             raise ToolError(
-                "this step needs a web page but no URL was given (pass --url or a URL argument)",
+                # Worded for every entry point: a library caller has no --url to pass.
+                "this step needs a web page but no URL was given: give the task a start URL (or name"
+                " a site the installed tools know)",
                 code="NO_URL",
             )
         await self.options.policy.check(self.options.url)  # refuse before starting anything

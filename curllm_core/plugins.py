@@ -144,6 +144,6 @@ def load_registry(env: dict | None = None, *, use_cache: bool = True) -> Registr
 
 
 def _curllm_version() -> str:
-    from . import __version__
+    from .version import __version__
 
     return __version__

@@ -20,9 +20,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from . import __version__
 from .errors import ManifestError, Problem, ToolNotFound
 from .manifest import Manifest, check_manifest, manifest_schema, read_manifest
+from .version import __version__
 
 
 def cache_dir() -> Path:

@@ -246,7 +246,7 @@ def _code_tool_key(fn: Callable, category: str, fields: dict) -> str | None:
     import hashlib
     import json
 
-    from . import __version__
+    from .version import __version__
 
     try:
         source = inspect.getsourcefile(fn) or ""

@@ -16,6 +16,7 @@ from curllm_core.browser import Browser
 from curllm_core.errors import PlanningError
 from curllm_core.executor import RunOptions
 from curllm_core.plan import Plan, Step
+from curllm_core.planner import Planned
 from curllm_core.registry import Registry
 from curllm_core.tool import tool
 
@@ -163,7 +164,16 @@ def fake_planner(monkeypatch):
     calls: list[tuple[str, str | None, str | None]] = []
 
     async def plan_task(
-        instruction, url, registry, *, model=None, use_cache=True, refresh=False, events=None, initial_keys=()
+        instruction,
+        url,
+        registry,
+        *,
+        model=None,
+        use_cache=True,
+        refresh=False,
+        events=None,
+        initial_keys=(),
+        page_summary=None,
     ):
         calls.append((instruction, url, model))
         await asyncio.sleep(0.2)
@@ -176,7 +186,7 @@ def fake_planner(monkeypatch):
             planner="fake",
             needs_page=False,
         )
-        return types.SimpleNamespace(plan=plan, reasoning=[], source="fake", usage={"tokens": 10})
+        return Planned(plan, [], "fake", {"tokens": 10})
 
     import curllm_core.planner
 

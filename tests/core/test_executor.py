@@ -265,6 +265,7 @@ async def test_a_page_step_without_url_fails_clearly(registry):
     result = await run(plan("needs_page"), r)
     assert not result.ok and result.errors[0]["code"] == "NO_URL"
     assert "no URL was given" in result.steps[0].error
+    assert "--url" not in result.steps[0].error  # the executor serves library callers too
 
 
 async def test_event_sequence_and_fields(registry):

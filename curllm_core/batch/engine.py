@@ -1,0 +1,333 @@
+"""The batch engine: tasks run concurrently in one browser, one context per task, a line per task.
+
+Each task goes through the one `runner.Runner` (start URL, planning or plan check, warm-up, page
+summary, execution with re-planning); concurrent identical tasks share one planning. `run_many` is
+the Python API over `Batch`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from ..browser import Browser
+from ..errors import CurllmError, UsageError
+from ..events import EventBus, now_iso
+from ..executor import RunOptions
+from ..registry import Registry
+from ..result import error_entry
+from ..runner import Runner, TaskSpec, error_of
+from .tasks import BadTask, Task, TaskError, _entries
+
+log = logging.getLogger("curllm.batch")
+
+DEFAULT_CONCURRENCY = 2
+CANCELLED = "CANCELLED"
+
+
+def bad_line(entry: BadTask) -> dict:
+    """The failed line of a task that could not run."""
+    line = {
+        "id": entry.id,
+        "ok": False,
+        "url": None,
+        "data": {},
+        "errors": [entry.error],
+        "timings": {},
+        "steps": [],
+    }
+    if entry.line is not None:
+        line["line"] = entry.line
+    return line
+
+
+def _failed_line(
+    task: Task,
+    error: dict,
+    started_at: str,
+    started: float,
+    url: str | None = None,
+    timings: dict | None = None,
+) -> dict:
+    line = {
+        "id": task.id,
+        "ok": False,
+        "url": url or task.url,
+        "data": {},
+        "errors": [error],
+        "timings": {**(timings or {}), "total_ms": _ms(started)},
+        "steps": [],
+        "started_at": started_at,
+        "finished_at": now_iso(),
+    }
+    if task.line is not None:
+        line["line"] = task.line
+    return line
+
+
+def _compact_step(step: dict) -> dict:
+    """A step without its output (the data has it): tool, success, timing, error."""
+    return {k: v for k, v in step.items() if k != "result"}
+
+
+def is_cancelled(line: dict) -> bool:
+    """Whether a recorded line is a task cancelled by an interrupt (it runs again on ``--resume``)."""
+    return not line.get("ok") and any(
+        isinstance(e, dict) and e.get("code") == CANCELLED for e in line.get("errors") or []
+    )
+
+
+# --- the engine --------------------------------------------------------------------------------
+
+
+class Batch:
+    """Tasks run concurrently in one browser, one context per task; `results` yields their lines.
+
+    ``stop()`` (what Ctrl-C calls) cancels the running tasks, which are recorded as ``CANCELLED``,
+    and starts no more. The browser is started on the first task that needs a page and closed at
+    the end, unless it was given (then its owner closes it).
+    """
+
+    def __init__(
+        self,
+        tasks: Iterable[Task | BadTask | dict],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        options: RunOptions | None = None,
+        registry: Registry | None = None,
+        browser: Browser | None = None,
+        model: str | None = None,
+        use_cache: bool = True,
+        refresh_plan: bool = False,
+        max_replans: int | None = None,
+        on_event: Callable[[dict], None] | None = None,
+        on_start: Callable[[Task], None] | None = None,
+    ):
+        if concurrency < 1:
+            raise UsageError(f"concurrency must be at least 1, got {concurrency}")
+        self.entries = _entries(tasks)
+        self.concurrency = concurrency
+        self.options = options or RunOptions()
+        self._registry = registry
+        self.owns_browser = browser is None
+        self.browser = browser if browser is not None else Browser(headless=self.options.browser.headless)
+        self.model, self.use_cache, self.refresh_plan = model, use_cache, refresh_plan
+        if max_replans is None:
+            max_replans = int(self.options.settings.get("max_replans", 1) or 0)
+        self.max_replans = max_replans
+        self.on_event, self.on_start = on_event, on_start
+        self.stopping = False
+        self.running: dict[str, asyncio.Task] = {}
+        self.runner = Runner(registry, self.browser)
+        self._used = False
+
+    @property
+    def registry(self) -> Registry:
+        """The tools: as given, else the installed ones (loaded on first use)."""
+        return self.runner.registry
+
+    def stop(self) -> None:
+        """Start no more tasks; cancel the running ones (and their planning)."""
+        self.stopping = True
+        for task in list(self.running.values()):
+            task.cancel()
+        self.runner.cancel_plannings()
+
+    async def results(self) -> AsyncIterator[dict]:
+        """Run the tasks; yield each one's line as it finishes (bad tasks first). Single use."""
+        if self._used:
+            raise RuntimeError("a Batch runs once; make a new one")
+        self._used = True
+        queue: asyncio.Queue = asyncio.Queue()
+        pending = iter(self.entries)
+        workers = [
+            asyncio.create_task(self._worker(pending, queue), name=f"curllm-batch-{i}")
+            for i in range(min(self.concurrency, max(1, len(self.entries))))
+        ]
+        alive = len(workers)
+        try:
+            while alive:
+                line = await queue.get()
+                if line is None:
+                    alive -= 1
+                    continue
+                yield line
+        finally:
+            # Reached early only when the consumer stopped iterating or was cancelled.
+            self.stop()
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            await self.runner.aclose()
+            if self.owns_browser:
+                await _close_quietly(self.browser)
+
+    async def _worker(self, pending, queue: asyncio.Queue) -> None:
+        try:
+            while not self.stopping:
+                entry = next(pending, None)
+                if entry is None:
+                    return
+                if isinstance(entry, BadTask):
+                    queue.put_nowait(bad_line(entry))
+                    continue
+                queue.put_nowait(await self._supervise(entry))
+        finally:
+            queue.put_nowait(None)
+
+    async def _supervise(self, task: Task) -> dict:
+        """Run one task in its own asyncio task, so that stop() can cancel exactly it."""
+        started_at, started = now_iso(), time.perf_counter()
+        inner = asyncio.create_task(self._run(task, started_at, started), name=f"curllm-task-{task.id}")
+        self.running[task.id] = inner
+        if self.on_start is not None:
+            self.on_start(task)
+        try:
+            await asyncio.wait({inner})
+        except asyncio.CancelledError:  # the worker itself is cancelled: take the task down with it
+            inner.cancel()
+            await asyncio.gather(inner, return_exceptions=True)
+            raise
+        finally:
+            self.running.pop(task.id, None)
+        if inner.cancelled():
+            return self._cancelled(task, started_at, started)
+        exc = inner.exception()
+        if exc is not None:  # a bug, not a task failure: record it and keep the batch going
+            log.error("task %s crashed", task.id, exc_info=exc)
+            line = _failed_line(
+                task, error_entry("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}"), started_at, started
+            )
+        else:
+            line = inner.result()
+        if self.stopping and not line["ok"]:
+            # A failure that comes in after an interrupt is most likely the interrupt's doing (a
+            # terminal's Ctrl-C also reaches the browser): run it again on --resume.
+            cancelled = self._cancelled(task, started_at, started)
+            cancelled["errors"] += line["errors"]
+            return cancelled
+        return line
+
+    def _cancelled(self, task: Task, started_at: str, started: float) -> dict:
+        return _failed_line(
+            task,
+            error_entry(
+                CANCELLED, "the batch was interrupted while this task ran; it runs again with --resume"
+            ),
+            started_at,
+            started,
+        )
+
+    async def _run(self, task: Task, started_at: str, started: float) -> dict:
+        """Prepare (plan or check the plan), then execute; every failure becomes the task's failed line."""
+        bus = EventBus()
+        if self.on_event is not None:
+            on_event, task_id = self.on_event, task.id
+            bus.add(lambda event: on_event({**event, "task": task_id}))
+        timeout = task.timeout if task.timeout is not None else self.options.timeout_s
+        spec = TaskSpec(
+            instruction=task.instruction,
+            plan=task.plan,
+            url=task.url,
+            data=dict(task.data or {}),
+            model=task.model or self.model,
+            options=replace(self.options, timeout_s=timeout),
+            use_cache=self.use_cache,
+            refresh_plan=self.refresh_plan,
+            max_replans=self.max_replans,
+        )
+        timings: dict[str, int] = {}
+        try:
+            if task.instruction is not None and task.url is None:
+                spec = replace(spec, url=self.runner.start_url(spec))
+                # With data there may be nothing to open (as for `curllm run --input`): plan on the data.
+                if spec.url is None and not task.data:
+                    raise TaskError(
+                        f"task {task.id}: missing field url (and its instruction names no site the "
+                        "installed tools know)"
+                    )
+            prepared = await self.runner.prepare(spec, events=bus)
+        except CurllmError as e:
+            if task.instruction is not None:
+                timings["plan_ms"] = _ms(started)
+            return _failed_line(task, error_of(e), started_at, started, url=spec.url, timings=timings)
+        if prepared.plan_ms is not None:
+            timings["plan_ms"] = prepared.plan_ms
+        if prepared.needs_page and not prepared.url:
+            await prepared.close()
+            return _failed_line(
+                task,
+                error_entry("BAD_TASK", f"task {task.id}: missing field url (its plan needs a web page)"),
+                started_at,
+                started,
+                timings=timings,
+            )
+        result = await self.runner.execute(prepared)
+        doc = result.to_dict()
+        line: dict[str, Any] = {
+            "id": task.id,
+            "ok": result.ok,
+            "url": result.url or prepared.url,
+            "data": result.data,
+            "errors": result.errors,
+            "timings": {**result.timings, **timings, "total_ms": _ms(started)},
+            "steps": [_compact_step(s) for s in doc["steps"]],
+            "started_at": started_at,
+            "finished_at": now_iso(),
+        }
+        if result.usage:
+            line["usage"] = result.usage
+        if task.line is not None:
+            line["line"] = task.line
+        return line
+
+
+def run_many(
+    tasks: Iterable[Task | BadTask | dict],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    options: RunOptions | None = None,
+    registry: Registry | None = None,
+    browser: Browser | None = None,
+    model: str | None = None,
+    use_cache: bool = True,
+    refresh_plan: bool = False,
+    max_replans: int | None = None,
+    on_event: Callable[[dict], None] | None = None,
+) -> AsyncIterator[dict]:
+    """Run many tasks in one browser; ``async for line in run_many(tasks, concurrency=4)``.
+
+    ``tasks`` are dicts with the fields of a task file line (or `Task` objects). Each yielded line is
+    ``{"id", "ok", "url", "data", "errors", "timings", "steps", ...}``, in the order tasks finish; a
+    bad task yields its own failed line and the others still run. ``options`` (browser, network,
+    ``timeout_s``) apply to every task. Events of every task go to ``on_event``, tagged with ``task``.
+    Stop early with ``contextlib.aclosing``; leaving the loop cancels the running tasks.
+    """
+    batch = Batch(
+        tasks,
+        concurrency=concurrency,
+        options=options,
+        registry=registry,
+        browser=browser,
+        model=model,
+        use_cache=use_cache,
+        refresh_plan=refresh_plan,
+        max_replans=max_replans,
+        on_event=on_event,
+    )
+    return batch.results()
+
+
+async def _close_quietly(browser: Browser) -> None:
+    try:
+        await browser.close()
+    except Exception as e:  # the driver may be gone already (it got the terminal's Ctrl-C too)
+        log.debug("closing the browser: %s", e)
+
+
+def _ms(since: float) -> int:
+    return int((time.perf_counter() - since) * 1000)

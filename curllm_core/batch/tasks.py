@@ -1,0 +1,235 @@
+"""Batch tasks: one task of a task file checked (`task_from_dict`) into a `Task` or a `BadTask`.
+
+A task is ``{"id", "url", "instruction" | "plan", ...}`` (see `TASK_FIELDS`). What is wrong with one
+task becomes that task's failed line (`BadTask`); it never stops the batch. Ids stay unique (`dedupe`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CurllmError, UsageError
+from ..result import error_entry
+
+#: The fields a task may have. ``plan`` is a plan document, a list of steps, or (as a string) JSON or
+#: the path of a plan file; ``expected_output`` goes with a list of steps; ``data`` is the initial data.
+TASK_FIELDS = ("id", "url", "instruction", "plan", "expected_output", "data", "model", "timeout")
+
+
+@dataclass
+class Task:
+    """One task of a batch, checked: ``instruction`` xor ``plan`` (a plan document), URL normalized."""
+
+    id: str
+    url: str | None = None
+    instruction: str | None = None
+    plan: dict | None = None
+    data: dict | None = None
+    model: str | None = None
+    timeout: float | None = None
+    line: int | None = None  # where it came from in the task file, 1-based
+
+    def to_dict(self) -> dict:
+        """The task as a document `task_from_dict` accepts."""
+        doc: dict[str, Any] = {"id": self.id}
+        for key in ("url", "instruction", "plan", "data", "model", "timeout"):
+            if getattr(self, key) is not None:
+                doc[key] = getattr(self, key)
+        return doc
+
+
+@dataclass
+class BadTask:
+    """A task that cannot run: it gets a failed line of its own (``id`` is ``line:N`` when it has none)."""
+
+    id: str
+    error: dict
+    line: int | None = None
+
+
+class TaskError(CurllmError):
+    """What is wrong with one task; becomes that task's failed line, never stops the batch."""
+
+    code = "BAD_TASK"
+
+
+Entry = Task | BadTask
+
+
+def task_from_dict(
+    doc: Any,
+    *,
+    where: str,
+    line: int | None = None,
+    base_dir: Path | None = None,
+    plan_files: dict[Path, Any] | None = None,
+) -> Entry:
+    """Check one task document. ``where`` (``line:N``) names it when it has no usable id.
+
+    ``base_dir`` resolves relative plan paths and local page paths (the task file's folder);
+    ``plan_files`` caches plan files read by path, so that 1000 rows naming one file read it once.
+    """
+    if not isinstance(doc, dict):
+        return BadTask(
+            where,
+            error_entry(
+                "BAD_LINE",
+                f"{where}: a task must be an object with id, url and instruction or plan, not {_kind(doc)}",
+            ),
+            line,
+        )
+    task_id = doc.get("id")
+    if isinstance(task_id, int) and not isinstance(task_id, bool):
+        task_id = str(task_id)
+    if not isinstance(task_id, str) or not task_id.strip():
+        what = "missing field id" if task_id in (None, "") else f"id must be a string, not {_kind(task_id)}"
+        return BadTask(
+            where, error_entry("BAD_TASK", f"{where}: {what} (every task needs a unique id)"), line
+        )
+    task_id = task_id.strip()
+    try:
+        return _check_task(
+            doc, task_id, line, base_dir or Path.cwd(), {} if plan_files is None else plan_files
+        )
+    except TaskError as e:
+        return BadTask(task_id, error_entry(e.code, f"task {task_id}: {e.message}"), line)
+
+
+def _check_task(doc: dict, task_id: str, line: int | None, base_dir: Path, plan_files: dict) -> Task:
+    unknown = [k for k in doc if k not in TASK_FIELDS and not str(k).startswith(("x-", "x_"))]
+    if unknown:
+        raise TaskError(
+            f"unknown field(s) {', '.join(map(repr, unknown))} (known: {', '.join(TASK_FIELDS)};"
+            " prefix your own with x-)"
+        )
+    instruction, plan = doc.get("instruction"), doc.get("plan")
+    if instruction is not None and plan is not None:
+        raise TaskError("give either instruction or plan, not both")
+    if instruction is None and plan is None:
+        raise TaskError("missing field instruction (or plan)")
+    if instruction is not None:
+        if not isinstance(instruction, str):
+            raise TaskError(f"instruction must be a string, not {_kind(instruction)}")
+        if not instruction.strip():
+            raise TaskError('empty instruction: say what to find, e.g. "find products under 150zł"')
+        if doc.get("expected_output") is not None:
+            raise TaskError("expected_output goes with a plan; the planner sets it for an instruction")
+        instruction = instruction.strip()
+    else:
+        plan = _plan_document(plan, doc.get("expected_output"), base_dir, plan_files)
+    url = doc.get("url")
+    if url is not None and url != "":
+        url = check_task_url(url, base_dir)
+    else:
+        url = None
+    data = doc.get("data")
+    if data is not None and not isinstance(data, dict):
+        raise TaskError(f"data must be an object of data keys, not {_kind(data)}")
+    model = doc.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise TaskError("model must be a non-empty string (a litellm model name)")
+    timeout = doc.get("timeout")
+    if timeout is not None:
+        if isinstance(timeout, str):
+            try:
+                timeout = float(timeout)
+            except ValueError:
+                raise TaskError(f"timeout must be a number of seconds, not {timeout!r}") from None
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+            raise TaskError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        timeout = float(timeout)
+    return Task(task_id, url, instruction, plan, data, model.strip() if model else None, timeout, line)
+
+
+def _plan_document(plan: Any, expected: Any, base_dir: Path, plan_files: dict) -> dict:
+    """The task's plan as a plan document: given as one, as a list of steps, as JSON text or a file path."""
+    if isinstance(plan, str):
+        text = plan.strip()
+        if text[:1] in ("{", "["):
+            try:
+                plan = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise TaskError(f"plan is not valid JSON: {e.msg} (column {e.colno})") from None
+        elif text:
+            path = (base_dir / text).resolve()
+            if path not in plan_files:
+                try:
+                    plan_files[path] = json.loads(path.read_text(encoding="utf-8"))
+                except OSError as e:
+                    plan_files[path] = TaskError(f"plan file {text}: cannot read: {e.strerror}")
+                except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                    plan_files[path] = TaskError(f"plan file {text}: not valid JSON: {e}")
+            if isinstance(plan_files[path], TaskError):
+                raise plan_files[path]
+            plan = plan_files[path]
+        else:
+            raise TaskError("empty plan")
+    if isinstance(plan, list):
+        plan = {"plan": plan}
+    if not isinstance(plan, dict):
+        raise TaskError(
+            f"plan must be a plan object, a list of steps, JSON text or a file path, not {_kind(plan)}"
+        )
+    if expected is not None:
+        if not isinstance(expected, str):
+            raise TaskError(f"expected_output must be a string, not {_kind(expected)}")
+        plan = {**plan, "expected_output": expected}
+    return plan
+
+
+def check_task_url(raw: Any, base_dir: Path | None = None) -> str:
+    """A task's start URL, normalized; TaskError (``BAD_URL``) for anything a browser cannot open."""
+    from ..runner import check_start_url
+
+    if not isinstance(raw, str):
+        raise TaskError(f"url must be a string, not {_kind(raw)}", code="BAD_URL")
+    try:
+        return check_start_url(raw, base_dir)
+    except UsageError as e:
+        raise TaskError(e.message, code="BAD_URL") from None
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), f"a {type(value).__name__}"
+    )
+
+
+def dedupe(entries: Iterable[Entry]) -> list[Entry]:
+    """Mark every repeat of an id as a `BadTask` (``DUPLICATE_ID``, id ``line:N``, or ``task:N`` for
+    tasks given in Python): ids must stay unique in the output, which is what ``--resume`` relies on."""
+    seen: dict[str, Entry] = {}
+    out: list[Entry] = []
+    for index, entry in enumerate(entries, 1):
+        first = seen.get(entry.id)
+        if first is None:
+            seen[entry.id] = entry
+            out.append(entry)
+            continue
+        where = f"line:{entry.line}" if entry.line else f"task:{index}"
+        at = f"on line {first.line}" if first.line else "by an earlier task"
+        out.append(
+            BadTask(
+                where,
+                error_entry(
+                    "DUPLICATE_ID", f"{where}: id {entry.id!r} is already used {at}; this task was not run"
+                ),
+                entry.line,
+            )
+        )
+    return out
+
+
+def _entries(tasks: Iterable[Task | BadTask | dict]) -> list[Entry]:
+    """Tasks given to the API: dicts are checked like lines of a task file (``task:N`` for bad ones)."""
+    entries: list[Entry] = []
+    for i, task in enumerate(tasks, 1):
+        if isinstance(task, Task | BadTask):
+            entries.append(task)
+        else:
+            entries.append(task_from_dict(task, where=f"task:{i}"))
+    return dedupe(entries)

@@ -1,0 +1,321 @@
+"""``curllm batch``: read a task file, run the tasks, record a line per task, print a summary.
+
+The engine is `curllm_core.batch`; this module adds what a command needs: the out sink (a durable
+file or stdout), the progress bar, Ctrl-C handling, the summary and the exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import click
+
+from ..batch import DEFAULT_CONCURRENCY, Batch, Entry, OutFile, Task, dedupe, read_tasks
+from ..batch.outfile import encode_line
+from ..errors import CurllmError, UsageError
+from ..executor import RunOptions
+from ..registry import Registry
+from .app import cli
+from .exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, fail, note
+from .options import browser_options, configure_logging, make_run_options, report_registry_problems
+from .progress import ProgressView, Tally
+from .signals import StopOnSignal
+from .sinks import open_events
+
+EXIT_FAILED = 1
+
+
+@cli.command("batch", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("tasks_file", metavar="TASKS")
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    type=click.Path(dir_okay=False),
+    help="Append one JSON line per finished task here (synced to disk); default: stdout.",
+)
+@click.option("--resume", is_flag=True, help="Skip the task ids already in --out (re-runs cancelled ones).")
+@click.option(
+    "--retry-failed", is_flag=True, help="With --resume: also run again the tasks recorded as failed."
+)
+@click.option("--overwrite", is_flag=True, help="Empty --out first instead of refusing a file with results.")
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 64),
+    help="Tasks running at once, in one browser (default: config concurrency, else 2).",
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(["jsonl", "json", "yaml", "csv"]),
+    help="Format of TASKS (default: by extension; for - it is guessed from the content).",
+)
+@click.option("--model", help="litellm model for planning (default: $CURLLM_MODEL; unset: the rule planner).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the plan cache.")
+@click.option(
+    "--refresh-plan", is_flag=True, help="Plan each distinct instruction again, overwriting the cache."
+)
+@click.option(
+    "--max-replans",
+    type=click.IntRange(0, 5),
+    default=1,
+    show_default=True,
+    help="With a model: how many times a failed step may trigger a revised plan.",
+)
+@click.option(
+    "--events", "events_to", help="Write every task's step events (with a task field) to this file."
+)
+@click.option(
+    "--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal)."
+)
+@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
+@browser_options
+def batch_cmd(
+    tasks_file: str,
+    out: str | None,
+    resume: bool,
+    retry_failed: bool,
+    overwrite: bool,
+    concurrency: int | None,
+    input_format: str | None,
+    model: str | None,
+    no_cache: bool,
+    refresh_plan: bool,
+    max_replans: int,
+    events_to: str | None,
+    progress: bool | None,
+    verbose: int,
+    **browser_params: Any,
+) -> None:
+    """Run many tasks from TASKS (JSONL, YAML or CSV; - for stdin) concurrently in one browser.
+
+    \b
+    A task: {"id": "a1", "url": "https://shop/", "instruction": "find products under 150zł"}
+    or, instead of the instruction, "plan": a plan (in CSV: JSON text or a plan file path).
+    Optional: "data" (initial data), "model", "timeout" (s), "expected_output" (with a plan).
+    Browser and network options apply to every task; --timeout is each task's limit.
+
+    \b
+      curllm batch tasks.jsonl --out results.jsonl -j 4
+      curllm batch tasks.jsonl --out results.jsonl --resume    # after a crash or Ctrl-C
+    Exit: 0 all ok, 1 any failed, 2 unreadable tasks or bad options, 130 interrupted.
+    """
+    from ..runner import resolve_model
+
+    configure_logging(verbose)
+    try:
+        options = make_run_options(browser_params, None, None)
+        model = resolve_model(model)
+        spec = BatchSpec(
+            tasks=tasks_file,
+            input_format=input_format,
+            out=out,
+            resume=resume,
+            retry_failed=retry_failed,
+            overwrite=overwrite,
+            concurrency=concurrency,
+            model=model,
+            use_cache=not no_cache,
+            refresh_plan=refresh_plan,
+            max_replans=max_replans,
+            events=events_to,
+            progress=progress,
+            options=options,
+        )
+        code = run_cli(spec)
+    except CurllmError as e:
+        fail(e)
+    sys.exit(code)
+
+
+@dataclass
+class BatchSpec:
+    """Everything ``curllm batch`` was asked to do (the CLI fills it in from its options)."""
+
+    tasks: str
+    input_format: str | None = None
+    out: str | None = None
+    resume: bool = False
+    retry_failed: bool = False
+    overwrite: bool = False
+    concurrency: int | None = None
+    model: str | None = None
+    use_cache: bool = True
+    refresh_plan: bool = False
+    max_replans: int = 1
+    events: str | None = None
+    progress: bool | None = None  # None: when stderr is a terminal
+    options: RunOptions = field(default_factory=RunOptions)
+
+
+class StreamOut:
+    """Lines to a stream (stdout without ``--out``): flushed per line, for pipes."""
+
+    def __init__(self, stream: IO[str] | None = None):
+        self._stream = stream
+        self.recorded: dict[str, bool] = {}
+
+    def write(self, line: dict) -> None:
+        """Write one line and flush it."""
+        stream = self._stream or sys.stdout  # looked up late: the progress display may wrap stdout
+        stream.write(encode_line(line).decode("utf-8"))
+        stream.flush()
+
+    def close(self) -> None:
+        """Nothing to release: the stream belongs to the caller."""
+
+
+def run_cli(spec: BatchSpec) -> int:
+    """``curllm batch``: read the tasks, run them, record a line per task, print a summary.
+
+    Returns the exit code: 0 all ok, 1 any failed, 2 unreadable input or bad options, 130 (143)
+    interrupted by SIGINT (SIGTERM). Raises UsageError for what should exit 2 before anything runs.
+    """
+    from ..config import load_config
+
+    config = load_config()
+    concurrency = spec.concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY
+    if concurrency < 1:
+        raise UsageError(f"concurrency must be at least 1, got {concurrency} (config file)")
+    if (spec.resume or spec.retry_failed) and not spec.out:
+        raise UsageError("--resume needs --out FILE: the results recorded there are what it skips")
+    if spec.resume and spec.overwrite:
+        raise UsageError("give either --resume or --overwrite, not both")
+    if spec.events == "-" and not spec.out:
+        raise UsageError("--events - needs --out FILE: without it stdout carries the result lines")
+    entries = dedupe(read_tasks(spec.tasks, spec.input_format))
+    sink: OutFile | StreamOut = (
+        OutFile(
+            spec.out, resume=spec.resume, retry_failed=spec.retry_failed, overwrite=spec.overwrite, note=note
+        )
+        if spec.out
+        else StreamOut()
+    )
+    events_sink = None
+    try:
+        tally = Tally(total=len(entries))
+        todo = []
+        for entry in entries:
+            if entry.id in sink.recorded:
+                tally.skipped += 1
+                tally.skipped_failed += not sink.recorded[entry.id]
+            else:
+                todo.append(entry)
+        if spec.events:
+            events_sink = open_events(spec.events)
+        registry = None
+        if any(isinstance(e, Task) for e in todo):
+            from ..plugins import load_registry
+
+            registry = load_registry()
+            report_registry_problems(registry)
+        progress = sys.stderr.isatty() if spec.progress is None else spec.progress
+        started = time.perf_counter()
+        try:
+            code = asyncio.run(
+                _run_and_record(todo, spec, concurrency, registry, sink, tally, progress, events_sink)
+            )
+        except KeyboardInterrupt:  # Ctrl-C before the batch's own handler was in place: nothing ran yet
+            code = EXIT_SIGINT
+        elapsed = time.perf_counter() - started
+    finally:
+        sink.close()
+        if events_sink is not None:
+            events_sink.close()
+    _summary(tally, elapsed, spec.out, code)
+    if code in (EXIT_SIGINT, EXIT_SIGTERM, EXIT_BAD_INPUT):
+        return code
+    return (
+        EXIT_OK if tally.failed == 0 and tally.skipped_failed == 0 and tally.cancelled == 0 else EXIT_FAILED
+    )
+
+
+async def _run_and_record(
+    todo: list[Entry],
+    spec: BatchSpec,
+    concurrency: int,
+    registry: Registry | None,
+    sink: OutFile | StreamOut,
+    tally: Tally,
+    progress: bool,
+    on_event: Callable[[dict], None] | None,
+) -> int:
+    """Run the batch, writing each line as it comes; SIGINT/SIGTERM stop it gracefully."""
+    view = ProgressView(progress, tally.total - tally.skipped)
+    batch = Batch(
+        todo,
+        concurrency=concurrency,
+        options=spec.options,
+        registry=registry,
+        model=spec.model,
+        use_cache=spec.use_cache,
+        refresh_plan=spec.refresh_plan,
+        max_replans=spec.max_replans,
+        on_event=on_event,
+        on_start=lambda task: view.update(tally, len(batch.running)),
+    )
+
+    def interrupted() -> None:
+        note(
+            f"interrupted: cancelling {len(batch.running)} running task(s) and closing the browser "
+            "(again to quit at once)"
+        )
+        batch.stop()
+
+    code = EXIT_OK
+    with StopOnSignal(interrupted) as signals, view:
+        async with contextlib.aclosing(batch.results()) as lines:
+            async for line in lines:
+                try:
+                    # In a thread: an fsync takes milliseconds, in which the loop keeps the other
+                    # tasks going. The next line is only taken once this one is on disk.
+                    await asyncio.to_thread(sink.write, line)
+                except BrokenPipeError:
+                    batch.stop()  # the reader is gone (e.g. | head): nobody to report to
+                    _quiet_stdout()
+                    return EXIT_FAILED
+                except OSError as e:
+                    note(f"error: cannot write the result of task {line.get('id')}: {e.strerror}; stopping")
+                    batch.stop()
+                    code = EXIT_BAD_INPUT
+                    break
+                tally.add(line)
+                view.update(tally, len(batch.running))
+    tally.not_started = tally.total - tally.skipped - tally.done
+    return signals.exit_code or code
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so that the exit flush raises nothing."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _summary(tally: Tally, elapsed: float, out: str | None, code: int) -> None:
+    ran = tally.done
+    rate = f" ({ran / elapsed:.1f}/s)" if elapsed > 0 and ran else ""
+    parts = [f"{tally.ok} ok", f"{tally.failed} failed"]
+    if tally.cancelled:
+        parts.append(f"{tally.cancelled} cancelled")
+    if tally.not_started:
+        parts.append(f"{tally.not_started} not started")
+    text = f"batch: {tally.total} task(s): " + ", ".join(parts) + f" in {elapsed:.1f} s{rate}"
+    if tally.skipped:
+        text += f"; {tally.skipped} skipped, already in {out}" + (
+            f" ({tally.skipped_failed} of them failed)" if tally.skipped_failed else ""
+        )
+    note(text)
+    if tally.codes:
+        ids = ", ".join(tally.failed_ids[:5]) + (", …" if len(tally.failed_ids) > 5 else "")
+        codes = ", ".join(f"{c} ×{n}" for c, n in tally.codes.most_common())
+        note(f"  failed: {codes} (ids: {ids})")
+    if code in (EXIT_SIGINT, EXIT_SIGTERM) and out:
+        note(f"  continue with: --out {out} --resume")

@@ -1,0 +1,202 @@
+"""``curllm run`` (the default command): one task, planned or from ``--plan``, rendered."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+import click
+
+from ..errors import CurllmError, UsageError
+from .app import cli
+from .exits import EXIT_NOT_OK, EXIT_OK, fail
+from .options import (
+    browser_options,
+    configure_logging,
+    make_run_options,
+    read_json_arg,
+    report_registry_problems,
+)
+from .sinks import emit, event_bus
+
+FORMATS = ("json", "jsonl", "csv", "table")
+
+
+def split_url_and_instruction(words: tuple[str, ...], url: str | None) -> tuple[str | None, str]:
+    """``curllm [URL] "instruction"`` in either order: the URL is the word that looks like one."""
+    from ..urls import looks_like_url
+
+    rest = list(words)
+    if url is None:
+        for i, word in enumerate(rest):
+            if looks_like_url(word):
+                url = rest.pop(i)
+                break
+    return url, " ".join(rest).strip()
+
+
+@cli.command("run", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("words", nargs=-1)
+@click.option("--url", help="The page to start from (http(s), file:// or a local .html path).")
+@click.option("--plan", "plan_file", help="Run this plan (a JSON file, or - for stdin) instead of planning.")
+@click.option("--input", "input_file", help="Initial data for the plan (a JSON object file, or -).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    help="Output format (default: table on a terminal, else json).",
+)
+@click.option("-o", "--output", "output_file", type=click.Path(dir_okay=False), help="Write the output here.")
+@click.option("--events", "events_to", help="Write step events as JSON lines to this file, or - for stdout.")
+@click.option("--model", help="litellm model for planning (default: $CURLLM_MODEL; unset: the rule planner).")
+@click.option("--plan-only", is_flag=True, help="Print the plan and stop: no browser, no page fetch.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the plan cache.")
+@click.option("--refresh-plan", is_flag=True, help="Plan again and overwrite the cached plan.")
+@click.option(
+    "--max-replans",
+    type=click.IntRange(0, 5),
+    default=1,
+    show_default=True,
+    help="With a model: how many times a failed step may trigger a revised plan.",
+)
+@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
+@browser_options
+def run_cmd(
+    words: tuple[str, ...],
+    url: str | None,
+    plan_file: str | None,
+    input_file: str | None,
+    fmt: str | None,
+    output_file: str | None,
+    events_to: str | None,
+    model: str | None,
+    plan_only: bool,
+    no_cache: bool,
+    refresh_plan: bool,
+    max_replans: int,
+    verbose: int,
+    **browser_params: Any,
+) -> None:
+    """Run a task: `curllm [URL] "instruction"`, or `curllm --plan FILE [--url URL]`."""
+    try:
+        code = _run(
+            words,
+            url,
+            plan_file,
+            input_file,
+            fmt,
+            output_file,
+            events_to,
+            model,
+            plan_only,
+            no_cache,
+            refresh_plan,
+            max_replans,
+            verbose,
+            browser_params,
+        )
+    except CurllmError as e:
+        fail(e)
+    sys.exit(code)
+
+
+def _run(
+    words: tuple[str, ...],
+    url: str | None,
+    plan_file: str | None,
+    input_file: str | None,
+    fmt: str | None,
+    output_file: str | None,
+    events_to: str | None,
+    model: str | None,
+    plan_only: bool,
+    no_cache: bool,
+    refresh_plan: bool,
+    max_replans: int,
+    verbose: int,
+    browser_params: dict[str, Any],
+) -> int:
+    from ..plugins import load_registry
+    from ..runner import Runner, TaskSpec, resolve_model
+
+    from ..config import load_config
+
+    configure_logging(verbose)
+    load_config()  # a bad config file is reported first, whatever else is wrong
+    url, instruction = split_url_and_instruction(words, url)
+    if plan_file and instruction:
+        raise UsageError("give either an instruction or --plan, not both")
+    if not plan_file and not instruction:
+        raise UsageError('no instruction: try `curllm "find products under 150zł" --url URL`, or --plan FILE')
+    data = read_json_arg(input_file, "--input") if input_file else None
+    if data is not None and not isinstance(data, dict):
+        raise UsageError(
+            f"--input {input_file}: must be a JSON object of data keys, got {type(data).__name__}"
+        )
+    model = resolve_model(model)
+    fmt = fmt or ("table" if sys.stdout.isatty() and not output_file else "json")
+
+    registry = load_registry()
+    report_registry_problems(registry)
+    runner = Runner(registry)
+    options = make_run_options(browser_params, None, data)
+
+    if plan_file:
+        from ..plan import check_plan
+
+        doc = read_json_arg(plan_file, "--plan")
+        plan = check_plan(doc, registry, initial_keys=set(data or {}))
+        if plan_only:
+            emit(json.dumps(plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
+            return EXIT_OK
+        spec = TaskSpec(plan=plan, url=url, data=data, options=options)
+    else:
+        spec = TaskSpec(
+            instruction=instruction,
+            url=url,
+            data=data,
+            model=model,
+            options=options,
+            use_cache=not no_cache,
+            refresh_plan=refresh_plan,
+            max_replans=max_replans,
+        )
+        spec = replace(spec, url=runner.start_url(spec))
+        # With --input data there may be nothing to open: plan on the data alone.
+        if spec.url is None and data is None:
+            raise UsageError(_no_url_message(instruction, registry))
+        if plan_only:
+            planned = asyncio.run(runner.plan(spec))
+            emit(json.dumps(planned.plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
+            return EXIT_OK
+
+    bus, closers = event_bus(events_to, verbose)
+    try:
+        result = asyncio.run(runner.run(spec, events=bus))
+    except KeyboardInterrupt:
+        click.echo("curllm: interrupted", err=True)
+        return 130
+    finally:
+        for close in closers:
+            close()
+    from ..render import render
+
+    emit(render(result, fmt), output_file)
+    if not result.ok and fmt != "table":
+        for error in result.errors:
+            click.echo(f"curllm: error [{error.get('code')}]: {error.get('message')}", err=True)
+    return EXIT_OK if result.ok else EXIT_NOT_OK
+
+
+def _no_url_message(instruction: str, registry: Any) -> str:
+    from ..runner import known_sites_hint
+
+    known = known_sites_hint(registry)
+    hint = f", or name a site the installed tools know: {known}" if known else ""
+    return (
+        f"no URL to start from: give one with --url URL or as a URL argument, e.g. "
+        f'`curllm https://shop.example/ "{instruction}"`; or set CURLLM_DEFAULT_URL{hint}'
+    )

@@ -1,0 +1,49 @@
+"""Where a command's events and output go: the ``--events`` file or stdout, a live terminal view,
+the ``-o`` file."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from ..errors import UsageError
+from ..events import EventBus, JsonlSink
+
+
+def open_events(events_to: str) -> JsonlSink:
+    """A JSONL sink for ``--events FILE`` (appended to) or ``-`` (stdout); UsageError if unopenable."""
+    if events_to == "-":
+        return JsonlSink(sys.stdout)
+    try:
+        stream = open(events_to, "a", encoding="utf-8")  # noqa: SIM115 - closed by the sink's owner
+    except OSError as e:
+        raise UsageError(f"--events {events_to}: cannot open: {e.strerror}") from None
+    return JsonlSink(stream, close=True)
+
+
+def event_bus(events_to: str | None, verbose: int) -> tuple[EventBus, list[Callable[[], None]]]:
+    """The bus of one ``run``: ``--events`` and, on a terminal or with -v, the live view."""
+    from ..events import TerminalSink
+
+    bus, closers = EventBus(), []
+    if events_to:
+        sink = open_events(events_to)
+        bus.add(sink)
+        closers.append(sink.close)
+    if sys.stderr.isatty() or verbose:
+        bus.add(TerminalSink())
+    return bus, closers
+
+
+def emit(text: str, output_file: str | None) -> None:
+    """The command's output to ``-o FILE``, else stdout."""
+    if output_file:
+        try:
+            Path(output_file).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"-o {output_file}: cannot write: {e.strerror}") from None
+    else:
+        click.echo(text, nl=False)

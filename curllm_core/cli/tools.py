@@ -1,0 +1,224 @@
+"""``curllm tools ...`` (list, show, validate, manifest, new) and ``curllm plugins list``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import CurllmError, UsageError
+from .app import cli
+from .exits import fail
+from .options import report_registry_problems
+
+
+@cli.group()
+def tools() -> None:
+    """List, show, validate and create tools."""
+
+
+@tools.command("list")
+@click.option("--category", type=click.Choice(["extraction", "forms", "navigation", "validation"]))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+def tools_list(category: str | None, as_json: bool) -> None:
+    """Every installed tool, as category.name."""
+    from ..plugins import load_registry
+
+    registry = load_registry()
+    rows = [m for m in registry if not category or m.category == category]
+    if as_json:
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "name": m.key,
+                        "category": m.category,
+                        "version": m.version,
+                        "description": m.description,
+                        "source": m.source,
+                        "path": m.path,
+                        "sites": list(m.sites),
+                        "produces": list(m.produces),
+                        "consumes": list(m.consumes),
+                        "effects": m.effects,
+                    }
+                    for m in rows
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+    else:
+        width = max((len(m.key) for m in rows), default=10)
+        for m in rows:
+            source = "" if m.source == "builtin" else f"  [{m.source}]"
+            click.echo(f"{m.key:<{width}}  {m.version:<7} {m.description.split('. ')[0][:80]}{source}")
+        click.echo(f"{len(rows)} tools", err=True)
+    report_registry_problems(registry)
+
+
+@tools.command("show")
+@click.argument("name")
+def tools_show(name: str) -> None:
+    """Print one tool's manifest (category.name, or a bare name when unambiguous)."""
+    from ..plugins import load_registry
+
+    try:
+        manifest = load_registry().resolve(name)
+    except CurllmError as e:
+        fail(e)
+    doc = manifest.to_dict() | {"x-source": manifest.source, "x-path": manifest.path}
+    click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
+
+
+@tools.command("validate")
+@click.argument("paths", nargs=-1, type=click.Path())
+def tools_validate(paths: tuple[str, ...]) -> None:
+    """Check manifests (files or directories; default: every installed tool). Exit 1 on any problem."""
+    from ..manifest import check_manifest, read_manifest
+    from ..tool import load_callable
+
+    files: list[Path] = []
+    if not paths:
+        from ..plugins import load_registry
+
+        registry = load_registry(use_cache=False)
+        files = [Path(m.path) for m in registry if m.path]
+        bad = list(registry.problems)
+        for m in registry:
+            try:
+                load_callable(m, registry.impls.get(m.key))
+            except CurllmError as e:
+                from ..errors import Problem
+
+                bad.append(Problem(e.message, "/entrypoint", m.path or m.source))
+        files = []
+    else:
+        bad = []
+        for p in map(Path, paths):
+            if p.is_dir():
+                files += sorted(f for f in p.rglob("*.json") if not f.name.endswith(".schema.json"))
+            elif p.is_file():
+                files.append(p)
+            else:
+                from ..errors import Problem
+
+                bad.append(Problem("no such file or directory", "", str(p)))
+    checked = 0
+    for f in files:
+        checked += 1
+        try:
+            doc = read_manifest(f)
+        except CurllmError as e:
+            bad += e.problems
+            continue
+        problems = check_manifest(doc, source=str(f))
+        if not problems:
+            from ..manifest import Manifest
+
+            manifest = Manifest.from_dict(doc, path=str(f.resolve()))
+            try:
+                load_callable(manifest)
+            except CurllmError as e:
+                from ..errors import Problem
+
+                problems.append(Problem(e.message, "/entrypoint", str(f)))
+        bad += problems
+    for problem in bad:
+        click.echo(f"{problem}")
+    total = checked if paths else "all installed"
+    click.echo(f"{len(bad)} problem(s) in {total} manifest(s)", err=True)
+    sys.exit(1 if bad else 0)
+
+
+@tools.command("manifest")
+@click.argument("target")
+def tools_manifest(target: str) -> None:
+    """Print the manifest a code-first tool (MODULE:FUNC, made with @tool) would have."""
+    import importlib
+
+    from ..tool import CodeTool, manifest_for_function
+
+    module, _, attr = target.partition(":")
+    if not attr:
+        fail(UsageError(f"expected MODULE:FUNC, got {target!r}"))
+    sys.path.insert(0, os.getcwd())
+    try:
+        obj = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except Exception as e:  # the user's module: report any import failure plainly
+        fail(UsageError(f"cannot import {target}: {type(e).__name__}: {e}"))
+    if isinstance(obj, CodeTool):
+        doc = obj.manifest.to_dict()
+    elif callable(obj):
+        try:
+            doc = manifest_for_function(obj, category="extraction")
+        except (TypeError, ValueError) as e:
+            fail(UsageError(f"{target}: {e}"))
+    else:
+        fail(UsageError(f"{target} is not a function"))
+    click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
+
+
+@tools.command("new")
+@click.argument("name")
+@click.option(
+    "--category",
+    type=click.Choice(["extraction", "forms", "navigation", "validation"]),
+    help="The tool's category (or give NAME as category.name).",
+)
+@click.option(
+    "--dir",
+    "directory",
+    default="curllm_tools",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where to write it; load it with CURLLM_TOOLS_PATH=DIR.",
+)
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+def tools_new(name: str, category: str | None, directory: str, force: bool) -> None:
+    """Create a tool to start from: a manifest, its code and a passing test."""
+    from ..scaffold import new_tool
+
+    try:
+        made = new_tool(name, category, directory, force=force)
+    except CurllmError as e:
+        fail(e)
+    d = made.directory.as_posix()
+    path = os.environ.get("CURLLM_TOOLS_PATH")
+    tools_path = f"{d}{os.pathsep}{path}" if path else d
+    click.echo(
+        f"Created {made.key} in {d}/:\n"
+        f"  {made.manifest.as_posix():<40} the manifest: what it does, parameters, output, selectors\n"
+        f"  {made.code.as_posix():<40} the code: async def run(ctx, **params)\n"
+        f"  {made.test.as_posix():<40} a test with curllm's pytest fixtures\n\n"
+        "Next:\n"
+        f"  export CURLLM_TOOLS_PATH={tools_path}\n"
+        f"  curllm tools validate {d}\n"
+        f"  curllm tools show {made.key}\n"
+        f"  pytest {d}        # needs pytest-asyncio; browser tests need a Chromium"
+    )
+
+
+@cli.group()
+def plugins() -> None:
+    """Installed plugins."""
+
+
+@plugins.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+def plugins_list(as_json: bool) -> None:
+    """Every plugin with its version, tools and load errors."""
+    from ..plugins import load_registry
+
+    registry = load_registry()
+    if as_json:
+        click.echo(json.dumps([p.to_dict() for p in registry.plugins], ensure_ascii=False, indent=2))
+        return
+    for p in registry.plugins:
+        status = f"ERROR: {p.error}" if p.error else f"{len(p.tools)} tools"
+        click.echo(f"{p.name:<24} {p.version or '-':<8} {status}")

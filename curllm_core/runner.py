@@ -1,0 +1,655 @@
+"""The runner: one task from its spec to a `Result`, the pipeline every entry point shares.
+
+    runner = Runner(registry, browser, events)
+    result = await runner.run(TaskSpec(instruction="find products under 150zł", url="shop.example"))
+
+``run`` = ``prepare`` + ``execute``:
+
+- **prepare** resolves the start URL once (`start_url`: the explicit URL, else a site the
+  instruction names that an installed tool knows, else ``CURLLM_DEFAULT_URL``, else the config's
+  ``default_url``), normalises and checks it (`check_start_url`), then plans the instruction or
+  checks the given plan. While the rule planner works, the browser is already starting (warm-up);
+  a model is shown a summary of the start page, opened in the session the steps then use.
+- **execute** runs the plan (steps, retries, fallbacks, re-planning by the model after a failed
+  step, at most ``max_replans`` times) and returns the `Result`, with the planning time and the
+  model's usage added.
+
+Public surface (what the CLI, the Python API, batch runs, an HTTP server or a Ray worker call):
+
+- `TaskSpec`: what to do (instruction or plan, url, data, model, `RunOptions`, cache flags,
+  ``max_replans``, ``fields``/``limit``). Frozen and picklable: a task can cross a process boundary.
+- `Runner(registry=None, browser=None, events=None)`: ``registry`` defaults to the installed tools
+  (loaded on first use); ``browser`` is shared by every task when given (one browser per process,
+  a fresh context per task; its owner closes it), else each task starts and closes its own;
+  ``events`` is the default `EventBus` (a call's ``events=`` replaces it for that task, e.g. one
+  SSE stream per request). Concurrent identical plannings (same instruction shape, site, model and
+  data keys) share one planning, so one Runner serves many concurrent tasks.
+- ``await runner.run(spec, events=None) -> Result``; ``await runner.prepare(spec) -> Prepared`` and
+  ``await runner.execute(prepared) -> Result`` for callers that look at the plan in between
+  (``await prepared.close()`` when not executing it). Cancelling the awaiting task (a client that
+  disconnects) cancels the task and closes its browser context; the shared browser stays.
+- Raises `UsageError` (bad URL, no instruction), `PlanError` (a given plan fails the check) and
+  `PlanningError` (no plan for the instruction) before anything runs; everything that goes wrong
+  while running is in the `Result`, including a task time limit hit while planning (``TASK_TIMEOUT``).
+
+Nothing here prints, exits or reads the command line: adapters render and map to exit codes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from .browser import Browser
+from .errors import CurllmError, PlanError, TaskTimeout, UsageError
+from .events import EventBus, preview
+from .executor import Execution, RunOptions
+from .plan import Plan, check_plan
+from .registry import Registry
+from .result import Result, error_entry
+
+if TYPE_CHECKING:
+    from .planner import Planned
+
+log = logging.getLogger("curllm.runner")
+
+__all__ = ["TaskSpec", "Prepared", "Runner", "check_start_url", "resolve_model"]
+
+#: How many distinct plannings a Runner remembers (a batch plans each distinct task shape once).
+PLAN_MEMO = 4096
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task: an ``instruction`` to plan, or a ``plan`` (a `Plan` or a plan document) to run.
+
+    ``url`` is the start page as given (a URL, a bare host, a local path; None: resolved by the
+    Runner). ``data`` is the initial data. ``options`` carries the browser and network settings and
+    ``timeout_s``, the limit of the whole task, planning included. ``model`` None plans with rules.
+    ``fields``/``limit`` are passed to the planner when given. ``base_dir`` resolves a relative local
+    page path (a task file's folder).
+    """
+
+    instruction: str | None = None
+    plan: Plan | dict | None = None
+    url: str | None = None
+    data: dict | None = None
+    model: str | None = None
+    options: RunOptions = field(default_factory=RunOptions)
+    use_cache: bool = True
+    refresh_plan: bool = False
+    max_replans: int = 1
+    fields: tuple[str, ...] | None = None
+    limit: int | None = None
+    base_dir: Path | None = None
+
+
+@dataclass
+class Prepared:
+    """A task ready to run: its checked plan, its start URL, and how the plan was made."""
+
+    spec: TaskSpec
+    plan: Plan
+    url: str | None
+    source: str  # "given", "rules", "llm:<model>", "cache", "rules (llm failed: ...)"
+    reasoning: list[str]
+    usage: dict | None
+    plan_ms: int | None  # None for a given plan
+    events: EventBus
+    execution: Execution
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def needs_page(self) -> bool:
+        """Whether a step needs a web page (and so a start URL)."""
+        return self.plan.needs_page
+
+    async def close(self) -> None:
+        """Release what preparing started (a warming browser, an opened page) without running."""
+        await self.execution.close()
+
+
+def resolve_model(explicit: str | None) -> str | None:
+    """The planning model of a command: ``--model``, else ``CURLLM_MODEL``, else the config's ``model``."""
+    if explicit is not None:
+        return explicit or None
+    from .config import load_config
+
+    return os.environ.get("CURLLM_MODEL") or load_config().get("model") or None
+
+
+def default_url() -> str | None:
+    """``CURLLM_DEFAULT_URL``, else the config's ``default_url``."""
+    from .config import load_config
+
+    return os.environ.get("CURLLM_DEFAULT_URL") or load_config().get("default_url") or None
+
+
+def check_start_url(raw: Any, base_dir: Path | None = None) -> str:
+    """A start URL normalised (local paths to ``file://``, bare hosts to ``https://``) and checked.
+
+    UsageError (code ``BAD_URL``) for anything a browser cannot open: not a string, not URL-like,
+    a port that is not a number, a scheme other than http(s) and file, no host or path.
+    """
+    from .urls import looks_like_url, normalize_url
+
+    if not isinstance(raw, str):
+        raise UsageError(f"url must be a string, not {type(raw).__name__}", code="BAD_URL")
+    text = raw.strip()
+    # A relative page path is taken relative to base_dir (a task file's folder), as plan paths are.
+    if base_dir is not None and text and "://" not in text and (base_dir / text).is_file():
+        text = str(base_dir / text)
+    if not looks_like_url(text):
+        raise UsageError(
+            f"bad URL {raw!r}: expected http(s)://…, file://… or the path of a local page", code="BAD_URL"
+        )
+    url = normalize_url(text)
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError:
+        raise UsageError(
+            f"bad URL {raw!r}: the port is not a number from 0 to 65535", code="BAD_URL"
+        ) from None
+    if parts.scheme in ("http", "https") and parts.hostname:
+        return url
+    if parts.scheme == "file" and parts.path:
+        return url
+    raise UsageError(
+        f"bad URL {raw!r}: only http(s) and file URLs with a host or path can be opened", code="BAD_URL"
+    )
+
+
+def known_sites_hint(registry: Registry) -> str:
+    """``amazon.com (+20 more), ceneo.pl, ...``: the sites installed tools know, one per name."""
+    from .planner.rules import site_label
+
+    by_label: dict[str, list[str]] = {}
+    for m in registry:
+        for site in m.sites:
+            if site not in by_label.setdefault(site_label(site), []):
+                by_label[site_label(site)].append(site)
+    return ", ".join(
+        sites[0] + (f" (+{len(sites) - 1} more)" if len(sites) > 1 else "")
+        for _, sites in sorted(by_label.items())
+    )
+
+
+class Runner:
+    """Prepares and runs tasks (see the module docstring for the public surface)."""
+
+    def __init__(
+        self,
+        registry: Registry | None = None,
+        browser: Browser | None = None,
+        events: EventBus | None = None,
+    ):
+        self._registry = registry
+        self.browser = browser
+        self.events = events
+        self._plans: dict[tuple, asyncio.Task] = {}
+        self._checked: dict[tuple, Plan | PlanError] = {}
+
+    @property
+    def registry(self) -> Registry:
+        """The tools: as given, else the installed ones (loaded on first use)."""
+        if self._registry is None:
+            from .plugins import load_registry
+
+            self._registry = load_registry()
+        return self._registry
+
+    # --- the start URL -------------------------------------------------------------------------
+
+    def start_url(self, spec: TaskSpec) -> str | None:
+        """Where the task starts, normalised and checked; None when nothing gives one.
+
+        The explicit URL; for an instruction, else a site it names ("na Ceneo") that an installed
+        tool lists, else the default URL (env, config); for a plan, else the plan's own ``url``.
+        """
+        url = spec.url or None
+        if url is None and spec.instruction is not None:
+            url = self.named_site(spec.instruction) or default_url()
+        elif url is None and spec.plan is not None:
+            url = spec.plan.url if isinstance(spec.plan, Plan) else _plan_doc_url(spec.plan)
+        return check_start_url(url, spec.base_dir) if url else None
+
+    def named_site(self, instruction: str) -> str | None:
+        """The home page of the best site the instruction names, if an installed tool knows it."""
+        from .planner.rules import named_sites, site_url
+
+        sites = named_sites(instruction, self.registry)
+        return site_url(sites[0]) if sites else None
+
+    # --- preparing -----------------------------------------------------------------------------
+
+    async def prepare(self, spec: TaskSpec, *, events: EventBus | None = None) -> Prepared:
+        """Resolve the start URL, then plan the instruction or check the plan. Raises before any run."""
+        bus = events or self.events or EventBus()
+        url = self.start_url(spec)
+        data = dict(spec.data or {})
+        options = replace(spec.options, url=url, data=data)
+        execution = Execution(Plan(steps=[]), self.registry, options, bus, self.browser)
+        if spec.plan is not None:
+            plan = spec.plan if isinstance(spec.plan, Plan) else self.check(spec.plan, set(data))
+            bus.emit(
+                "init",
+                {
+                    "url": url,
+                    "instruction": plan.instruction,
+                    "planner": plan.planner or "given",
+                    "steps": len(plan.steps),
+                },
+            )
+            if plan.needs_page and self.browser is None:
+                from .browser_path import find_browser
+
+                find_browser()  # as for an instruction: BrowserNotFound before any step runs
+            execution.plan = plan
+            prepared = Prepared(spec, plan, url, plan.planner or "given", [], None, None, bus, execution)
+            decision_event(bus, plan, [], url)
+            return prepared
+        instruction = (spec.instruction or "").strip()
+        if not instruction:
+            raise UsageError('no instruction given: say what to find, e.g. "find products under 150zł"')
+        bus.emit(
+            "init",
+            {
+                "url": url,
+                "instruction": instruction,
+                "planner": f"llm:{spec.model}" if spec.model else "rules",
+            },
+        )
+        started = time.perf_counter()
+        # The execution exists before the plan so that a model can be shown the page it will work on:
+        # the page opened for the summary is the one the steps then use (no second navigation).
+        if url and not spec.model:
+            await self._warm_up(execution)
+        try:
+            planned = await self._plan(spec, instruction, url, data, bus, execution)
+            if planned.plan.needs_page and self.browser is None and execution.session is None:
+                from .browser_path import find_browser
+
+                find_browser()  # BrowserNotFound (bad set-up, exit 2) before any step runs
+        except BaseException:
+            await execution.close()
+            raise
+        plan_ms = _ms(started)
+        decision_event(bus, planned.plan, planned.reasoning, url, planned.source)
+        execution.plan = planned.plan
+        return Prepared(
+            spec,
+            planned.plan,
+            url,
+            planned.source,
+            list(planned.reasoning),
+            planned.usage,
+            plan_ms,
+            bus,
+            execution,
+            started,
+        )
+
+    async def plan(self, spec: TaskSpec, *, events: EventBus | None = None) -> Planned:
+        """Only plan the instruction (``--plan-only``): no browser, no page, nothing run."""
+        from .planner import plan_task
+
+        instruction = (spec.instruction or "").strip()
+        if not instruction:
+            raise UsageError('no instruction given: say what to find, e.g. "find products under 150zł"')
+        return await plan_task(
+            instruction,
+            self.start_url(spec),
+            self.registry,
+            model=spec.model,
+            use_cache=spec.use_cache,
+            refresh=spec.refresh_plan,
+            events=events,
+            initial_keys=set(spec.data or {}),
+            **_planner_extras(spec),
+        )
+
+    def check(self, doc: dict, initial_keys: set[str]) -> Plan:
+        """check_plan, once per distinct document: a batch often runs one plan many times."""
+        import json
+
+        key = (json.dumps(doc, sort_keys=True, default=str), frozenset(initial_keys))
+        if key not in self._checked:
+            if len(self._checked) >= PLAN_MEMO:
+                self._checked.pop(next(iter(self._checked)))
+            try:
+                self._checked[key] = check_plan(doc, self.registry, initial_keys=set(initial_keys))
+            except PlanError as e:
+                self._checked[key] = e
+        found = self._checked[key]
+        if isinstance(found, PlanError):
+            raise found
+        return found
+
+    async def _plan(
+        self,
+        spec: TaskSpec,
+        instruction: str,
+        url: str | None,
+        data: dict,
+        bus: EventBus,
+        execution: Execution,
+    ) -> Planned:
+        """Plan under the task's time limit; concurrent identical tasks share one planning."""
+        from .planner import plan_task
+        from .planner.cache import normalize_instruction, url_shape
+
+        key = (
+            normalize_instruction(instruction),
+            url_shape(url),
+            spec.model,
+            frozenset(data),
+            spec.use_cache,
+            spec.refresh_plan,
+            spec.fields,
+            spec.limit,
+        )
+        planning = self._plans.get(key)
+        # A planning that failed fails alike for its twins; only a cancelled one (a stopped batch) is redone.
+        first = planning is None or planning.cancelled()
+        if first:
+            summary = _page_summary(execution) if spec.model and url else None
+            planning = asyncio.create_task(
+                plan_task(
+                    instruction,
+                    url,
+                    self.registry,
+                    model=spec.model,
+                    use_cache=spec.use_cache,
+                    refresh=spec.refresh_plan,
+                    events=bus,
+                    initial_keys=set(data),
+                    page_summary=summary,
+                    **_planner_extras(spec),
+                ),
+                name="curllm-plan",
+            )
+            if len(self._plans) >= PLAN_MEMO:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[key] = planning
+        assert planning is not None
+        timeout = spec.options.timeout_s
+        try:
+            # shield: one waiter's time limit or cancellation must not cancel a planning others share
+            planned = await asyncio.wait_for(asyncio.shield(planning), timeout)
+        except TimeoutError:
+            raise TaskTimeout(f"planning did not finish within {timeout:g} s") from None
+        if not first:
+            # The model's usage was spent once: it is reported on the task that caused it; the plan is
+            # this task's (its instruction and URL), not the one that planned first.
+            planned = replace(
+                planned, usage=None, plan=replace(planned.plan, instruction=instruction, url=url)
+            )
+        return planned
+
+    async def _warm_up(self, execution: Execution) -> None:
+        """Start the browser while the rules plan: Chromium boots in its own process meanwhile.
+
+        The launch goes on in a task; the planner's slowest part, importing the plan checker, runs
+        after the task has reached its first wait. If the plan needs no page, closing the execution
+        closes an owned browser again; a launch that fails is reported by the first step that needs it.
+        """
+        if execution.browser is None:
+            execution.browser = Browser(headless=execution.options.browser.headless)
+        elif execution.browser.started:
+            return
+        browser = execution.browser
+
+        async def launch() -> None:
+            try:
+                await browser.start()
+            except Exception as e:  # reported where a page is needed (BrowserNotFound before any step)
+                log.debug("browser warm-up failed: %s", e)
+
+        execution.warm_up = asyncio.create_task(launch())
+        await asyncio.sleep(0)  # the task imports Playwright and spawns its driver, then waits
+        import jsonschema  # noqa: F401 - the checker's import overlaps the driver's start
+
+        await asyncio.sleep(0)  # let the launch request go out before planning continues
+
+    def cancel_plannings(self) -> None:
+        """Cancel the plannings in flight (a stopped batch): their waiters see CancelledError."""
+        for planning in self._plans.values():
+            planning.cancel()
+
+    async def aclose(self) -> None:
+        """Cancel and await the plannings in flight. The shared browser is its owner's to close."""
+        self.cancel_plannings()
+        await asyncio.gather(*self._plans.values(), return_exceptions=True)
+
+    # --- running -------------------------------------------------------------------------------
+
+    async def execute(self, prepared: Prepared) -> Result:
+        """Run a prepared task (re-planning after a failed step when a model planned it)."""
+        spec, execution, bus = prepared.spec, prepared.execution, prepared.events
+        timeout = spec.options.timeout_s
+        if timeout is not None and prepared.plan_ms is not None:
+            # The task's limit covers its planning: the steps get what is left.
+            left = max(0.1, timeout - (time.perf_counter() - prepared.started))
+            execution.options = replace(execution.options, timeout_s=left)
+        replanner = None
+        max_replans = spec.max_replans
+        # Re-planning needs a model that answered: after a failed (fallen-back) planning it would fail again.
+        if (
+            spec.model
+            and max_replans > 0
+            and prepared.plan_ms is not None
+            and not prepared.source.startswith("rules")
+        ):
+            replanner = Replanner(spec.instruction or "", spec.model, self.registry, bus, max_replans)
+            execution.replan = replanner
+        result = await execution.run()
+        if prepared.plan_ms is not None:
+            result.timings["plan_ms"] = prepared.plan_ms
+            result.timings["total_ms"] = result.timings.get("total_ms", 0) + prepared.plan_ms
+            result.usage = prepared.usage
+        if replanner is not None and replanner.usage is not None:
+            from .planner.llm import merge_usage
+
+            result.usage = merge_usage(result.usage, replanner.usage)
+        complete_event(bus, result)
+        return result
+
+    async def run(self, spec: TaskSpec, *, events: EventBus | None = None) -> Result:
+        """Prepare and execute one task. A time limit hit while planning is a failed Result."""
+        started = time.perf_counter()
+        try:
+            prepared = await self.prepare(spec, events=events)
+        except TaskTimeout as e:
+            result = Result(
+                ok=False,
+                errors=[error_entry(e.code, e.message)],
+                timings={"plan_ms": _ms(started), "total_ms": _ms(started)},
+                url=spec.url,
+            )
+            complete_event(events or self.events or EventBus(), result)
+            return result
+        return await self.execute(prepared)
+
+
+def _planner_extras(spec: TaskSpec) -> dict[str, Any]:
+    """``fields``/``limit`` for the planner, only when given (planners without them keep working)."""
+    extra: dict[str, Any] = {}
+    if spec.fields is not None:
+        extra["fields"] = list(spec.fields)
+    if spec.limit is not None:
+        extra["limit"] = spec.limit
+    return extra
+
+
+def _plan_doc_url(doc: Any) -> str | None:
+    url = doc.get("url") if isinstance(doc, dict) else None
+    return url if isinstance(url, str) and url else None
+
+
+def _page_summary(execution: Execution) -> Callable[[], Awaitable[dict | None]]:
+    """Open the start page (once, in the execution's session) and summarise it for the model."""
+
+    async def summarize() -> dict | None:
+        from .planner.llm import summarize_page
+
+        try:
+            await execution.ensure_page()
+            return await summarize_page(execution.page)
+        except Exception as e:  # only a hint for the model: planning goes on without it
+            log.debug("no page summary for the planner: %s", e)
+            return None
+
+    return summarize
+
+
+class Replanner:
+    """After a failed step, asks the model for a revised plan of what remains (``limit`` times)."""
+
+    def __init__(self, instruction: str, model: str, registry: Registry, bus: EventBus, limit: int):
+        self.instruction, self.model, self.registry, self.bus, self.limit = (
+            instruction,
+            model,
+            registry,
+            bus,
+            limit,
+        )
+        self.rounds = 0
+        self.usage: dict | None = None
+
+    async def __call__(self, execution: Execution, index: int) -> Plan | None:
+        from .executor import PAGE_ERRORS
+        from .planner import warn
+        from .planner.llm import LLMFailure, merge_usage, replan_with_llm, summarize_page
+
+        failed = execution.steps[-1] if execution.steps else None
+        # A page that cannot be had defeats any plan; and the number of rounds is bounded.
+        if failed is None or failed.code in PAGE_ERRORS or self.rounds >= self.limit:
+            return None
+        self.rounds += 1
+        history = [
+            {
+                "step": r.step,
+                "tool": r.tool,
+                "success": r.success,
+                "result_preview": preview(r.result) if r.success else None,
+                "error": r.error,
+            }
+            for r in execution.steps
+        ]
+        summary = None
+        if execution.page is not None:
+            try:
+                summary = await summarize_page(execution.page)
+            except Exception as e:  # a hint only, as for the first plan
+                log.debug("no page summary for re-planning: %s", e)
+        try:
+            planned = await replan_with_llm(
+                self.instruction,
+                execution.url,
+                self.registry,
+                self.model,
+                history=history,
+                remaining=execution.plan.steps[index:],
+                data_keys=set(execution.data),
+                expected_output=execution.plan.expected_output,
+                page_summary=summary,
+            )
+        except LLMFailure as e:
+            self.usage = merge_usage(self.usage, e.usage)
+            warn(f"model {self.model} could not revise the plan ({e.reason}); stopping at the failed step")
+            return None
+        self.usage = merge_usage(self.usage, planned.usage)
+        for entry in execution.errors:
+            if entry.get("step") == index and not entry.get("optional"):
+                entry["recovered"] = True  # the revised plan takes over; its own failures still count
+        old = execution.plan
+        revised = Plan(
+            old.steps[:index] + planned.plan.steps,
+            planned.plan.expected_output or old.expected_output,
+            old.fallback,
+            old.instruction,
+            old.url,
+            old.planner,
+            old.needs_page or planned.plan.needs_page,
+        )
+        decision_event(
+            self.bus,
+            planned.plan,
+            planned.reasoning,
+            execution.url,
+            planned.source,
+            message=f"revised plan of {len(planned.plan.steps)} step(s) by {planned.source} after step "
+            f"{index} ({failed.tool}) failed",
+            extra={"replan": self.rounds, "after_step": index, "first_step": index + 1},
+        )
+        return revised
+
+
+def decision_event(
+    bus: EventBus,
+    plan: Plan,
+    reasoning: list[str],
+    url: str | None,
+    source: str | None = None,
+    *,
+    message: str | None = None,
+    extra: dict | None = None,
+) -> None:
+    """The ``agent_decision`` step event: the plan's tool calls with the reasoning for each."""
+    calls = [
+        {
+            "tool": s.tool,
+            "params": s.parameters,
+            "reasoning": (reasoning[i] if i < len(reasoning) else "") or s.description,
+        }
+        for i, s in enumerate(plan.steps)
+    ]
+    bus.step(
+        0,
+        "agent_decision",
+        "completed",
+        message or f"plan of {len(plan.steps)} step(s) by {source or plan.planner or 'the user'}",
+        url=url,
+        extracted_data={
+            "tool_calls": calls,
+            "planner": source or plan.planner,
+            "expected_output": plan.expected_output,
+            **(extra or {}),
+        },
+    )
+
+
+def complete_event(bus: EventBus, result: Result) -> None:
+    """The last event of a task: ok, item count, errors, duration."""
+    key, items = result.items()
+    bus.emit(
+        "complete",
+        {
+            "ok": result.ok,
+            "url": result.url,
+            "items": len(items),
+            "key": key,
+            "errors": result.errors,
+            "duration_ms": result.timings.get("total_ms"),
+        },
+    )
+
+
+def error_of(e: CurllmError) -> dict:
+    """An error entry for an error raised before a task ran (with its problems, one line each)."""
+    entry = error_entry(e.code, e.message)
+    if e.problems:
+        entry["problems"] = [str(p) for p in e.problems]
+    return entry
+
+
+def _ms(since: float) -> int:
+    return int((time.perf_counter() - since) * 1000)

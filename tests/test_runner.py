@@ -1,0 +1,264 @@
+"""One runner behind every entry point: the start URL, re-planning, warm-up, page summary and plugin
+reports behave alike through the Python API, `curllm run` and `curllm batch`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from curllm_core.errors import UsageError
+from curllm_core.runner import Runner, TaskSpec, check_start_url
+
+from .planner.fake_llm import FakeLLM
+
+CENEO = "produkty od 100 do 200 zł na Ceneo"
+MODEL = "openai/x"
+KEY = "sk-CURLLMRUNNERKEY"
+
+
+@pytest.fixture
+def clean_env(tmp_path, monkeypatch):
+    """No default URL, no config file, no model, a private cache."""
+    for name in ("CURLLM_DEFAULT_URL", "CURLLM_CONFIG", "CURLLM_MODEL", "CURLLM_TOOLS_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
+    return tmp_path
+
+
+@pytest.fixture
+def registry(clean_env):
+    from curllm_core.plugins import load_registry
+
+    return load_registry()
+
+
+def cli(*args: str, env: dict, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+    assert "Traceback" not in out.stderr, out.stderr
+    return out
+
+
+def fresh_env(tmp_path: Path, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CURLLM_", "OPENAI_"))}
+    env.update(
+        {
+            "CURLLM_LOAD_PLUGINS": "",
+            "CURLLM_CACHE_DIR": str(tmp_path / "cache"),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            **extra,
+        }
+    )
+    return env
+
+
+# --- the start URL ---------------------------------------------------------------------------------
+
+
+def test_start_url_explicit_then_named_site_then_default(registry, clean_env, monkeypatch):
+    runner = Runner(registry)
+    spec = TaskSpec(instruction=CENEO)
+    assert runner.start_url(TaskSpec(instruction=CENEO, url="shop.example/x")) == "https://shop.example/x"
+    assert runner.start_url(spec) == "https://www.ceneo.pl/"
+    plain = TaskSpec(instruction="find products under 150zł")
+    assert runner.start_url(plain) is None
+    config = clean_env / "config.toml"
+    config.write_text('default_url = "https://from-config.example/"\n')
+    monkeypatch.setenv("CURLLM_CONFIG", str(config))
+    assert runner.start_url(plain) == "https://from-config.example/"
+    monkeypatch.setenv("CURLLM_DEFAULT_URL", "from-env.example")
+    assert runner.start_url(plain) == "https://from-env.example"
+    assert runner.start_url(spec) == "https://www.ceneo.pl/"  # a named site beats the default
+    plan = {"plan": [{"tool": "extraction.products_generic"}], "url": "https://plan.example/"}
+    assert runner.start_url(TaskSpec(plan=plan)) == "https://plan.example/"  # a plan's own URL
+
+
+@pytest.mark.parametrize("bad", ["not a url", "ftp://files.example/x", "http://x.example:99999/"])
+def test_a_bad_start_url_is_bad_input(bad):
+    with pytest.raises(UsageError) as e:
+        check_start_url(bad)
+    assert e.value.code == "BAD_URL" and e.value.exit_code == 2
+
+
+@pytest.mark.browser
+async def test_the_api_resolves_a_named_site_like_the_cli(registry, browser_path):
+    """Named in the instruction, not given: the API starts there (refused by the policy, so no network)."""
+    from curllm_core.api import arun
+    from curllm_core.policy import NetworkPolicy
+
+    events: list[dict] = []
+    result = await arun(
+        CENEO, registry=registry, policy=NetworkPolicy(block=("ceneo.pl",)), on_event=events.append
+    )
+    assert result.url == "https://www.ceneo.pl/"
+    assert events[0]["type"] == "init" and events[0]["data"]["url"] == "https://www.ceneo.pl/"
+    assert not result.ok and result.errors[0]["code"] == "BLOCKED_URL", result.errors
+
+
+@pytest.mark.browser
+def test_the_cli_and_batch_resolve_the_same_named_site(tmp_path, browser_path):
+    env = fresh_env(tmp_path)
+    out = cli(CENEO, "--block-domain", "ceneo.pl", "--format", "json", env=env)
+    assert out.returncode == 1, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["url"] == "https://www.ceneo.pl/" and doc["errors"][0]["code"] == "BLOCKED_URL"
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "c", "instruction": CENEO}) + "\n")
+    out = cli("batch", str(tasks), "--block-domain", "ceneo.pl", env=env)
+    assert out.returncode == 1, out.stderr
+    line = json.loads(out.stdout)
+    assert line["url"] == "https://www.ceneo.pl/" and line["errors"][0]["code"] == "BLOCKED_URL"
+
+
+@pytest.mark.browser
+async def test_the_api_uses_the_default_url_of_env_and_config(registry, clean_env, monkeypatch, site_url):
+    from curllm_core.api import arun
+
+    shop = f"{site_url}/test/en-shop.html"
+    monkeypatch.setenv("CURLLM_DEFAULT_URL", shop)
+    result = await arun("find products", registry=registry)
+    assert result.url == shop and result.ok, result.errors
+    monkeypatch.delenv("CURLLM_DEFAULT_URL")
+    config = clean_env / "config.toml"
+    config.write_text(f'default_url = "{shop}"\n')
+    monkeypatch.setenv("CURLLM_CONFIG", str(config))
+    result = await arun("find products", registry=registry)
+    assert result.url == shop and result.ok, result.errors
+
+
+async def test_without_any_url_the_api_says_so_without_cli_words(registry, browser_path):
+    from curllm_core.api import arun
+
+    result = await arun("find products under 150zł", registry=registry)
+    assert not result.ok and result.errors[0]["code"] == "NO_URL"
+    message = result.errors[0]["message"]
+    assert "no URL was given" in message and "--url" not in message
+
+
+# --- batch: re-planning, plugin reports, warm-up, page summary ---------------------------------------
+
+STRICT = {
+    "plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100, "mode": "fail"}}],
+    "expected_output": "products",
+}
+LENIENT = {
+    "plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100, "mode": "filter"}}],
+    "expected_output": "products",
+}
+PRODUCTS = [{"name": "Mug", "price": 39.0}, {"name": "Lamp", "price": 140.0}]
+
+
+@pytest.fixture
+def fake_llm():
+    server = FakeLLM().start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("replans", [1, 0])
+def test_batch_max_replans_re_plans(tmp_path, fake_llm, replans):
+    """A data-only task (no URL needed) whose first plan fails: the model revises it, as in `run`."""
+    tasks = tmp_path / "tasks.jsonl"
+    task = {
+        "id": "r",
+        "instruction": "every product must cost at most 100 zł",
+        "data": {"products": PRODUCTS},
+    }
+    tasks.write_text(json.dumps(task) + "\n")
+    fake_llm.script(STRICT, LENIENT)
+    env = fresh_env(tmp_path, OPENAI_API_KEY=KEY, CURLLM_API_BASE=fake_llm.base_url)
+    out = cli("batch", str(tasks), "--model", MODEL, "--no-cache", "--max-replans", str(replans), env=env)
+    line = json.loads(out.stdout)
+    if replans:
+        assert out.returncode == 0 and line["ok"], (line, out.stderr)
+        assert [p["name"] for p in line["data"]["products"]] == ["Mug"]
+        assert fake_llm.calls == 2 and line["usage"]["calls"] == 2
+        assert line["errors"][0]["recovered"] is True
+    else:
+        assert out.returncode == 1 and not line["ok"]
+        assert fake_llm.calls == 1
+    assert KEY not in out.stdout + out.stderr
+
+
+def test_batch_reports_a_broken_plugin_like_run(tmp_path):
+    site = tmp_path / "site"
+    dist = site / "broken_plugin-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "entry_points.txt").write_text("[curllm]\nbroken = curllm_no_such_plugin_module\n")
+    tasks = tmp_path / "tasks.jsonl"
+    plan = [{"tool": "validation.required_fields", "parameters": {"fields": ["name"]}}]
+    tasks.write_text(json.dumps({"id": "p", "plan": plan, "data": {"products": PRODUCTS}}) + "\n")
+    env = fresh_env(tmp_path, PYTHONPATH=str(site), CURLLM_LOAD_PLUGINS="broken")
+    out = cli("batch", str(tasks), env=env)
+    assert out.returncode == 0, out.stderr
+    assert "curllm: warning: plugin broken:" in out.stderr and "curllm_no_such_plugin_module" in out.stderr
+
+
+@pytest.mark.browser
+async def test_batch_warms_the_browser_up_while_planning(registry, monkeypatch, site_url, browser_path):
+    """The shared browser starts while the rules plan, not after."""
+    import asyncio
+
+    import curllm_core.planner
+    from curllm_core.batch import Batch
+
+    real = curllm_core.planner.plan_task
+    seen: list[bool] = []
+
+    async def slow_plan_task(*args, **kwargs):
+        await asyncio.sleep(1.5)  # a slow planning: the launch goes on meanwhile
+        seen.append(batch.browser.started)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(curllm_core.planner, "plan_task", slow_plan_task)
+    batch = Batch(
+        [{"id": "w", "instruction": "find products", "url": f"{site_url}/test/en-shop.html"}],
+        registry=registry,
+        use_cache=False,
+    )
+    lines = [line async for line in batch.results()]
+    assert seen == [True]
+    assert lines[0]["ok"], lines[0]["errors"]
+
+
+@pytest.mark.browser
+async def test_batch_shows_the_model_the_page(
+    registry, clean_env, monkeypatch, fake_llm, site_url, browser_path
+):
+    from curllm_core.batch import run_many
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("CURLLM_API_BASE", fake_llm.base_url)
+    plan = {
+        "plan": [{"tool": "extraction.products_generic", "parameters": {}}],
+        "expected_output": "products",
+    }
+    fake_llm.script(plan)
+    url = f"{site_url}/test/en-shop.html"
+    events: list[dict] = []
+    tasks = [{"id": "s", "instruction": "find products under 20 dollars", "url": url}]
+    lines = [
+        line
+        async for line in run_many(
+            tasks, registry=registry, model=MODEL, use_cache=False, on_event=events.append
+        )
+    ]
+    assert fake_llm.calls == 1
+    prompt = fake_llm.requests[0]["messages"][-1]["content"]
+    assert "Page summary:" in prompt and "Title: Demo Store" in prompt
+    assert [e["type"] for e in events].count("url_start") == 1  # the summarised page is the one used
+    assert lines[0]["ok"], lines[0]["errors"]
