@@ -165,8 +165,8 @@ class Session:
             kwargs["storage_state"] = o.session_file
         self.context = await browser.new_context(**kwargs)
         self.context.set_default_timeout(o.navigation_timeout_ms)
-        if self.policy.active or not o.load_images:
-            await self.context.route("**/*", self._route)
+        # Always routed: besides the policy and heavy resources, documents get their charset checked.
+        await self.context.route("**/*", self._route)
         self.page = await self.context.new_page()
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
         # Popups (window.open, target=_blank) are closed: the task stays on its own page.
@@ -189,6 +189,8 @@ class Session:
             if request.url.startswith("http"):
                 await self._fetch_checked(route)
                 return
+        if request.resource_type == "document" and await _fulfill_document(route):
+            return
         await _quietly(route.continue_())
 
     async def _fetch_checked(self, route) -> None:
@@ -213,6 +215,8 @@ class Session:
             return
         except Exception:  # a network failure: let the browser's own request report it
             await _quietly(route.continue_())
+            return
+        if route.request.resource_type == "document" and await _fulfill_document(route, first):
             return
         await _quietly(route.fulfill(response=first))
 
@@ -244,6 +248,8 @@ class Session:
             err.transient = response.status >= 500
             err.status = response.status
             raise err
+        if await _redirect_target_misread(response):
+            await self.page.goto(self.page.url, wait_until="domcontentloaded", timeout=timeout)
         try:
             # The DOM is there; give scripts a moment to finish, but a slow sub-resource is no failure.
             await self.page.wait_for_load_state("load", timeout=min(timeout, 5000))
@@ -270,6 +276,67 @@ class Session:
                 log.warning("could not save the session to %s: %s", self.options.session_file, e)
         await _quietly(self.context.close())
         self.context = None
+
+
+async def _fulfill_document(route, response=None) -> bool:
+    """Hand a document to the browser read with the encoding its bytes show (`charset.sniff`), when
+    its declaration is missing or wrong; False when the caller should go on as usual.
+
+    Over http(s) the document is fetched here (``response``, when the caller fetched it already) and
+    fulfilled with a corrected ``charset`` in its Content-Type, which a browser puts before any
+    ``<meta>``. A ``file:`` document is read from disk and fulfilled only when it needs the fix. A
+    redirect is passed on as it is: Chromium does not route the hops it follows (the target of a
+    redirect keeps its own declaration).
+    """
+    from .charset import content_type_with, is_html_type, sniff
+
+    url = route.request.url
+    try:
+        if url.startswith("file:"):
+            from urllib.parse import urlsplit
+            from urllib.request import url2pathname
+
+            path = Path(url2pathname(urlsplit(url).path))
+            if path.suffix.lower() not in (".html", ".htm", ".xhtml", ".shtml", ""):
+                return False
+            enc = sniff(path.read_bytes(), None)
+            if not enc.fixes:
+                return False
+            await route.fulfill(status=200, path=path, content_type=content_type_with(None, enc.name))
+            return True
+        if not url.startswith("http"):
+            return False
+        if response is None:
+            response = await route.fetch(max_redirects=0)
+        content_type = response.headers.get("content-type")
+        if 300 <= response.status < 400 or not is_html_type(content_type):
+            await route.fulfill(response=response)
+            return True
+        enc = sniff(await response.body(), content_type)
+        if not enc.fixes:
+            await route.fulfill(response=response)
+            return True
+        headers = {k: v for k, v in response.headers.items() if k.lower() != "content-type"}
+        headers["content-type"] = content_type_with(content_type, enc.name)
+        await route.fulfill(response=response, headers=headers)
+        return True
+    except Exception:  # a missing file, a network failure, a closed page: the caller goes on as usual
+        return False
+
+
+async def _redirect_target_misread(response) -> bool:
+    """Whether a navigation ended, through redirects, on a document the browser read with the wrong
+    charset: Chromium does not route the hops it follows, so `_fulfill_document` never saw it.
+    Opening the final URL again goes through the route (one more request, only in this case)."""
+    try:
+        if response is None or response.request.redirected_from is None:
+            return False
+        from .charset import is_html_type, sniff
+
+        content_type = response.headers.get("content-type")
+        return is_html_type(content_type) and sniff(await response.body(), content_type).fixes
+    except Exception:  # no body (a download, a closed page): nothing to fix
+        return False
 
 
 async def _quietly(awaitable) -> None:
