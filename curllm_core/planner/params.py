@@ -288,7 +288,10 @@ def extract_facts(instruction: str, *, today: date | None = None) -> Facts:
     _scores(t, facts)
     _pages(t, facts)
     _scrolls(t, facts)
+    _table_choice(t, facts)
     _counts(t, facts)
+    _result_count(t, facts)
+    _comments_wanted(t, facts)
     _sort(t, facts)
     _quoted_roles(t, quoted, facts)
     _dropdown(t, facts)
@@ -852,3 +855,129 @@ def _strict(t: _Text, facts: list[Fact]) -> None:
     )
     if m:
         facts.append(Fact("strict", True, m.start(), m.group(0)))
+
+
+# --- search results and table choice ---------------------------------------------------------
+
+_RESULT_NOUN = r"(?:results?|hits|\w*ergebnis\w*|\w*treffer|wynik\w*)"
+
+
+def _result_count(t: _Text, facts: list[Fact]) -> None:
+    """A count before a described result noun: "the 10 organic search results", "die 10 besten
+    Suchergebnisse" (`_counts` takes at most one word between the number and the noun)."""
+    if any(f.kind == "limit" for f in facts):
+        return
+    m = t.search(rf"\b{_N}\s+(?:[^\W\d_]+\s+){{0,3}}?{_RESULT_NOUN}\b")
+    if m:
+        value = to_int(m.group(1))
+        if 0 < value <= 10000:
+            facts.append(Fact("limit", value, m.start(), m.group(0)))
+            t.mask(m.start(1), m.end(1))
+
+
+def _comments_wanted(t: _Text, facts: list[Fact]) -> None:
+    """Comments as the thing asked for ("the comments on this story", "komentarze", "alle Kommentare"),
+    not as a count to filter or sort by ("more than 100 comments" is masked by then, "most comments")."""
+    m = t.search(r"\b(?:comments|comment thread|discussion|komentarze|komentarzy|kommentare|replies|odpowiedzi|antworten)\b")
+    if m and not re.search(
+        r"\b(?:most|more|least|fewest|number of|count of|by|najwięcej|najmniej|liczb\w*|meisten|wenigsten|anzahl|nach)\s+$",
+        t.original[max(0, m.start() - 20) : m.start()],
+        re.I,
+    ):
+        facts.append(Fact("item_kind", "comments", m.start(), m.group(0)))
+
+
+_TABLE_NOUN = r"(?:tables?|tabel[aięeiy]?|tabelk[aięi]|tabellen?)"
+_ORDINALS = {
+    2: r"second|2nd|drug\w*|zweite\w*",
+    3: r"third|3rd|trzeci\w*|dritte\w*",
+    4: r"fourth|4th|czwart\w*|vierte\w*",
+    5: r"fifth|5th|piąt\w*|piat\w*|fünfte\w*",
+    6: r"sixth|6th|szóst\w*|szost\w*|sechste\w*",
+    7: r"seventh|7th|siódm\w*|siodm\w*|siebte\w*",
+    8: r"eighth|8th|ósm\w*|osm\w*|achte\w*",
+    9: r"ninth|9th|dziewiąt\w*|neunte\w*",
+    10: r"tenth|10th|dziesiąt\w*|zehnte\w*",
+    -1: r"last|final|ostatni\w*|letzte\w*",
+}
+_LARGEST = r"(?:biggest|largest|longest|największ\w*|najwieksz\w*|najdłuższ\w*|größte\w*|groesste\w*|längste\w*)"
+# Words around a table noun that say nothing about which table: articles, verbs, pages, formats.
+_TABLE_FILLER = frozenset(
+    "the a an this that these those its my whole entire full complete main data html page site web "
+    "get extract show give list download fetch scrape return print find read me all every each only "
+    "json csv tsv excel first one ta tę tej tą cała całą całej pobierz pokaż pokaz wyciągnij znajdź "
+    "daj główna główną strona strony stronie witryny dane danych jako jeden jedna "
+    "die der das den dem des ein eine einen diese dieser diesen ganze gesamte hole zeige extrahiere "
+    "finde gib seite webseite daten alle allen".split()
+)
+# Words that end a table's name: "the table of failed banks as csv", "tabela akcjonariuszy na stronie".
+_TABLE_STOP = frozenset(
+    "as in on from into to at and then or by w na do od jako i oraz a ze z als auf im aus und dann oder "
+    "bei nach".split()
+)
+_TABLE_PREP = r"(?:of|with|for|about|showing|listing|containing|z|ze|o|dotycząc\w*|mit|über|ueber|zu|zum|zur|von|für|der|des)"
+_TABLE_ART = r"(?:(?:the|a|an|dem|der|den|die|das|des|einem|einer)\s+)?"
+
+
+def _table_words(words: list[str]) -> list[str]:
+    """The words that name something, from a few words next to a table noun."""
+    out: list[str] = []
+    for word in words:
+        low = word.lower()
+        if low in _TABLE_STOP:
+            break
+        if low in _TABLE_FILLER or re.fullmatch(_LARGEST, low, re.I) or any(
+            re.fullmatch(rx, low, re.I) for rx in _ORDINALS.values()
+        ):
+            if out:
+                break
+            continue
+        if not re.fullmatch(r"[^\W\d_][\w&+.-]*", word):
+            break
+        out.append(word)
+    return out
+
+
+def _table_choice(t: _Text, facts: list[Fact]) -> None:
+    """Which table: by place ("the second table", "druga tabela", "die zweite Tabelle", "table 2",
+    "the last table") -> ``nth``; by size ("the biggest table") -> ``largest``; by words naming it
+    ("the revenue table", "tabela akcjonariuszy", "Tabelle mit dem Umsatz", "Umsatztabelle") ->
+    ``table_words``."""
+    noun = rf"(?:{_TABLE_NOUN}|[^\W\d_]{{3,}}-?tabellen?)"
+    if not t.search(rf"\b{noun}\b"):
+        return
+    for value, words in _ORDINALS.items():
+        m = t.search(rf"\b(?:{words})\s+(?:[^\W\d_]+\s+){{0,2}}?{noun}\b")
+        if m:
+            facts.append(Fact("nth", value, m.start(), m.group(0)))
+            break
+    else:
+        m = t.search(rf"\b{_TABLE_NOUN}\s*(?:#|no\.?|nr\.?|numer|number|nummer)?\s*(\d{{1,2}})\b(?!\s*(?:rows?|wiersz\w*|zeilen?))")
+        if m is None:
+            m = t.search(rf"(?<![\w.])(\d{{1,2}})\.\s+{_TABLE_NOUN}\b")  # "die 2. Tabelle"
+        if m and int(m.group(1)) > 0:
+            facts.append(Fact("nth", int(m.group(1)), m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+    m = t.search(rf"\b{_LARGEST}\s+(?:[^\W\d_]+\s+){{0,2}}?{noun}\b")
+    if m:
+        facts.append(Fact("largest", True, m.start(), m.group(0)))
+    found: list[str] = []
+    pos = 0
+    # German compounds first: "Umsatztabelle", "Umsatz-Tabelle".
+    m = t.search(r"\b([^\W\d_]{3,}?)-?tabellen?\b")
+    if m and m.group(1).lower() not in ("tabellen", "tabelle"):
+        found, pos = [m.group(1)], m.start()
+    if not found:
+        m = t.search(
+            rf"\b{_TABLE_NOUN}\s+{_TABLE_PREP}\s+{_TABLE_ART}((?:[^\W\d_][\w&+.-]*\s*){{1,3}})"
+        ) or t.search(rf"\b(?:tabel[aięeiy]?|tabelk[aięi])\s+((?:[^\W\d_][\w&+.-]*\s*){{1,2}})")
+        if m:
+            found, pos = _table_words(m.group(1).split()), m.start()
+    if not found:
+        m = t.search(rf"((?:[^\W\d_][\w&+.-]*\s+){{1,3}}){_TABLE_NOUN}\b")
+        if m:
+            words = m.group(1).split()
+            named = _table_words(list(reversed(words)))
+            found, pos = list(reversed(named)), m.start()
+    if found:
+        facts.append(Fact("table_words", " ".join(found), pos, " ".join(found)))

@@ -118,10 +118,11 @@ KIND_WORDS: dict[str, str] = {
     "articles": (
         r"\b(articles?|stories|story|posts?|news|headlines?|submissions?|threads?|blog\s*posts?|"
         r"artykuł\w*|artykul\w*|wpis\w*|posty|postów|wiadomości|wiadomosci|newsy|nagłówk\w*|"
-        r"nachrichten|beiträge|beitrag|schlagzeilen|meldungen)\b"
+        r"nachrichten|beiträge|beitrag|schlagzeilen|meldungen|comments?|komentarz\w*|kommentare?|"
+        r"search\s+results?|organic\s+results?|wyniki\s+wyszukiwania|\w*suchergebnis\w*|suchtreffer)\b"
     ),
     "links": r"\b(links?|urls?|hrefs?|hyperlinks?|linki|linków|linkow|odnośnik\w*|odnosnik\w*)\b",
-    "tables": r"\b(tables?|tabel\w*|tabelle\w*|spreadsheets?)\b",
+    "tables": r"\b(tables?|tabel\w*|tabelle\w*|\w+tabellen?|spreadsheets?)\b",
 }
 #: Words that hint at a category of tool (a small nudge for ranking, never decisive).
 CATEGORY_CUES: dict[str, str] = {
@@ -636,6 +637,10 @@ EXTRACTION_FACTS = (
     "min_points",
     "min_comments",
     "min_rows",
+    "nth",
+    "largest",
+    "table_words",
+    "item_kind",
     "link_pattern",
     "price_min",
     "price_max",

@@ -27,6 +27,8 @@ HNX, REDDIT, LINKS, TABLES = (
     "extraction.links_by_pattern",
     "extraction.tables_to_json",
 )
+ARTICLES = "extraction.articles_generic"
+LOCAL = "http://127.0.0.1:8000/real/page.html"  # a snapshot served locally: no site is known
 SEARCH, DATES, DROP = "forms.search_query", "forms.date_picker", "forms.dropdown_select"
 SCROLL, PAGES, CAT, CLICK = (
     "navigation.scroll_load",
@@ -223,9 +225,43 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "list all links on this page", [(LINKS, {"pattern": ""})], "links"),
     (HN, "all links to github.com", [(LINKS, {"pattern": r"github\.com"})], "links"),
     (SHOP, "extract the tables", [(TABLES, {})], "tables"),
-    (SHOP, "pobierz tabelę z wynikami", [(TABLES, {"limit": 1})], "tables"),
+    (SHOP, "pobierz tabelę z wynikami", [(TABLES, {"limit": 1, "match": "wynikami"})], "tables"),
     (SHOP, "alle Tabellen der Seite als JSON", [(TABLES, {})], "tables"),
     (SHOP, "get the first table with at least 10 rows", [(TABLES, {"limit": 1, "min_rows": 10})], "tables"),
+    # --- which table: by place, by the words naming it, by size (EN / PL / DE) -----------------------
+    (LOCAL, "the second table", [(TABLES, {"nth": 2})], "tables"),
+    (LOCAL, "druga tabela", [(TABLES, {"nth": 2})], "tables"),
+    (LOCAL, "drugą tabelę na stronie", [(TABLES, {"nth": 2})], "tables"),
+    (LOCAL, "die zweite Tabelle", [(TABLES, {"nth": 2})], "tables"),
+    (LOCAL, "the third table as csv", [(TABLES, {"nth": 3})], "tables"),
+    (LOCAL, "table 2", [(TABLES, {"nth": 2})], "tables"),
+    (LOCAL, "the last table", [(TABLES, {"nth": -1})], "tables"),
+    (LOCAL, "ostatnia tabela", [(TABLES, {"nth": -1})], "tables"),
+    (LOCAL, "die letzte Tabelle", [(TABLES, {"nth": -1})], "tables"),
+    (LOCAL, "the revenue table", [(TABLES, {"match": "revenue"})], "tables"),
+    (LOCAL, "the CPU table", [(TABLES, {"match": "CPU"})], "tables"),
+    (LOCAL, "the table of failed banks", [(TABLES, {"match": "failed banks"})], "tables"),
+    (LOCAL, "tabela akcjonariuszy", [(TABLES, {"match": "akcjonariuszy"})], "tables"),
+    (LOCAL, "tabela z przychodami", [(TABLES, {"match": "przychodami"})], "tables"),
+    (LOCAL, "Tabelle mit dem Umsatz", [(TABLES, {"match": "Umsatz"})], "tables"),
+    (LOCAL, "die Umsatztabelle", [(TABLES, {"match": "Umsatz"})], "tables"),
+    (LOCAL, "the biggest table", [(TABLES, {"largest": True})], "tables"),
+    (LOCAL, "największa tabela", [(TABLES, {"largest": True})], "tables"),
+    (LOCAL, "die größte Tabelle", [(TABLES, {"largest": True})], "tables"),
+    # --- search results, comments, points on any page (EN / PL / DE) ---------------------------------
+    (LOCAL, "search results", [(ARTICLES, {})], "articles"),
+    (LOCAL, "wyniki wyszukiwania", [(ARTICLES, {})], "articles"),
+    (LOCAL, "Suchergebnisse", [(ARTICLES, {})], "articles"),
+    (LOCAL, "the 10 organic search results with title and url", [(ARTICLES, {"limit": 10})], "articles"),
+    (LOCAL, "pierwsze 5 wyników wyszukiwania", [(ARTICLES, {"limit": 5})], "articles"),
+    (LOCAL, "die ersten 3 Suchergebnisse", [(ARTICLES, {"limit": 3})], "articles"),
+    (LOCAL, "the comments on this story", [(ARTICLES, {"kind": "comments"})], "articles"),
+    (LOCAL, "komentarze pod artykułem", [(ARTICLES, {"kind": "comments"})], "articles"),
+    (LOCAL, "alle Kommentare", [(ARTICLES, {"kind": "comments"})], "articles"),
+    (LOCAL, "stories with more than 100 upvotes", [(ARTICLES, {"min_points": 101})], "articles"),
+    (LOCAL, "posty z ponad 1000 punktów", [(ARTICLES, {"min_points": 1001})], "articles"),
+    (LOCAL, "Beiträge mit mindestens 50 Punkten", [(ARTICLES, {"min_points": 50})], "articles"),
+    (LOCAL, "threads with at least 20 comments", [(ARTICLES, {"min_comments": 20})], "articles"),
     (SHOP, "all links must be absolute URLs", [(LINKS, {"pattern": ""}), (URLS, {"key": "links"})], "links"),
     (HN, "articles with working links only", [(HNX, {}), (URLS, {"key": "articles"})], "articles"),
     # --- required fields ---------------------------------------------------------------------------------
@@ -306,7 +342,7 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (
         "file:///tmp/hn.html",
         "top 10 stories with more than 100 points",
-        [(HNX, {"limit": 10, "min_points": 101})],
+        [(ARTICLES, {"limit": 10, "min_points": 101})],
         "articles",
     ),
     ("http://127.0.0.1:8000/test/en-shop.html", "products under 40", price(hi=40), "products"),
@@ -369,6 +405,9 @@ def test_site_tool_falls_back_to_the_generic_one(registry):
     planned = plan_with_rules("find products", "https://www.ceneo.pl/szukaj-canon", registry)
     assert planned.plan.steps[0].tool == CENEO
     assert planned.plan.steps[0].fallback == GEN
+    for url, tool in ((HN, HNX), ("https://old.reddit.com/r/x/", REDDIT)):
+        planned = plan_with_rules("top 10 posts", url, registry)
+        assert (planned.plan.steps[0].tool, planned.plan.steps[0].fallback) == (tool, ARTICLES)
 
 
 def test_every_parameter_is_declared_and_valid(registry):
@@ -599,6 +638,16 @@ def test_resolve_start_url_without_anything_is_a_usage_error(registry, monkeypat
         ("open Elektronika > Laptopy > Gaming", {"category_path": ["Elektronika", "Laptopy", "Gaming"]}),
         ("every article has a title, a url and an image", {"fields": ["title", "url", "image"]}),
         ("don't click anything, just list products", {}),
+        ("die 2. Tabelle", {"nth": 2}),
+        ("tabela nr 3", {"nth": 3}),
+        ("the first 5 rows of the revenue table", {"limit": 5, "table_words": "revenue"}),
+        ("zeige die Tabelle der Spiele", {"table_words": "Spiele"}),
+        ("the second revenue table", {"nth": 2, "table_words": "revenue"}),
+        ("extract all tables from the page", {}),
+        ("the 30 second wait", {}),
+        ("die 10 besten Suchergebnisse", {"limit": 10}),
+        ("stories with more than 100 comments", {"min_comments": 101}),
+        ("the 5 stories with the most comments", {"limit": 5}),
     ],
 )
 def test_facts(instruction, facts):
@@ -606,7 +655,9 @@ def test_facts(instruction, facts):
     for kind, value in facts.items():
         assert got.get(kind) == value, (instruction, got)
     if not facts:
-        assert not set(got) & {"click_text", "query", "price_min", "price_max"}, got
+        assert not set(got) & {"click_text", "query", "price_min", "price_max", "nth", "table_words"}, got
+    if "the most comments" in instruction or "100 comments" in instruction:
+        assert "item_kind" not in got  # comments as a count, not as the thing asked for
 
 
 async def test_a_repeated_task_is_not_planned_again(registry, tmp_path, monkeypatch):

@@ -38,6 +38,7 @@ TOOLS = (
     "products_generic",
     "articles_hn",
     "articles_reddit",
+    "articles_generic",
     "links_by_pattern",
     "tables_to_json",
 )
@@ -138,7 +139,16 @@ def test_triggers_speak_three_languages():
             "artykuły z HN",
             "Artikel auf Hacker News",
         ],
-        "tables_to_json": ["extract the table", "pobierz tabelę", "alle Tabellen"],
+        "tables_to_json": ["extract the table", "pobierz tabelę", "alle Tabellen", "die Umsatztabelle"],
+        "articles_generic": [
+            "the 10 organic search results",
+            "wyniki wyszukiwania",
+            "Suchergebnisse",
+            "the comments on this story",
+            "komentarze",
+            "alle Kommentare",
+            "posts with most upvotes",
+        ],
         "links_by_pattern": ["all pdf links", "linki do plików", "alle Verweise"],
     }
     for name, instructions in cases.items():

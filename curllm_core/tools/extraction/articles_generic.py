@@ -1,0 +1,976 @@
+"""Stories, posts, comments and search results from any page, without site-specific selectors.
+
+How the list is found (see `find_items`):
+
+1. **Anchors.** Title links: links whose visible text reads like a title (two words or more, not a
+   count such as "145 comments", not a time such as "2 hours ago", not a bare URL) and that stand on
+   their own (not a link inside a sentence). Body texts: paragraphs of running text (a comment, a
+   post's text).
+2. **Repeating blocks.** Every ancestor of an anchor is a candidate item. Candidates at the same place
+   in the page (the same chain of tags and first class names) and with the same tag form a group; within
+   a group, the class name most of its anchored blocks share decides who belongs (so a results list
+   keeps its results and not the answer box between them).
+3. **The list** is the group with the most blocks holding a title link (posts, results) or, failing
+   that, holding a body text and no title link (comments); ties go to the outer level, which holds
+   the whole item. Groups inside navigation, headers, footers, asides, sidebars, "related" boxes or ad
+   blocks count a quarter.
+4. **Every block** becomes an item: ``title`` and ``url`` from its title link (a heading's link
+   first; a redirect link that carries its target in the query gives the target), or for a comment
+   its text (``title`` shortened, ``text`` whole) and its permalink; then, where the block shows
+   them, ``points`` (points, score, upvotes, likes, Punkte, punkty: one concept), ``comments``,
+   ``author``, ``date``, ``snippet`` and ``rank``. Details in the rows that follow an item without
+   a title of their own (a story's subtext row) belong to it. Blocks labelled or classed as ads
+   ("Ad", "Sponsored", "Anzeige", "Reklama", a class ``ad``/``sponsored``/``promoted``) are left out.
+
+A field no item shows is left out of every item.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from ...errors import ToolError
+from ...tool import ToolContext
+from ._html import (
+    GLUE_TAGS,
+    HiddenIndex,
+    absolute_url,
+    apply_limit,
+    classes,
+    page_base,
+    page_html,
+    parse_count,
+    parse_html,
+    strip_junk,
+    visible_text,
+)
+
+MIN_GROUP = 2
+MAX_LEVELS = 12  # how far up from an anchor an item may start
+DECOY_FACTOR = 0.25
+MIN_BODY_CHARS = 40
+MAX_TITLE = 300  # a longer link text is a teaser paragraph, not a title
+COMMENT_TITLE = 120  # a comment's title: its text cut to about this many characters
+FIELDS = ("title", "url", "points", "comments", "author", "date", "snippet", "text", "rank")
+
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_WORD_RE = re.compile(r"[^\W\d_]{2,}")
+_URL_TEXT_RE = re.compile(r"^\s*(https?://|www\.)\S+\s*$", re.IGNORECASE)
+_COUNT = r"(\d[\d.,\u00a0\u202f ]*[kKmM]?)"
+_POINTS_WORDS = (
+    r"points?|pts|score|punkte?|punkty|punktów|punktow|upvotes?|votes?|głos\w*|glos\w*|stimmen|likes?|"
+    r"polubie\w*|gefällt\w*|karma"
+)
+_POINTS_TEXT_RE = re.compile(
+    rf"^\s*(?:{_COUNT}\s*(?:{_POINTS_WORDS})|(?:{_POINTS_WORDS})\s*:?\s*{_COUNT})\s*(?:mal|times|x|razy)?\s*$",
+    re.IGNORECASE,
+)
+_BARE_COUNT_RE = re.compile(r"^\s*[+]?\d[\d.,\u00a0\u202f ]*[kKmM]?\s*$")
+_POINTS_ATTR_RE = re.compile(r"score|points?|vote|karma|likes?|upvote|punkt", re.IGNORECASE)
+_COMMENT_WORDS = r"comments?|komentarz\w*|kommentare?|replies|reply|odpowiedzi|odpowiedź|antworten|antwort"
+_COMMENTS_TEXT_RE = re.compile(rf"^\s*{_COUNT}\s*(?:{_COMMENT_WORDS})\s*$", re.IGNORECASE)
+_NO_COMMENTS_RE = re.compile(
+    r"^\s*(discuss|comment|comments|add a comment|skomentuj|kommentieren|no comments|brak komentarzy|"
+    r"keine kommentare)\s*$",
+    re.IGNORECASE,
+)
+_AGO_RE = re.compile(
+    r"\b\d+\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?|mos?|years?|yrs?|yr)\.?"
+    r"\s+ago\b|\bvor\s+(?:\d+|einer?|einem)\s+(?:sekunden?|minuten?|stunden?|tag(?:en)?|wochen?|monat(?:en)?|"
+    r"jahr(?:en)?)\b|\b\d+\s+(?:sekund\w*|minut\w*|godzin\w*|dni|dzień|tygodni\w*|miesi\w*|lat\w*|rok\w*)\s+temu\b|"
+    r"^\s*(?:yesterday|today|just now|gestern|heute|wczoraj|dzisiaj|dziś)\b",
+    re.IGNORECASE,
+)
+_DATE_TEXT_RE = re.compile(
+    r"^\s*(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}[./]\d{1,2}[./]\d{2,4}|"
+    r"(?:\d{1,2}\.?\s+)?[^\W\d_]{3,10}\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\.?\s+[^\W\d_]{3,10}\.?\s+\d{4})\s*$"
+)
+_ISO_RE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)")
+_RANK_TEXT_RE = re.compile(r"^\s*#?(\d{1,4})\.\s*$")
+_PROFILE_RE = re.compile(
+    r"/(?:user|users|u|profile|profiles|author|authors|member|members|people|benutzer|uzytkownik|~)/([^/?#]+)/?$"
+    r"|[?&](?:user|username|author|uid|member)=([^&#]+)"
+    r"|/user\?id=([^&#]+)",
+    re.IGNORECASE,
+)
+_AUTHOR_CLASS_RE = re.compile(r"author|user|byline|poster|submitter|autor|nick", re.IGNORECASE)
+_BY_RE = re.compile(r"^\s*(?:by|von|przez|posted by|submitted by|autor:?|author:?|u/|@)\s*", re.IGNORECASE)
+_SPONSORED_LABEL_RE = re.compile(
+    r"^(?:ads?|sponsored|gesponsert|sponsorowane|sponsorowany|anzeige|werbung|reklama|promoted|promowane|"
+    r"advertisement|sponsoris[ée]|patrocinado|sponsorizzato)$",
+    re.IGNORECASE,
+)
+_AD_PARTS = frozenset({"ad", "ads", "advert", "adverts", "advertisement", "sponsored", "sponsor", "promoted", "promo"})
+_DECOY_PARTS = frozenset(
+    {
+        "nav",
+        "navbar",
+        "navigation",
+        "menu",
+        "sidebar",
+        "aside",
+        "footer",
+        "header",
+        "breadcrumb",
+        "breadcrumbs",
+        "related",
+        "recommended",
+        "recommendations",
+        "trending",
+        "popular",
+        "widget",
+        "carousel",
+    }
+)
+_DECOY_TAGS = frozenset({"nav", "header", "footer", "aside"})
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_TITLE_CLASS_RE = re.compile(r"title|headline|subject|topic|heading", re.IGNORECASE)
+_BLOCK_TEXT_TAGS = frozenset({"p", "div", "span", "td", "li", "blockquote", "section", "article", "dd"})
+_BODY_EXCLUDE = frozenset({"a", "time", "button", "label", "select", "option", "h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _class_parts(node: LexborNode) -> set[str]:
+    parts: set[str] = set()
+    for token in classes(node):
+        parts.update(p for p in re.split(r"[-_]", token.lower()) if p)
+    ident = (node.attributes.get("id") or "").lower()
+    if ident:
+        parts.update(p for p in re.split(r"[-_]", ident) if p)
+    return parts
+
+
+_FIRST_CLASS: dict[int, str] = {}
+
+
+def _first_class(node: LexborNode) -> str:
+    """The first class name without digits (ids and counters carry digits), memoised per parse."""
+    key = node.mem_id
+    hit = _FIRST_CLASS.get(key)
+    if hit is None:
+        cls = node.attributes.get("class") if node.is_element_node else None
+        hit = next((t for t in cls.split() if not any(ch.isdigit() for ch in t)), "") if cls else ""
+        _FIRST_CLASS[key] = hit
+    return hit
+
+
+# --- anchors ----------------------------------------------------------------------------------------
+
+
+def _meta_text(text: str) -> bool:
+    """Texts that are details, not titles: counts, times, dates, single words."""
+    return bool(
+        _COMMENTS_TEXT_RE.match(text)
+        or _NO_COMMENTS_RE.match(text)
+        or _POINTS_TEXT_RE.match(text)
+        or _AGO_RE.search(text)
+        or _DATE_TEXT_RE.match(text)
+    )
+
+
+def _title_like(text: str) -> bool:
+    if not text or len(text) > MAX_TITLE or _URL_TEXT_RE.match(text):
+        return False
+    words = _WORD_RE.findall(text)
+    letters = sum(len(w) for w in words)
+    return len(words) >= 2 and len(text.split()) >= 2 and letters >= 8 and not _meta_text(text)
+
+
+_INLINE = GLUE_TAGS | {"span", "font", "label", "small", "br", "img", "sup", "sub"}
+
+
+def _stands_alone(link: LexborNode, text: str) -> bool:
+    """A title link is the main text of its line, not a link inside a sentence: the text beside it on
+    its line (up to the nearest block boundary, other links such as "(example.com)" not counted) is no
+    longer than its own."""
+    node = link
+    while node.parent is not None and node.parent.tag in _INLINE:
+        node = node.parent
+    if node.parent is not None and (node.parent.tag in _HEADINGS or node.parent.attributes.get("role") == "heading"):
+        return True
+    beside = 0
+    for step in ("prev", "next"):
+        sibling = getattr(node, step)
+        while sibling is not None:
+            if sibling.tag == "-text":
+                beside += len((sibling.text_content or "").strip())
+            elif sibling.is_element_node:
+                if sibling.tag not in _INLINE:
+                    break
+                if sibling.tag != "a":
+                    linked = sum(len(visible_text(a)) for a in sibling.css("a"))
+                    beside += max(0, len(visible_text(sibling)) - linked)
+            sibling = getattr(sibling, step)
+    return beside <= len(text)
+
+
+def _direct_text(node: LexborNode) -> int:
+    total = 0
+    child = node.child
+    while child is not None:
+        if child.tag == "-text":
+            total += len((child.text_content or "").strip())
+        child = child.next
+    return total
+
+
+@dataclass
+class _Anchors:
+    titles: dict[int, list[LexborNode]] = field(default_factory=lambda: defaultdict(list))
+    bodies: dict[int, list[LexborNode]] = field(default_factory=lambda: defaultdict(list))
+
+
+def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> list[LexborNode]:
+    links = []
+    for link in body.css("a[href]"):
+        href = (link.attributes.get("href") or "").strip()
+        if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:")):
+            continue
+        text = visible_text(link)
+        if _PROFILE_RE.search(href):  # a link to a person is an author, never a title
+            continue
+        if _title_like(text) and not hidden(link) and _stands_alone(link, text):
+            links.append(link)
+    return links
+
+
+def _find_bodies(body: LexborNode, hidden: HiddenIndex) -> list[LexborNode]:
+    """Blocks of running text (a comment, a post's text), outermost ones only; paragraphs that make up
+    their parent's text are lifted to it (a comment of three paragraphs is one block)."""
+    found: list[LexborNode] = []
+    taken: set[int] = set()
+    for node in body.traverse():
+        if node.tag not in _BLOCK_TEXT_TAGS:
+            continue
+        if node.tag != "p" and _direct_text(node) < MIN_BODY_CHARS:
+            continue
+        if _inside(node, taken):
+            continue
+        text = visible_text(node)
+        if len(text) < MIN_BODY_CHARS or len(_WORD_RE.findall(text)) < 6 or hidden(node):
+            continue
+        taken.add(node.mem_id)
+        found.append(node)
+    return _lift(found)
+
+
+def _inside(node: LexborNode, taken: set[int], levels: int = 8) -> bool:
+    up = node.parent
+    for _ in range(levels):
+        if up is None:
+            return False
+        if up.mem_id in taken:
+            return True
+        up = up.parent
+    return False
+
+
+def _lift(blocks: list[LexborNode]) -> list[LexborNode]:
+    """Sibling paragraphs whose parent holds little but them become the parent: a comment of three
+    paragraphs is one block, as a one-paragraph comment is (so paragraphs never outnumber comments)."""
+    by_parent: dict[int, list[LexborNode]] = defaultdict(list)
+    for block in blocks:
+        by_parent[block.parent.mem_id if block.parent is not None else -block.mem_id].append(block)
+    out: list[LexborNode] = []
+    for group in by_parent.values():
+        parent = group[0].parent
+        if len(group) >= 2 and parent is not None and parent.tag not in ("body", "html"):
+            inner = sum(len(visible_text(b)) for b in group)
+            if len(visible_text(parent)) <= 1.25 * inner + 20:
+                out.append(parent)
+                continue
+        out.extend(group)
+    return out
+
+
+# --- groups -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Group:
+    key: tuple
+    depth: int
+    members: dict[int, LexborNode] = field(default_factory=dict)
+    titled: set[int] = field(default_factory=set)
+    texted: set[int] = field(default_factory=set)
+
+
+class _Signatures:
+    """The place of a node in the page: the chain of tag.first-class from the body down (memoised)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[int, tuple[str, int]] = {}
+
+    def __call__(self, node: LexborNode) -> tuple[str, int]:
+        key = node.mem_id
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        parent = node.parent
+        if parent is None or node.tag in ("body", "html"):
+            value = (node.tag or "", 0)
+        else:
+            sig, depth = self(parent)
+            value = (f"{sig}/{node.tag}.{_first_class(node)}", depth + 1)
+        self.memo[key] = value
+        return value
+
+
+def _groups(title_links: list[LexborNode], bodies: list[LexborNode]) -> list[_Group]:
+    sigs = _Signatures()
+    groups: dict[tuple, _Group] = {}
+    for anchors, titled in ((title_links, True), (bodies, False)):
+        for anchor in anchors:
+            node = anchor
+            for _ in range(MAX_LEVELS):
+                parent = node.parent
+                if parent is None or node.tag in ("body", "html"):
+                    break
+                psig, depth = sigs(parent)
+                key = (psig, node.tag, _first_class(node))
+                group = groups.get(key)
+                if group is None:
+                    group = groups[key] = _Group(key, depth + 1)
+                group.members[node.mem_id] = node
+                (group.titled if titled else group.texted).add(node.mem_id)
+                node = parent
+    return list(groups.values())
+
+
+def _cluster(group: _Group) -> list[LexborNode]:
+    """The group's members that share the class name most anchored members carry (all when none does)."""
+    members = list(group.members.values())
+    counts: Counter[str] = Counter()
+    for member in members:
+        counts.update({t for t in classes(member) if not any(ch.isdigit() for ch in t)})
+    if counts:
+        token, n = max(counts.items(), key=lambda kv: (kv[1], -list(counts).index(kv[0])))
+        if n >= 0.5 * len(members) and n < len(members):
+            return [m for m in members if token in classes(m)]
+    return members
+
+
+def _decoy(node: LexborNode, memo: dict[int, float]) -> float:
+    """A quarter for lists inside navigation, headers, footers, sidebars, related boxes and ad blocks."""
+    chain: list[int] = []
+    current: LexborNode | None = node.parent
+    result = 1.0
+    while current is not None and current.tag not in ("body", "html"):
+        if current.mem_id in memo:
+            result = memo[current.mem_id]
+            break
+        chain.append(current.mem_id)
+        if current.tag in _DECOY_TAGS or current.attributes.get("role") in ("navigation", "banner", "contentinfo"):
+            result = DECOY_FACTOR
+            break
+        parts = _class_parts(current)
+        if parts & _DECOY_PARTS or parts & _AD_PARTS:
+            result = DECOY_FACTOR
+            break
+        current = current.parent
+    for key in chain:
+        memo[key] = result
+    return result
+
+
+@dataclass
+class _Choice:
+    kind: str  # "posts" or "comments"
+    members: list[LexborNode]
+    score: float
+    depth: int
+
+
+def _best_group(groups: list[_Group], kind: str) -> _Choice | None:
+    decoy_memo: dict[int, float] = {}
+    best: _Choice | None = None
+    for group in groups:
+        members = _cluster(group)
+        ids = {m.mem_id for m in members}
+        n_titled = len(ids & group.titled)
+        n_texted = len(ids & (group.texted - group.titled))
+        options = []
+        if kind in ("any", "posts") and n_titled >= MIN_GROUP:
+            options.append(("posts", [m for m in members if m.mem_id in group.titled], float(n_titled)))
+        if kind in ("any", "comments") and n_texted >= MIN_GROUP and n_texted > n_titled:
+            texted = [m for m in members if m.mem_id in group.texted and m.mem_id not in group.titled]
+            options.append(("comments", texted, 0.9 * n_texted))
+        for what, chosen, score in options:
+            factor = _decoy(chosen[0], decoy_memo)
+            score *= factor
+            if factor < 1 and score < MIN_GROUP:
+                continue  # a few links in a footer or menu are no list
+            # Ties go to the outer level (it holds the whole item: title, details, text).
+            if best is None or (score, -group.depth) > (best.score, -best.depth):
+                best = _Choice(what, chosen, score, group.depth)
+    return best
+
+
+# --- fields -----------------------------------------------------------------------------------------
+
+
+def _scope(member: LexborNode, members: set[int], titled: set[int]) -> list[LexborNode]:
+    """The item's block and the sibling blocks after it that hold no title of their own (a story's
+    subtext row), up to the next item."""
+    scope = [member]
+    sibling = member.next
+    steps = 0
+    while sibling is not None and steps < 4:
+        if sibling.is_element_node:
+            steps += 1
+            if sibling.mem_id in members or sibling.mem_id in titled:
+                break
+            if sibling.tag != member.tag:
+                break
+            scope.append(sibling)
+        sibling = sibling.next
+    return scope
+
+
+def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
+    links = [a for a in member.css("a[href]") if a.mem_id in title_ids]
+    if not links:
+        return None
+    for link in links:
+        node: LexborNode | None = link
+        for _ in range(4):
+            node = node.parent if node is not None else None
+            if node is None or node.mem_id == member.mem_id:
+                break
+            if node.tag in _HEADINGS or node.attributes.get("role") == "heading":
+                return link
+    for link in links:
+        node = link
+        for _ in range(3):
+            if _TITLE_CLASS_RE.search(
+                " ".join(filter(None, (node.attributes.get("class"), node.attributes.get("data-testid"))))
+            ):
+                return link
+            node = node.parent
+            if node is None or node.mem_id == member.mem_id:
+                break
+    return links[0]
+
+
+_REDIRECT_KEYS = ("u", "url", "q", "uddg", "target", "dest", "destination", "redirect", "to", "link")
+
+
+def _unwrap(url: str) -> str:
+    """The target of a redirect link that carries it in its query (plain, percent- or base64-encoded)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if not parts.query:
+        return url
+    host = (parts.hostname or "").lower()
+    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+        if key.lower() not in _REDIRECT_KEYS:
+            continue
+        for candidate in _decoded(value):
+            target = urlsplit(candidate)
+            if target.scheme in ("http", "https") and target.hostname and target.hostname.lower() != host:
+                return candidate
+    return url
+
+
+def _decoded(value: str) -> list[str]:
+    out = [value] if value.startswith(("http://", "https://")) else []
+    for raw in (value, value[2:]):  # a short type prefix before base64 ("a1...")
+        if len(raw) < 12 or not re.fullmatch(r"[A-Za-z0-9_\-]+=*", raw):
+            continue
+        try:
+            text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if text.startswith(("http://", "https://")) and not re.search(r"\s", text):
+            out.append(text)
+    return out
+
+
+def _innermost(node: LexborNode, text: str) -> bool:
+    """The number sits in ``node`` itself: no child element carries another part of it."""
+    for child in _children(node):
+        if child.is_element_node:
+            inner = visible_text(child)
+            if inner == text:
+                return False
+            if inner and any(ch.isdigit() for ch in inner):
+                return False
+    return True
+
+
+def _short_texts(scope: list[LexborNode], limit: int):
+    """Elements of the scope whose text is short (cheap raw-text test first), with their visible text."""
+    for block in scope:
+        for node in block.traverse():
+            if node.tag == "-text" or node.child is None:
+                continue
+            raw = node.text(deep=True)
+            if len(raw) > 4 * limit or not any(ch.isdigit() for ch in raw):
+                continue
+            text = visible_text(node)
+            if text and len(text) <= limit:
+                yield block, node, text
+
+
+def _points(scope: list[LexborNode]) -> int | None:
+    """Points, score, upvotes, likes: "284 points", "Punkte: 12", or a bare number named so."""
+    for _, node, text in _short_texts(scope, 40):
+        if _innermost(node, text):
+            m = _POINTS_TEXT_RE.match(text)
+            if m:
+                return parse_count(m.group(1) or m.group(2))
+    for block, node, text in _short_texts(scope, 12):
+        if node.tag in ("a", "button") or not _BARE_COUNT_RE.match(text) or not _innermost(node, text):
+            continue
+        if _points_context(node, block):
+            return _median_sibling(node, text)
+    return None
+
+
+def _children(node: LexborNode) -> list[LexborNode]:
+    out = []
+    child = node.child
+    while child is not None:
+        out.append(child)
+        child = child.next
+    return out
+
+
+def _points_context(node: LexborNode, block: LexborNode) -> bool:
+    """A bare number is a score when it or a near ancestor is named so (class, id, label)."""
+    current: LexborNode | None = node
+    for _ in range(3):
+        if current is None:
+            return False
+        attrs = current.attributes
+        label = " ".join(
+            filter(None, (attrs.get("class"), attrs.get("id"), attrs.get("aria-label"), attrs.get("data-testid")))
+        )
+        if label and _POINTS_ATTR_RE.search(label) and not re.search(r"rank|rating|star", label, re.I):
+            return True
+        if current.mem_id == block.mem_id:
+            return False
+        current = current.parent
+    return False
+
+
+def _median_sibling(node: LexborNode, text: str) -> int | None:
+    """A vote widget may print the count for every vote state side by side (n-1, n, n+1): the middle one."""
+    parent = node.parent
+    values = []
+    if parent is not None:
+        for sibling in _children(parent):
+            if sibling.is_element_node and sibling.tag == node.tag:
+                value = visible_text(sibling)
+                if _BARE_COUNT_RE.match(value or ""):
+                    values.append(parse_count(value))
+    values = [v for v in values if v is not None]
+    if len(values) >= 3 and max(values) - min(values) <= 2:
+        return sorted(values)[len(values) // 2]
+    return parse_count(text)
+
+
+def _comments(scope: list[LexborNode]) -> int | None:
+    for block in scope:
+        for node in block.css("a, span, div, li, button, td, p, small, dd"):
+            text = visible_text(node)
+            if not text or len(text) > 30:
+                continue
+            m = _COMMENTS_TEXT_RE.match(text)
+            if m:
+                return parse_count(m.group(1))
+            if _NO_COMMENTS_RE.match(text) and node.tag in ("a", "button"):
+                return 0
+    return None
+
+
+def _author(scope: list[LexborNode]) -> tuple[str | None, int | None]:
+    for block in scope:
+        for node in block.css('[rel~="author"], [itemprop="author"], [class], a[href]'):
+            attrs = node.attributes
+            cls = attrs.get("class") or ""
+            flagged = "author" in (attrs.get("rel") or "") or attrs.get("itemprop") == "author" or (
+                cls and _AUTHOR_CLASS_RE.search(cls)
+            )
+            profile = None
+            if node.tag == "a":
+                m = _PROFILE_RE.search((attrs.get("href") or "").strip())
+                profile = next((g for g in m.groups() if g), None) if m else None
+            if not flagged and profile is None:
+                continue
+            text = _BY_RE.sub("", visible_text(node)).strip()
+            if text and len(text) <= 40 and not _meta_text(text) and len(text.split()) <= 4:
+                return text, node.mem_id
+            if profile and not text:
+                return profile, node.mem_id
+    return None, None
+
+
+def _date(scope: list[LexborNode]) -> tuple[str | None, int | None]:
+    for block in scope:
+        for node in block.css("time"):
+            value = (node.attributes.get("datetime") or "").strip() or visible_text(node)
+            if value:
+                return value, node.mem_id
+        for node in block.css("[title]"):
+            m = _ISO_RE.match(node.attributes.get("title") or "")
+            if m:
+                return m.group(1), node.mem_id
+        for node in block.css("a, span, div, small, p, td"):
+            text = visible_text(node)
+            if text and len(text) <= 40 and _is_date(text):
+                # The innermost element that says it ("· 3 yr. ago" holds a link "3 yr. ago").
+                if not any(c.is_element_node and _is_date(visible_text(c)) for c in _children(node)):
+                    return text.strip(" ·•|-–—"), node.mem_id
+    return None, None
+
+
+def _is_date(text: str) -> bool:
+    return bool(text) and bool(_AGO_RE.search(text) or _DATE_TEXT_RE.match(text))
+
+
+def _rank(member: LexborNode, before: LexborNode | None) -> int | None:
+    for node in member.css("span, td, div, strong, b"):
+        if before is not None and node.mem_id == before.mem_id:
+            break
+        text = visible_text(node)
+        m = _RANK_TEXT_RE.match(text) if text else None
+        if m:
+            return int(m.group(1))
+        if text and text.isdigit() and any("rank" in p or p in ("pos", "position") for p in _class_parts(node)):
+            return int(text)
+    return None
+
+
+_BADGE_CLASS_RE = re.compile(r"icon|badge|label|tag|slug|pill", re.IGNORECASE)
+
+
+def _snippet(scope: list[LexborNode], skip: set[int], body_ids: set[int], date: str | None) -> str | None:
+    """A result's text: its longest block of running text that holds neither its title nor its
+    author; a leading badge ("WEB") and a leading date ("2 days ago ·", also in ``date``) left out."""
+    best: LexborNode | None = None
+    best_len = 0
+    for block in scope:
+        for node in [block, *block.css(", ".join(sorted(_BLOCK_TEXT_TAGS)))]:
+            if node.mem_id not in body_ids or any(n.mem_id in skip for n in node.css("a, span, div")):
+                continue
+            size = len(node.text(deep=True))
+            if size > best_len:
+                best, best_len = node, size
+    if best is None:
+        return None
+    text = visible_text(best)
+    first = best.child
+    while first is not None and not first.is_element_node:
+        first = first.next if not (first.text_content or "").strip() else None
+    if first is not None and _BADGE_CLASS_RE.search(first.attributes.get("class") or ""):
+        badge = visible_text(first)
+        if badge and len(badge) <= 8 and text.startswith(badge):
+            text = text[len(badge) :].lstrip()
+    if date and text.startswith(date):
+        text = text[len(date) :].lstrip(" ·•|-–—:\u00a0")
+    return text or None
+
+
+def _common_ancestor(nodes: list[LexborNode]) -> LexborNode | None:
+    chains = []
+    for node in nodes:
+        chain = []
+        current: LexborNode | None = node
+        while current is not None:
+            chain.append(current.mem_id)
+            current = current.parent
+        chains.append(chain)
+    shared = set(chains[0]).intersection(*chains[1:])
+    current = nodes[0]
+    while current is not None and current.mem_id not in shared:
+        current = current.parent
+    return current
+
+
+def _shorten(text: str, size: int = COMMENT_TITLE) -> str:
+    if len(text) <= size:
+        return text
+    cut = text[:size].rsplit(" ", 1)[0].rstrip(",;:.-–— ")
+    return cut + "…"
+
+
+def _sponsored(member: LexborNode, scope: list[LexborNode]) -> bool:
+    if _class_parts(member) & _AD_PARTS - {"promo"}:
+        return True
+    attrs = member.attributes
+    if any(k in attrs for k in ("data-ad", "data-ad-id", "data-sponsored", "data-promoted")) and (
+        attrs.get("data-promoted", "true") != "false"
+    ):
+        return True
+    label = (attrs.get("aria-label") or "").strip()
+    if label and _SPONSORED_LABEL_RE.match(label):
+        return True
+    for block in scope:
+        for node in block.css("span, div, small, b, strong, p, em, i, label"):
+            text = (node.text(deep=True) or "").strip()
+            if text and len(text) <= 24 and _SPONSORED_LABEL_RE.match(text.strip(" ·•|:")):
+                return True
+    return False
+
+
+def _anchor_ids(nodes: list[LexborNode]) -> set[int]:
+    return {n.mem_id for n in nodes}
+
+
+def _path(member: LexborNode, node: LexborNode) -> tuple | None:
+    """The steps (tag, first class) from ``member`` down to ``node``; None when it is not inside."""
+    steps = []
+    current: LexborNode | None = node
+    while current is not None and current.mem_id != member.mem_id:
+        steps.append((current.tag, _first_class(current)))
+        current = current.parent
+    return tuple(reversed(steps)) if current is not None else None
+
+
+def _at_path(member: LexborNode, path: tuple) -> list[LexborNode]:
+    """The descendants of ``member`` at ``path`` (see `_path`)."""
+    level = [member]
+    for tag, cls in path:
+        level = [
+            c for node in level for c in _children(node) if c.tag == tag and _first_class(c) == cls
+        ]
+        if not level:
+            break
+    return level
+
+
+def _siblings_alike(members: list[LexborNode]) -> list[LexborNode]:
+    """Every block next to the chosen ones with their tag and first class name (an item whose title or
+    text is too short to be an anchor still belongs to the list)."""
+    seen: set[int] = set()
+    out: list[LexborNode] = []
+    kinds = {(m.tag, _first_class(m)) for m in members}
+    for member in members:
+        parent = member.parent
+        if parent is None or parent.mem_id in seen:
+            continue
+        seen.add(parent.mem_id)
+        out.extend(c for c in _children(parent) if (c.tag, _first_class(c)) in kinds)
+    return out
+
+
+def _common_path(members: list[LexborNode], anchors: list[LexborNode]) -> tuple | None:
+    """The most common place of an anchor inside the members (where the title link or text sits)."""
+    ids = {m.mem_id for m in members}
+    paths: Counter[tuple] = Counter()
+    counted: set[int] = set()
+    for anchor in anchors:
+        steps = []
+        current: LexborNode | None = anchor
+        for _ in range(MAX_LEVELS + 1):
+            if current is None or current.mem_id in ids:
+                break
+            steps.append((current.tag, _first_class(current)))
+            current = current.parent
+        if current is not None and current.mem_id in ids and current.mem_id not in counted:
+            counted.add(current.mem_id)  # the first anchor of each member
+            paths[tuple(reversed(steps))] += 1
+    return paths.most_common(1)[0][0] if paths else None
+
+
+def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[str | None, list[dict]]:
+    """The list of the page (see the module docstring): its kind ("posts" or "comments") and its items
+    in page order, ads flagged ``sponsored``."""
+    body = tree.body
+    if body is None:
+        return None, []
+    _FIRST_CLASS.clear()  # memory ids are only unique within one parse
+    hidden = HiddenIndex(tree)
+    title_links = _find_title_links(body, hidden)
+    bodies = _find_bodies(body, hidden)
+    choice = _best_group(_groups(title_links, bodies), kind)
+    if choice is None:
+        return None, []
+    title_ids = _anchor_ids(title_links)
+    members = [m for m in _siblings_alike(choice.members) if not hidden(m)]
+    member_ids = {m.mem_id for m in members}
+    titled_rows = set()
+    for link in title_links:  # blocks at the members' level that hold a title: never continuation rows
+        node: LexborNode | None = link
+        for _ in range(MAX_LEVELS):
+            if node is None:
+                break
+            titled_rows.add(node.mem_id)
+            node = node.parent
+    anchored = {m.mem_id for m in choice.members}
+    if choice.kind == "posts":
+        path = _common_path(choice.members, [a for a in title_links if _inside_any(a, anchored)])
+    else:
+        path = _common_path(choice.members, [b for b in bodies if _inside_any(b, anchored)])
+    body_ids = _anchor_ids(bodies)
+    items = []
+    for member in sorted(members, key=_doc_order(body)):
+        scope = _scope(member, member_ids, titled_rows)
+        item: dict[str, Any] = {}
+        skip: set[int] = set()
+        if choice.kind == "posts":
+            link = _title_link(member, title_ids)
+            if link is None and path is not None:
+                link = next((a for a in _at_path(member, path) if a.tag == "a" and visible_text(a)), None)
+            if link is None:
+                continue
+            url = absolute_url(link.attributes.get("href"), base)
+            if not url:
+                continue
+            item["title"] = visible_text(link)
+            item["url"] = _unwrap(url)
+            skip.add(link.mem_id)
+        elif member.css_first("a[href]") is not None and _title_link(member, title_ids) is not None:
+            continue  # a post among the comments (the story on top of its thread)
+        points = _points(scope)
+        comments = _comments(scope)
+        author, author_id = _author(scope)
+        date, date_id = _date(scope)
+        if author_id is not None:
+            skip.add(author_id)
+        if choice.kind == "comments":
+            text = _comment_text(member, path, body_ids)
+            if not text:
+                continue
+            item["title"] = _shorten(text)
+            item["url"] = _permalink(scope, date_id, base, member)
+            item["text"] = text
+        else:
+            item["snippet"] = _snippet(scope, skip, body_ids, date)
+        item.update({"points": points, "comments": comments, "author": author, "date": date})
+        item["rank"] = _rank(member, None) if choice.kind == "posts" else None
+        item["sponsored"] = _sponsored(member, scope)
+        items.append(item)
+    return choice.kind, items
+
+
+def _inside_any(node: LexborNode, ids: set[int]) -> bool:
+    current: LexborNode | None = node
+    for _ in range(MAX_LEVELS + 1):
+        if current is None:
+            return False
+        if current.mem_id in ids:
+            return True
+        current = current.parent
+    return False
+
+
+def _comment_text(member: LexborNode, path: tuple | None, body_ids: set[int]) -> str | None:
+    """A comment's whole text: the block at the list's common text place (several paragraphs there:
+    their parent), else the text blocks found inside it."""
+    nodes = _at_path(member, path) if path is not None else []
+    if not nodes:
+        nodes = [n for n in member.css(", ".join(sorted(_BLOCK_TEXT_TAGS))) if n.mem_id in body_ids]
+    if not nodes:
+        return None
+    if len(nodes) > 1:
+        common = _common_ancestor(nodes)
+        if common is not None and common.mem_id != member.mem_id:
+            return visible_text(common) or None
+        return "\n".join(t for n in nodes if (t := visible_text(n))) or None
+    return visible_text(nodes[0]) or None
+
+
+def _permalink(scope: list[LexborNode], date_id: int | None, base: str, member: LexborNode) -> str:
+    """A comment's own link: the link of its time stamp, else the first link to an item, else the page."""
+    for block in scope:
+        for link in block.css("a[href]"):
+            if date_id is not None and (
+                link.mem_id == date_id or any(n.mem_id == date_id for n in link.css("*"))
+                or (link.parent is not None and link.parent.mem_id == date_id)
+            ):
+                url = absolute_url(link.attributes.get("href"), base)
+                if url:
+                    return url
+    ident = member.attributes.get("id")
+    if not ident:
+        found = member.css_first("[id]")
+        ident = found.attributes.get("id") if found is not None else None
+    return f"{base.split('#')[0]}#{ident}" if ident else base
+
+
+def _doc_order(body: LexborNode):
+    order: dict[int, int] = {}
+    for i, node in enumerate(body.traverse()):
+        order[node.mem_id] = i
+    return lambda n: order.get(n.mem_id, 0)
+
+
+def _check_count(name: str, value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ToolError(f"{name} must be an integer, got {value!r}", code="BAD_PARAMS")
+
+
+def extract(
+    html: str,
+    base_url: str = "",
+    *,
+    limit: int | None = None,
+    min_points: int | None = None,
+    min_comments: int | None = None,
+    kind: str = "any",
+    include_ads: bool = False,
+    selectors: dict | None = None,
+    **_: Any,
+) -> dict:
+    """The stories, posts, comments or search results of ``html`` in page order (see the module
+    docstring); ``min_points``/``min_comments`` keep items showing at least that many, then
+    ``limit`` keeps the first N. Ads are left out unless ``include_ads``."""
+    _check_count("min_points", min_points)
+    _check_count("min_comments", min_comments)
+    if kind not in ("any", "posts", "comments"):
+        raise ToolError(f"kind must be any, posts or comments, got {kind!r}", code="BAD_PARAMS")
+    tree = parse_html(html)
+    base = page_base(tree, base_url)
+    strip_junk(tree)
+    found, items = find_items(tree, base, kind)
+    kept = []
+    for item in items:
+        if item["sponsored"] and not include_ads:
+            continue
+        if min_points is not None and (item["points"] is None or item["points"] < min_points):
+            continue
+        if min_comments is not None and (item["comments"] is None or item["comments"] < min_comments):
+            continue
+        kept.append(item)
+    kept = apply_limit(kept, limit)
+    # A field no item shows is not shown at all; "sponsored" only when ads were asked for.
+    shown = [f for f in FIELDS if any(item.get(f) not in (None, "") for item in kept)]
+    if include_ads:
+        shown.append("sponsored")
+    articles = [{f: item.get(f) for f in shown} for item in kept]
+    for article in articles:
+        for key in ("title", "url"):
+            article.setdefault(key, None)
+    return {"articles": articles, "kind": found}
+
+
+async def run(
+    ctx: ToolContext,
+    limit: int | None = None,
+    min_points: int | None = None,
+    min_comments: int | None = None,
+    kind: str = "any",
+    include_ads: bool = False,
+) -> dict:
+    """Tool entry point: one round trip for the HTML, then `extract`."""
+    html, url = await page_html(ctx)
+    return extract(
+        html,
+        url,
+        limit=limit,
+        min_points=min_points,
+        min_comments=min_comments,
+        kind=kind,
+        include_ads=include_ads,
+    )

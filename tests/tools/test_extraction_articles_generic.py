@@ -1,0 +1,295 @@
+"""articles_generic: stories, posts, comments and search results on any page.
+
+Exact against TRUTH.json on the Hacker News (2020, 2026) and old-reddit listings; the comments of a
+Hacker News item page and of a new-reddit post page; Bing's ten organic results. Local fixtures in
+several markups and languages (a German forum table, a Polish blog, an English search page with ads
+and a redirecting result link, comment threads in English and German, a Polish site's results with
+an ad), and generated listings in many markups (property-style)."""
+
+from __future__ import annotations
+
+import random
+from urllib.parse import urljoin
+
+import pytest
+
+from curllm_core.errors import ToolError
+from curllm_core.tools.extraction import articles_generic
+from tests.conftest import realpage
+from tests.tools.test_extraction_helpers import (
+    FIXTURES,
+    assert_valid_output,
+    context,
+    open_offline,
+    page_text,
+    truth,
+)
+
+HN = "https://news.ycombinator.com/"
+
+
+def extract(html: str, url: str = "https://site.example/list", **params) -> list[dict]:
+    out = articles_generic.extract(html, url, **params)
+    assert_valid_output("articles_generic", out)
+    return out["articles"]
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / "articles" / name).read_text(encoding="utf-8")
+
+
+# --- the truths -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, url",
+    [
+        ("hn_front_2026.html", HN),
+        ("hackernews_front_2020.html", HN),
+        ("reddit_old_dataisbeautiful_top.html", "https://old.reddit.com/r/dataisbeautiful/top/"),
+    ],
+)
+def test_listings_match_truth(name, url):
+    articles = extract(page_text(name), url)
+    expected = truth()[name]["items"]
+    assert len(articles) == len(expected)
+    for got, want in zip(articles, expected, strict=True):
+        assert got["title"] == want["title"]
+        assert got["url"] == urljoin(url, want["url"])  # the truth keeps Ask HN links relative
+        assert got.get("points") == want.get("points", want.get("score"))  # score is points
+        for key, field in (("comments", "comments"), ("user", "author"), ("rank", "rank")):
+            if key in want:
+                assert got[field] == want[key]
+
+
+def test_hn_listing_details():
+    articles = extract(page_text("hn_front_2026.html"), HN)
+    first = articles[0]
+    assert first | {} == {
+        "title": "The West Forgot How to Make Things. Now It's Forgetting How to Code",
+        "url": "https://techtrenches.dev/p/the-west-forgot-how-to-make-things",
+        "points": 284,
+        "comments": 145,
+        "author": "milkglass",
+        "date": "2026-04-26T06:24:42",
+        "rank": 1,
+    }
+    job = next(a for a in articles if "Hiring" in a["title"])
+    assert job["points"] is None and job["comments"] is None  # a job ad shows neither
+
+
+def test_hn_item_page_gives_its_comments():
+    articles = extract(page_text("hn_item_36817231.html"), "https://news.ycombinator.com/item?id=36817231")
+    assert len(articles) == 100  # every comment row, short ones too; not the story on top
+    assert all(a["url"].startswith("https://news.ycombinator.com/item?id=") for a in articles)
+    assert all(a["author"] and a["date"] and a["text"] for a in articles)
+    first = articles[0]
+    assert first["author"] == "PaulRobinson" and first["date"] == "2023-07-21T19:51:36"
+    assert first["text"].startswith('Claude Shannon\'s "A Mathematical Theory of Communication"')
+    assert len(first["title"]) <= 125 and first["title"].endswith("…")
+    assert not any(a["text"].endswith("reply") for a in articles)  # the reply link is not text
+
+
+def test_new_reddit_post_page_gives_its_comments():
+    articles = extract(page_text("reddit_new_askreddit_post.html"), "https://www.reddit.com/r/AskReddit/")
+    assert len(articles) == 12  # the three deleted comments have no text
+    assert [a["points"] for a in articles[:3]] == [364, 289, 2900]
+    assert articles[0]["author"] == "TheEngLife" and articles[0]["date"] == "3 yr. ago"
+    assert articles[4]["text"] == "10 ft charging cord for my phone."
+    assert all("/comment/" in a["url"] for a in articles)
+
+
+BING_TITLES = [
+    "Microsoft - Wikipedia",
+    "History of Microsoft - Wikipedia",
+    "Microsoft Windows - Wikipedia",
+    "Microsoft - Simple English Wikipedia, the free encyclopedia",
+    "About Microsoft | Mission and Vision | Microsoft",
+    "Timeline of Microsoft - Wikipedia",
+    "Microsoft Corporation | History, Products, & Facts",
+    "A Short History of Microsoft - ThoughtCo",
+    "Microsoft - Wikiwand",
+    "Outline of Microsoft - Wikipedia",
+]
+
+
+def test_search_engine_results_are_the_organic_ten():
+    articles = extract(page_text("bing_serp_microsoft_wikipedia.html"), "https://www.bing.com/search?q=x")
+    assert [a["title"] for a in articles] == BING_TITLES
+    assert articles[0]["url"] == "https://en.wikipedia.org/wiki/Microsoft"  # the redirect's target
+    assert articles[6]["url"] == "https://www.britannica.com/topic/Microsoft-Corporation"
+    assert not any("bing.com" in a["url"] for a in articles)
+    assert articles[2]["snippet"].startswith("Microsoft Windows is a product line")  # no "WEB" badge
+    assert articles[6]["date"] == "2 days ago" and articles[6]["snippet"].startswith("Microsoft Corporation is")
+    assert set(articles[0]) == {"title", "url", "snippet", "date"}  # nothing the page does not show
+    assert [a["title"] for a in extract(page_text("bing_serp_microsoft_wikipedia.html"), limit=3)] == BING_TITLES[:3]
+
+
+# --- local fixtures -----------------------------------------------------------------------------------
+
+
+def test_german_forum_table():
+    articles = extract(fixture("forum_de.html"), "https://rad.example.de/forum/")
+    assert [(a["title"], a["points"], a["comments"], a["author"], a["date"]) for a in articles] == [
+        ("Regeln für dieses Forum", 12, 0, "moderator", "vor 3 Tagen"),
+        ("Welche Kette für 11-fach?", 57, 14, "radlerin", "vor 2 Stunden"),
+        ("Bremsen quietschen nach Regen", 3, 1, "bergfex", "gestern"),
+        ("Tubeless-Umbau: Erfahrungen?", 1200, 31, "k_mueller", "vor 5 Minuten"),
+    ]
+    assert articles[1]["url"] == "https://rad.example.de/forum/t/202-welche-kette-fuer-11-fach"
+    assert [a["title"] for a in extract(fixture("forum_de.html"), min_points=50)] == [
+        "Welche Kette für 11-fach?",
+        "Tubeless-Umbau: Erfahrungen?",
+    ]
+    assert [a["title"] for a in extract(fixture("forum_de.html"), min_comments=10, limit=1)] == [
+        "Welche Kette für 11-fach?"
+    ]
+
+
+def test_polish_blog_list():
+    articles = extract(fixture("blog_pl.html"), "file:///tmp/blog_pl.html")
+    assert [a["url"] for a in articles] == [  # a saved page resolves against its canonical URL
+        "https://gotuj.example.pl/blog/zurek-na-zakwasie",
+        "https://gotuj.example.pl/blog/pierogi-ruskie",
+        "https://gotuj.example.pl/blog/sernik-krakowski",
+    ]
+    assert [(a["points"], a["comments"], a["author"]) for a in articles] == [
+        (48, 12, "Anna Nowak"),
+        (7, 0, "Jan Kowalski"),  # "Skomentuj": no comments yet
+        (130, 3, "Anna Nowak"),
+    ]
+    assert articles[0]["date"] == "2024-03-02T10:15:00+01:00"
+    assert articles[2]["snippet"].startswith("Najlepszy twaróg do sernika")
+
+
+def test_english_search_page_without_ads():
+    articles = extract(fixture("search_en.html"), "https://search.example/search?q=rust")
+    assert [(a["title"], a["url"]) for a in articles] == [
+        ("Tokio - An asynchronous Rust runtime", "https://tokio.rs/"),
+        ("smol-rs/smol: A small and fast async runtime - GitHub", "https://github.com/smol-rs/smol"),
+        ("Asynchronous Programming in Rust", "https://rust-lang.github.io/async-book/"),
+        ("async_std - Rust - Docs.rs", "https://docs.rs/async-std"),
+    ]
+    assert articles[2]["date"] == "Mar 3, 2024" and articles[2]["snippet"].startswith("This book aims")
+    with_ads = extract(fixture("search_en.html"), include_ads=True)
+    assert [a["sponsored"] for a in with_ads] == [False, True, False, False, False]
+    assert with_ads[1]["title"] == "The Rust Book, Printed Edition - Free Shipping"
+
+
+def test_polish_site_results_without_the_ad():
+    articles = extract(fixture("results_pl.html"))
+    assert [a["title"] for a in articles] == [
+        "Jak wybrać rower miejski? Poradnik 2024",
+        "Rower miejski czy trekkingowy na dojazdy?",
+        "Rower miejski – Wikipedia, wolna encyklopedia",
+    ]
+    assert articles[0]["snippet"].startswith("Rama, przerzutki w piaście")
+
+
+def test_comment_threads():
+    en = extract(fixture("comments_en.html"), "https://talk.example.org/t/991")
+    assert [(a["author"], a["points"], a["url"]) for a in en] == [
+        ("mkay", 42, "https://talk.example.org/t/991/1"),
+        ("dora", 7, "https://talk.example.org/t/991/2"),
+        ("pete_r", 1500, "https://talk.example.org/t/991/3"),
+    ]
+    assert en[0]["text"] == (
+        "Reading other people's code, lots of it. Pick a library you use every day and read it end "
+        "to end. You will find patterns you never thought about, and a few bugs too."
+    )
+    assert en[1]["title"] == en[1]["text"] == "Code review by someone strict."
+    de = extract(fixture("comments_de.html"))
+    assert [(a["author"], a["points"], a["date"], a["text"][:12]) for a in de] == [
+        ("Leserin_42", 18, "vor 5 Stunden", "Endlich! Der"),
+        ("Hans W.", 3, "vor 4 Stunden", "Und wer beza"),
+        ("radfahrer", 0, "14.03.2024", "Gut so."),
+    ]
+
+
+def test_kind_and_bad_parameters():
+    assert extract(fixture("comments_en.html"), kind="posts") == []  # one topic is not a list
+    assert len(extract(fixture("comments_en.html"), kind="comments")) == 3
+    assert extract("<html><body><p>nothing here</p></body></html>") == []
+    for bad in ({"limit": 0}, {"min_points": "5"}, {"kind": "stories"}):
+        with pytest.raises(ToolError):
+            articles_generic.extract(fixture("forum_de.html"), "", **bad)
+
+
+# --- generated listings: many markups, three languages ----------------------------------------------
+
+WORDS = {
+    "en": ("{n} points", "{n} comments", "by {a}", "{h} hours ago", "Sponsored"),
+    "pl": ("{n} punktów", "{n} komentarzy", "autor: {a}", "{h} godzin temu", "Reklama"),
+    "de": ("{n} Punkte", "{n} Kommentare", "von {a}", "vor {h} Stunden", "Anzeige"),
+}
+TITLES = [
+    "Why the new bridge took ten years",
+    "Nowy most otwarty po dziesięciu latach",
+    "Die Brücke ist endlich fertig gebaut",
+    "Show: a tiny database in one file",
+    "Jak nauczyłem się grać na skrzypcach",
+    "Warum Züge im Winter später kommen",
+    "Ten lessons from a failed startup",
+    "Przepis na chleb bez drożdży",
+]
+
+
+def generated_listing(seed: int) -> tuple[str, list[dict]]:
+    rng = random.Random(seed)
+    lang = rng.choice(list(WORDS))
+    points_w, comments_w, by_w, ago_w, ad_w = WORDS[lang]
+    outer, inner = rng.choice([("ul", "li"), ("ol", "li"), ("div", "div"), ("section", "article")])
+    item_cls = rng.choice(["item", "story", "entry", "wpis", "beitrag", "row"])
+    heading = rng.choice(["h2", "h3", None])
+    titles = rng.sample(TITLES, rng.randint(3, 7))
+    ad_at = rng.choice([None, 0, 1, len(titles)])
+    expected: list[dict] = []
+    rows = []
+    ad = (
+        f'<{inner} class="{item_cls}"><span class="label">{ad_w}</span>'
+        f'<a href="https://ads.example/">Buy the best shoes online today</a>'
+        f"<span>{points_w.format(n=1)}</span></{inner}>"
+    )
+    for i, title in enumerate(titles):
+        if ad_at == i:
+            rows.append(ad)
+        n, c, h = rng.randint(1, 999), rng.randint(0, 300), rng.randint(1, 23)
+        author = rng.choice(["anna_k", "jsmith", "müller", "zoe"])
+        link = f'<a href="/p/{seed}-{i}">{title}</a>'
+        head = f"<{heading}>{link}</{heading}>" if heading else f'<span class="title">{link}</span>'
+        meta = [
+            f'<span class="score">{points_w.format(n=n)}</span>',
+            f'<a href="/p/{seed}-{i}#c">{comments_w.format(n=c)}</a>',
+            f'<span class="byline">{by_w.format(a=author)}</span>',
+            f"<span>{ago_w.format(h=h)}</span>",
+        ]
+        rng.shuffle(meta)
+        rows.append(f'<{inner} class="{item_cls}">{head}<div class="meta">{" · ".join(meta)}</div></{inner}>')
+        expected.append(
+            {"title": title, "url": f"https://gen.example/p/{seed}-{i}", "points": n, "comments": c, "author": author}
+        )
+    if ad_at == len(titles):
+        rows.append(ad)
+    nav = '<nav><a href="/a">About this site</a> <a href="/b">Contact the team</a> <a href="/c">Privacy policy page</a></nav>'
+    side = '<aside><ul><li><a href="/x">Most read this week</a></li><li><a href="/y">Editors picks for you</a></li></ul></aside>'
+    html = f"<html><body>{nav}<main><{outer} class='list'>{''.join(rows)}</{outer}></main>{side}</body></html>"
+    return html, expected
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_generated_listings(seed):
+    html, expected = generated_listing(seed)
+    articles = extract(html, "https://gen.example/")
+    got = [{k: a.get(k) for k in ("title", "url", "points", "comments", "author")} for a in articles]
+    assert got == expected, html
+
+
+# --- in a browser ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+async def test_run_in_a_real_browser(page):
+    await open_offline(page, realpage("bing_serp_microsoft_wikipedia.html"))
+    out = await articles_generic.run(context(page, "articles_generic"), limit=10)
+    assert_valid_output("articles_generic", out)
+    assert [a["title"] for a in out["articles"]] == BING_TITLES
