@@ -878,7 +878,9 @@ def _result_count(t: _Text, facts: list[Fact]) -> None:
 def _comments_wanted(t: _Text, facts: list[Fact]) -> None:
     """Comments as the thing asked for ("the comments on this story", "komentarze", "alle Kommentare"),
     not as a count to filter or sort by ("more than 100 comments" is masked by then, "most comments")."""
-    m = t.search(r"\b(?:comments|comment thread|discussion|komentarze|komentarzy|kommentare|replies|odpowiedzi|antworten)\b")
+    m = t.search(
+        r"\b(?:comments|comment thread|discussion|komentarze|komentarzy|kommentare|replies|odpowiedzi|antworten)\b"
+    )
     if m and not re.search(
         r"\b(?:most|more|least|fewest|number of|count of|by|najwięcej|najmniej|liczb\w*|meisten|wenigsten|anzahl|nach)\s+$",
         t.original[max(0, m.start() - 20) : m.start()],
@@ -900,7 +902,9 @@ _ORDINALS = {
     10: r"tenth|10th|dziesiąt\w*|zehnte\w*",
     -1: r"last|final|ostatni\w*|letzte\w*",
 }
-_LARGEST = r"(?:biggest|largest|longest|największ\w*|najwieksz\w*|najdłuższ\w*|größte\w*|groesste\w*|längste\w*)"
+_LARGEST = (
+    r"(?:biggest|largest|longest|największ\w*|najwieksz\w*|najdłuższ\w*|größte\w*|groesste\w*|längste\w*)"
+)
 # Words around a table noun that say nothing about which table: articles, verbs, pages, formats.
 _TABLE_FILLER = frozenset(
     "the a an this that these those its my whole entire full complete main data html page site web "
@@ -926,8 +930,10 @@ def _table_words(words: list[str]) -> list[str]:
         low = word.lower()
         if low in _TABLE_STOP:
             break
-        if low in _TABLE_FILLER or re.fullmatch(_LARGEST, low, re.I) or any(
-            re.fullmatch(rx, low, re.I) for rx in _ORDINALS.values()
+        if (
+            low in _TABLE_FILLER
+            or re.fullmatch(_LARGEST, low, re.I)
+            or any(re.fullmatch(rx, low, re.I) for rx in _ORDINALS.values())
         ):
             if out:
                 break
@@ -952,7 +958,9 @@ def _table_choice(t: _Text, facts: list[Fact]) -> None:
             facts.append(Fact("nth", value, m.start(), m.group(0)))
             break
     else:
-        m = t.search(rf"\b{_TABLE_NOUN}\s*(?:#|no\.?|nr\.?|numer|number|nummer)?\s*(\d{{1,2}})\b(?!\s*(?:rows?|wiersz\w*|zeilen?))")
+        m = t.search(
+            rf"\b{_TABLE_NOUN}\s*(?:#|no\.?|nr\.?|numer|number|nummer)?\s*(\d{{1,2}})\b(?!\s*(?:rows?|wiersz\w*|zeilen?))"
+        )
         if m is None:
             m = t.search(rf"(?<![\w.])(\d{{1,2}})\.\s+{_TABLE_NOUN}\b")  # "die 2. Tabelle"
         if m and int(m.group(1)) > 0:
@@ -970,7 +978,7 @@ def _table_choice(t: _Text, facts: list[Fact]) -> None:
     if not found:
         m = t.search(
             rf"\b{_TABLE_NOUN}\s+{_TABLE_PREP}\s+{_TABLE_ART}((?:[^\W\d_][\w&+.-]*\s*){{1,3}})"
-        ) or t.search(rf"\b(?:tabel[aięeiy]?|tabelk[aięi])\s+((?:[^\W\d_][\w&+.-]*\s*){{1,2}})")
+        ) or t.search(r"\b(?:tabel[aięeiy]?|tabelk[aięi])\s+((?:[^\W\d_][\w&+.-]*\s*){1,2})")
         if m:
             found, pos = _table_words(m.group(1).split()), m.start()
     if not found:

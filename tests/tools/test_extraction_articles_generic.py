@@ -120,9 +120,13 @@ def test_search_engine_results_are_the_organic_ten():
     assert articles[6]["url"] == "https://www.britannica.com/topic/Microsoft-Corporation"
     assert not any("bing.com" in a["url"] for a in articles)
     assert articles[2]["snippet"].startswith("Microsoft Windows is a product line")  # no "WEB" badge
-    assert articles[6]["date"] == "2 days ago" and articles[6]["snippet"].startswith("Microsoft Corporation is")
+    assert articles[6]["date"] == "2 days ago" and articles[6]["snippet"].startswith(
+        "Microsoft Corporation is"
+    )
     assert set(articles[0]) == {"title", "url", "snippet", "date"}  # nothing the page does not show
-    assert [a["title"] for a in extract(page_text("bing_serp_microsoft_wikipedia.html"), limit=3)] == BING_TITLES[:3]
+    assert [
+        a["title"] for a in extract(page_text("bing_serp_microsoft_wikipedia.html"), limit=3)
+    ] == BING_TITLES[:3]
 
 
 # --- local fixtures -----------------------------------------------------------------------------------
@@ -266,13 +270,21 @@ def generated_listing(seed: int) -> tuple[str, list[dict]]:
         rng.shuffle(meta)
         rows.append(f'<{inner} class="{item_cls}">{head}<div class="meta">{" · ".join(meta)}</div></{inner}>')
         expected.append(
-            {"title": title, "url": f"https://gen.example/p/{seed}-{i}", "points": n, "comments": c, "author": author}
+            {
+                "title": title,
+                "url": f"https://gen.example/p/{seed}-{i}",
+                "points": n,
+                "comments": c,
+                "author": author,
+            }
         )
     if ad_at == len(titles):
         rows.append(ad)
     nav = '<nav><a href="/a">About this site</a> <a href="/b">Contact the team</a> <a href="/c">Privacy policy page</a></nav>'
     side = '<aside><ul><li><a href="/x">Most read this week</a></li><li><a href="/y">Editors picks for you</a></li></ul></aside>'
-    html = f"<html><body>{nav}<main><{outer} class='list'>{''.join(rows)}</{outer}></main>{side}</body></html>"
+    html = (
+        f"<html><body>{nav}<main><{outer} class='list'>{''.join(rows)}</{outer}></main>{side}</body></html>"
+    )
     return html, expected
 
 

@@ -234,10 +234,12 @@ def test_the_words_point_at_the_data_table_not_a_side_table():
     # introduced as "the definitive list of top CPUs".
     [cpu] = extract(page_text("userbenchmark_cpu_table.html"), match="CPU")
     assert len(cpu["rows"]) == 50
-    small = """<h2>Prices</h2><table><tr><th>CPU</th><th>Price</th></tr><tr><td>A</td><td>1</td></tr></table>
-    <h2>Benchmark results of desktop CPUs</h2><table><tr><th>Model</th><th>Score</th></tr>""" + "".join(
-        f"<tr><td>M{i}</td><td>{i}</td></tr>" for i in range(30)
-    ) + "</table>"
+    small = (
+        """<h2>Prices</h2><table><tr><th>CPU</th><th>Price</th></tr><tr><td>A</td><td>1</td></tr></table>
+    <h2>Benchmark results of desktop CPUs</h2><table><tr><th>Model</th><th>Score</th></tr>"""
+        + "".join(f"<tr><td>M{i}</td><td>{i}</td></tr>" for i in range(30))
+        + "</table>"
+    )
     [big] = extract(small, match="CPU")
     assert len(big["rows"]) == 30 and big["nth"] == 2
 

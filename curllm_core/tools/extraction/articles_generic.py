@@ -93,7 +93,9 @@ _DATE_TEXT_RE = re.compile(
     r"^\s*(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}[./]\d{1,2}[./]\d{2,4}|"
     r"(?:\d{1,2}\.?\s+)?[^\W\d_]{3,10}\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\.?\s+[^\W\d_]{3,10}\.?\s+\d{4})\s*$"
 )
-_ISO_RE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)")
+_ISO_RE = re.compile(
+    r"^\s*(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)"
+)
 _RANK_TEXT_RE = re.compile(r"^\s*#?(\d{1,4})\.\s*$")
 _PROFILE_RE = re.compile(
     r"/(?:user|users|u|profile|profiles|author|authors|member|members|people|benutzer|uzytkownik|~)/([^/?#]+)/?$"
@@ -108,7 +110,9 @@ _SPONSORED_LABEL_RE = re.compile(
     r"advertisement|sponsoris[ée]|patrocinado|sponsorizzato)$",
     re.IGNORECASE,
 )
-_AD_PARTS = frozenset({"ad", "ads", "advert", "adverts", "advertisement", "sponsored", "sponsor", "promoted", "promo"})
+_AD_PARTS = frozenset(
+    {"ad", "ads", "advert", "adverts", "advertisement", "sponsored", "sponsor", "promoted", "promo"}
+)
 _DECOY_PARTS = frozenset(
     {
         "nav",
@@ -134,7 +138,9 @@ _DECOY_TAGS = frozenset({"nav", "header", "footer", "aside"})
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _TITLE_CLASS_RE = re.compile(r"title|headline|subject|topic|heading", re.IGNORECASE)
 _BLOCK_TEXT_TAGS = frozenset({"p", "div", "span", "td", "li", "blockquote", "section", "article", "dd"})
-_BODY_EXCLUDE = frozenset({"a", "time", "button", "label", "select", "option", "h1", "h2", "h3", "h4", "h5", "h6"})
+_BODY_EXCLUDE = frozenset(
+    {"a", "time", "button", "label", "select", "option", "h1", "h2", "h3", "h4", "h5", "h6"}
+)
 
 
 def _class_parts(node: LexborNode) -> set[str]:
@@ -193,7 +199,9 @@ def _stands_alone(link: LexborNode, text: str) -> bool:
     node = link
     while node.parent is not None and node.parent.tag in _INLINE:
         node = node.parent
-    if node.parent is not None and (node.parent.tag in _HEADINGS or node.parent.attributes.get("role") == "heading"):
+    if node.parent is not None and (
+        node.parent.tag in _HEADINGS or node.parent.attributes.get("role") == "heading"
+    ):
         return True
     beside = 0
     for step in ("prev", "next"):
@@ -367,7 +375,11 @@ def _decoy(node: LexborNode, memo: dict[int, float]) -> float:
             result = memo[current.mem_id]
             break
         chain.append(current.mem_id)
-        if current.tag in _DECOY_TAGS or current.attributes.get("role") in ("navigation", "banner", "contentinfo"):
+        if current.tag in _DECOY_TAGS or current.attributes.get("role") in (
+            "navigation",
+            "banner",
+            "contentinfo",
+        ):
             result = DECOY_FACTOR
             break
         parts = _class_parts(current)
@@ -553,7 +565,9 @@ def _points_context(node: LexborNode, block: LexborNode) -> bool:
             return False
         attrs = current.attributes
         label = " ".join(
-            filter(None, (attrs.get("class"), attrs.get("id"), attrs.get("aria-label"), attrs.get("data-testid")))
+            filter(
+                None, (attrs.get("class"), attrs.get("id"), attrs.get("aria-label"), attrs.get("data-testid"))
+            )
         )
         if label and _POINTS_ATTR_RE.search(label) and not re.search(r"rank|rating|star", label, re.I):
             return True
@@ -598,8 +612,10 @@ def _author(scope: list[LexborNode]) -> tuple[str | None, int | None]:
         for node in block.css('[rel~="author"], [itemprop="author"], [class], a[href]'):
             attrs = node.attributes
             cls = attrs.get("class") or ""
-            flagged = "author" in (attrs.get("rel") or "") or attrs.get("itemprop") == "author" or (
-                cls and _AUTHOR_CLASS_RE.search(cls)
+            flagged = (
+                "author" in (attrs.get("rel") or "")
+                or attrs.get("itemprop") == "author"
+                or (cls and _AUTHOR_CLASS_RE.search(cls))
             )
             profile = None
             if node.tag == "a":
@@ -646,7 +662,11 @@ def _rank(member: LexborNode, before: LexborNode | None) -> int | None:
         m = _RANK_TEXT_RE.match(text) if text else None
         if m:
             return int(m.group(1))
-        if text and text.isdigit() and any("rank" in p or p in ("pos", "position") for p in _class_parts(node)):
+        if (
+            text
+            and text.isdigit()
+            and any("rank" in p or p in ("pos", "position") for p in _class_parts(node))
+        ):
             return int(text)
     return None
 
@@ -741,9 +761,7 @@ def _at_path(member: LexborNode, path: tuple) -> list[LexborNode]:
     """The descendants of ``member`` at ``path`` (see `_path`)."""
     level = [member]
     for tag, cls in path:
-        level = [
-            c for node in level for c in _children(node) if c.tag == tag and _first_class(c) == cls
-        ]
+        level = [c for node in level for c in _children(node) if c.tag == tag and _first_class(c) == cls]
         if not level:
             break
     return level
@@ -886,7 +904,8 @@ def _permalink(scope: list[LexborNode], date_id: int | None, base: str, member: 
     for block in scope:
         for link in block.css("a[href]"):
             if date_id is not None and (
-                link.mem_id == date_id or any(n.mem_id == date_id for n in link.css("*"))
+                link.mem_id == date_id
+                or any(n.mem_id == date_id for n in link.css("*"))
                 or (link.parent is not None and link.parent.mem_id == date_id)
             ):
                 url = absolute_url(link.attributes.get("href"), base)

@@ -141,7 +141,12 @@ def _label_row(row: list[_Cell], body: list[list[_Cell]]) -> bool:
     """A first row written with ``<td>`` that is a header: all bold labels, or short distinct labels
     above at least one column that is (almost) all numbers."""
     texts = [c.text for c in row]
-    if len(row) < 2 or not all(texts) or len(set(texts)) < len(texts) or any(len(t) > MAX_LABEL for t in texts):
+    if (
+        len(row) < 2
+        or not all(texts)
+        or len(set(texts)) < len(texts)
+        or any(len(t) > MAX_LABEL for t in texts)
+    ):
         return False
     if all(c.bold for c in row) and not all(c.bold for r in body for c in r if c.text):
         return True
@@ -496,7 +501,9 @@ def extract(
     tables, from 1) and ``index`` (its place among all ``<table>`` elements, from 0)."""
     _check_int("min_rows", min_rows, 1)
     if nth is not None and (isinstance(nth, bool) or not isinstance(nth, int) or nth == 0):
-        raise ToolError(f"nth must be a non-zero integer (1 = first, -1 = last), got {nth!r}", code="BAD_PARAMS")
+        raise ToolError(
+            f"nth must be a non-zero integer (1 = first, -1 = last), got {nth!r}", code="BAD_PARAMS"
+        )
     tree = parse_html(html)
     strip_junk(tree)
     hidden: dict[int, bool] = {}
