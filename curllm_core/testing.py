@@ -26,7 +26,9 @@ Fixtures
 Event loops
 -----------
 Async tests need pytest-asyncio (>= 0.24). The browser lives in the session's event loop, so tests
-that share it must run in that loop too; put this in your ``pyproject.toml``::
+that share it must run in that loop too. A project that sets no loop scope gets ``"session"`` for
+both (see `pytest_configure`, which also spares it pytest-asyncio's warning about the unset
+option); to say so yourself, put this in your ``pyproject.toml``::
 
     [tool.pytest.ini_options]
     asyncio_mode = "auto"
@@ -430,6 +432,29 @@ def _make_async_fixtures() -> tuple[Any, Any]:
 
 
 _curllm_shared_browser, curllm_browser = _make_async_fixtures()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Give a project that sets no asyncio loop scope curllm's: the session loop, for fixtures and tests.
+
+    pytest-asyncio warns (PytestDeprecationWarning) when ``asyncio_default_fixture_loop_scope`` is
+    unset, and the shared browser lives in the session's loop. A project that sets the option keeps
+    its own values; one that does not gets both scopes as ``"session"``, as if its ini file said so.
+    This runs before pytest-asyncio's own ``pytest_configure`` (``tryfirst``), which reads them.
+    """
+    if pytest_asyncio is None:
+        return
+    try:
+        if config.getini("asyncio_default_fixture_loop_scope"):
+            return
+    except ValueError:  # a pytest-asyncio without the option: nothing to default
+        return
+    cache = getattr(config, "_inicache", None)  # getini's cache: the one way to set an ini default
+    if isinstance(cache, dict):
+        cache["asyncio_default_fixture_loop_scope"] = "session"
+        cache["asyncio_default_test_loop_scope"] = "session"
+
 
 if curllm_browser is None:  # pragma: no cover - only without a recent pytest-asyncio
 

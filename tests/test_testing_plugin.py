@@ -197,7 +197,10 @@ async def test_curllm_browser_is_a_started_browser(curllm_browser):
 # --- in a project of its own: no asyncio settings, strict mode --------------------------------------
 
 PROJECT_TEST = '''
+import asyncio
+
 import pytest
+import pytest_asyncio
 from curllm_core.testing import make_registry
 from curllm_core.tool import tool
 
@@ -213,18 +216,25 @@ def curllm_registry():
     return make_registry(title_of)
 
 
+@pytest_asyncio.fixture(scope="session")
+async def session_loop():
+    return asyncio.get_running_loop()
+
+
 @pytest.mark.asyncio(loop_scope="session")
 async def test_in_the_session_loop(curllm_run_tool):
     assert await curllm_run_tool("title_of", html="<title>one</title>") == {"title": "one"}
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="function")
 async def test_in_its_own_loop(curllm_run_tool):
     assert await curllm_run_tool("title_of", html="<title>two</title>") == {"title": "two"}
 
 
 @pytest.mark.asyncio
-async def test_data_only(curllm_run_tool):
+async def test_data_only(curllm_run_tool, session_loop):
+    # No loop scope set anywhere: curllm's plugin made the session loop the tests' default.
+    assert asyncio.get_running_loop() is session_loop
     out = await curllm_run_tool("validation.required_fields", params={"fields": ["name"]},
                                 data={"products": [{"name": "a"}, {"price": 1}]})
     assert out["validation"]["kept"] == 1
@@ -254,6 +264,8 @@ def test_a_project_without_asyncio_settings(tmp_path, isolated_env, browser_path
     assert "4 passed" in run.stdout
     # The test outside the session loop got a private browser, and a hint why that is slower.
     assert "different event loop" in run.stdout
+    # curllm's plugin set the loop scopes the project left unset: no warning from pytest-asyncio.
+    assert "PytestDeprecationWarning" not in run.stdout + run.stderr
 
 
 def test_no_chromium_skips_with_the_install_hint(tmp_path, isolated_env):
