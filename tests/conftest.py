@@ -10,7 +10,10 @@ import pytest
 import pytest_asyncio
 
 ROOT = Path(__file__).resolve().parent.parent
-REALPAGES = ROOT.parent / "shared" / "realpages"
+# Real page snapshots live beside the checkout, not in it (their licences); CURLLM_TEST_REALPAGES
+# points elsewhere (the summary note's own test points it nowhere).
+REALPAGES = Path(os.environ.get("CURLLM_TEST_REALPAGES") or ROOT.parent / "shared" / "realpages")
+REALPAGES_REASON = "../shared/realpages"  # in every skip reason of a test that needs them
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
@@ -59,8 +62,54 @@ def realpage(name: str) -> Path:
     """Path of a real page snapshot; skips the test when ../shared/realpages is absent."""
     path = REALPAGES / name
     if not path.is_file():
-        pytest.skip(f"real page snapshot {name} not available (../shared/realpages)")
+        pytest.skip(f"real page snapshot {name} not available ({REALPAGES_REASON})")
     return path
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """Say why tests were skipped for want of the real page snapshots, and which ones."""
+    missing = [r for r in terminalreporter.stats.get("skipped", []) if REALPAGES_REASON in _skip_reason(r)]
+    if not missing:
+        return
+    per_module: dict[str, int] = {}
+    for report in missing:
+        module = report.nodeid.split("::")[0]
+        per_module[module] = per_module.get(module, 0) + 1
+    write = terminalreporter.write_line
+    terminalreporter.section("tests skipped: no real page snapshots", sep="-")
+    write(
+        f"{len(missing)} tests were skipped because they read real page snapshots from {REALPAGES} "
+        f"({REALPAGES_REASON} beside this checkout), which is not there."
+    )
+    write(
+        "Untested without them: the extractors, forms and pagination on real sites' markup "
+        "(Ceneo, Amazon, eBay, Hacker News, Reddit, Wikipedia, ...); the local fixtures still ran."
+    )
+    for module, count in sorted(per_module.items()):
+        write(f"  {module}: {count} skipped")
+
+
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    return str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+
+
+@pytest.fixture(scope="session")
+def curllm_wheel(tmp_path_factory) -> Path:
+    """curllm built into a wheel from this checkout, once per session (for the fresh-venv tests)."""
+    import subprocess
+
+    out = tmp_path_factory.mktemp("curllm-wheel")
+    # --no-isolation: hatchling comes from this environment, so building needs no network.
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = out.glob("curllm-*.whl")
+    return wheel
 
 
 @pytest.fixture

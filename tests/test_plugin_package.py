@@ -76,12 +76,14 @@ class Installed:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Installed:
+def installed(tmp_path_factory, curllm_wheel) -> Installed:
     root = tmp_path_factory.mktemp("installed")
     env = _env(root)
     started = time.perf_counter()
     wheels = root / "wheels"
-    for project in (ROOT, PLUGIN):
+    wheels.mkdir()
+    shutil.copy(curllm_wheel, wheels)  # built once per session (conftest), shared with the tutorial test
+    for project in (PLUGIN,):
         # --no-isolation: hatchling comes from this environment, so building needs no network.
         done = _run(
             [

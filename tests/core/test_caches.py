@@ -16,7 +16,10 @@ def filled(isolated_env, tmp_path):
     """A cache directory with two plans, the manifest caches, a stray file and a crashed writer's temp file."""
     load_registry()  # writes manifests.json
     for i, instruction in enumerate(["find products under 150zł", "top 10 stories"]):
-        plan = {"plan": [{"tool": "extraction.products_generic", "parameters": {}}], "expected_output": "products"}
+        plan = {
+            "plan": [{"tool": "extraction.products_generic", "parameters": {}}],
+            "expected_output": "products",
+        }
         plan_cache.store(
             f"k{i}", plan, ["why"], "rules", instruction=instruction, url=f"https://shop{i}.example/p/1"
         )

@@ -28,7 +28,7 @@ from curllm_core.tools.extraction._html import (
     visible_text,
 )
 from curllm_core.tools.extraction._select import extract_layout, field_value
-from tests.conftest import REALPAGES, ROOT, realpage
+from tests.conftest import REALPAGES, REALPAGES_REASON, ROOT, realpage
 
 MANIFESTS = ROOT / "tools_manifests" / "extraction"
 FIXTURES = ROOT / "tests" / "fixtures" / "extraction"
@@ -67,7 +67,7 @@ def fixture_text(name: str) -> str:
 def truth() -> dict:
     path = REALPAGES / "TRUTH.json"
     if not path.is_file():
-        pytest.skip("TRUTH.json not available (../shared/realpages)")
+        pytest.skip(f"TRUTH.json not available ({REALPAGES_REASON})")
     return json.loads(path.read_text(encoding="utf-8"))
 
 
