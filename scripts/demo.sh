@@ -18,4 +18,14 @@ done
 [ -n "$url" ] || { echo "the example shop did not start:" >&2; cat "$log" >&2; exit 1; }
 
 echo "\$ curllm \"find products under 150zł\" --url $url" >&2
-.venv/bin/curllm "find products under 150zł" --url "$url" --format "${CURLLM_DEMO_FORMAT:-table}" "$@"
+status=0
+.venv/bin/curllm "find products under 150zł" --url "$url" --format "${CURLLM_DEMO_FORMAT:-table}" "$@" || status=$?
+
+# curllm is in .venv, not on PATH: say how to call it for a task of your own.
+cat >&2 <<EOF
+
+curllm is installed in $PWD/.venv (nothing was added to your PATH). Your own task:
+  .venv/bin/curllm "find products under 150zł" --url https://your-shop.example/
+or 'source .venv/bin/activate' first, then just 'curllm ...'. '.venv/bin/curllm doctor' checks the set-up.
+EOF
+exit $status
