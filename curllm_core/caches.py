@@ -182,3 +182,10 @@ def _check(kinds: Iterable[str]) -> list[str]:
     if unknown:
         raise ValueError(f"unknown cache {', '.join(unknown)} (known: {', '.join(KINDS)})")
     return kinds
+
+
+def human_size(size: int) -> str:
+    """``size`` bytes for people: ``512 B``, ``4.2 kB``, ``1.3 MB``."""
+    if size < 1024:
+        return f"{size} B"
+    return f"{size / 1024:.1f} kB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MB"

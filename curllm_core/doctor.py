@@ -88,7 +88,7 @@ def diagnose(*, launch: bool = True, launch_timeout_s: float = 30.0) -> Report:
         if launch:
             findings.append(_launch(browser.data["path"], launch_timeout_s))
         else:
-            findings.append(Finding("launch", "info", "not started (--no-launch)"))
+            findings.append(Finding("launch", "info", "the browser was not started (--no-launch)"))
     findings += _plugins()
     config, config_finding = _config()
     findings += _extras(install.data.get("pip_extra_hint", ""))
@@ -252,7 +252,10 @@ def _plugins() -> list[Finding]:
     out = []
     for plugin in registry.plugins:
         data = plugin.to_dict()
-        what = f"plugin {plugin.name} {plugin.version or '-'}".rstrip()
+        if not plugin.builtin and plugin.module == str(Path(plugin.name).resolve()):
+            what = f"tools directory {plugin.name} (CURLLM_TOOLS_PATH)"
+        else:
+            what = f"plugin {plugin.name} {plugin.version or '-'}"
         if plugin.error is None:
             out.append(Finding("plugin", "ok", f"{what}: {len(plugin.tools)} tools", data=data))
         elif plugin.builtin:
@@ -267,14 +270,20 @@ def _plugins() -> list[Finding]:
             )
         else:
             out.append(Finding("plugin", "warn", f"{what}: {plugin.error}", _plugin_fix(plugin), data))
+    by_file: dict[str, list] = {}
     for problem in registry.problems:
+        by_file.setdefault(problem.source, []).append(problem)
+    for source, problems in by_file.items():
+        first = problems[0]
+        detail = f"{first.pointer}: {first.message}" if first.pointer else first.message
+        more = f"{len(problems)} problems, the first: " if len(problems) > 1 else ""
         out.append(
             Finding(
                 "manifests",
                 "warn",
-                f"skipped a bad manifest: {problem}",
-                "curllm tools validate PATH lists every problem of a manifest file",
-                {"problem": str(problem)},
+                f"skipped a bad manifest: {source}: {more}{detail}",
+                f"curllm tools validate {source} lists every problem",
+                {"source": source, "problems": [str(p) for p in problems]},
             )
         )
     for warning in registry.warnings:
@@ -375,13 +384,13 @@ def _config() -> tuple[dict, Finding]:
 
 
 def _cache() -> Finding:
-    from .caches import describe
+    from .caches import describe, human_size
     from .registry import cache_dir
 
     directory = cache_dir()
     infos = describe()
     data = {"path": str(directory), "caches": [i.to_dict() for i in infos]}
-    parts = ", ".join(f"{i.kind} {i.entries} ({_human_size(i.size)})" for i in infos)
+    parts = ", ".join(f"{i.kind} {i.entries} ({human_size(i.size)})" for i in infos)
     existing = next((p for p in (directory, *directory.parents) if p.exists()), None)
     writable = existing is not None and os.access(existing, os.W_OK)
     data["writable"] = writable
@@ -402,9 +411,3 @@ def _environment() -> Finding:
     shown = {n: "(set)" if _SECRET_RE.search(n) else os.environ[n] for n in names}
     text = ", ".join(f"{n}={v}" for n, v in shown.items()) or "none"
     return Finding("env", "info", f"CURLLM_ variables: {text}", data={"variables": shown})
-
-
-def _human_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    return f"{size / 1024:.1f} kB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MB"

@@ -221,6 +221,78 @@ def test_every_cli_option_is_documented():
     assert not problems, "docs/cli.md is out of date: " + "; ".join(problems)
 
 
+def _plain(md: str) -> str:
+    """Markdown as it reads: links and code spans reduced to their text, white space folded."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", md)
+    text = text.replace("\\|", "|").replace("`", "")
+    return " ".join(text.split())
+
+
+def _option_rows(md: str, path: str, cmd: click.Command) -> dict[str, list[str]]:
+    """Option name -> its table row: the command's own tables, and run's browser and network
+    options for the commands that take them."""
+    texts = [section(md, f"`{path}`")]
+    if any(isinstance(p, click.Option) and "--headful" in p.opts for p in cmd.params):
+        texts.append(section(md, "Browser and network options"))
+    rows = {}
+    for text in texts:
+        for row in table_rows(text):
+            for name in ticked(row[0]):
+                rows.setdefault(name.split()[0], row)
+    return rows
+
+
+def _first_paragraph(text: str) -> str:
+    paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip() and not p.lstrip().startswith("#")]
+    return paragraphs[0] if paragraphs else ""
+
+
+def test_every_help_text_matches_the_docs():
+    """What `--help` shows is what docs/cli.md says: each option as the docs' Option column names it
+    (metavar included), its help the start of the docs' Meaning (a "(default: ...)" it ends with is
+    the docs' Default column), and each command's help the start of its section's first paragraph."""
+    from curllm_core.cli import cli
+
+    md = read("cli.md")
+    problems = []
+    for path, cmd in _commands(cli, "curllm"):
+        if path == "curllm" or isinstance(cmd, click.Group):
+            continue
+        ctx = click.Context(cmd, info_name=path)
+        own = _plain(_first_paragraph(own_text(md, f"`{path}`").split("\n", 1)[1]))
+        summary = " ".join((cmd.help or "").split("\n\n")[0].split())
+        if not summary or not own.startswith(summary):
+            problems.append(f"{path}: its help {summary!r} is not how its section starts: {own[:120]!r}")
+        rows = _option_rows(md, path, cmd)
+        for opt in cmd.params:
+            if not isinstance(opt, click.Option) or opt.hidden or opt.name == "help":
+                continue
+            long = next((o for o in opt.opts if o.startswith("--")), opt.opts[0])
+            row = rows.get(long) or next((rows[o] for o in opt.opts if o in rows), None)
+            if row is None:
+                problems.append(f"{path} {long}: no row in a table of its section")
+                continue
+            shown = opt.get_help_record(ctx)[0].replace(" / ", ", ")
+            documented = ", ".join(ticked(row[0]))
+            if shown != documented:
+                problems.append(f"{path} {long}: --help shows {shown!r}, the docs {documented!r}")
+            meaning = _plain(row[-1])
+            default = _plain(row[1]) if len(row) >= 3 else ""
+            text = " ".join((opt.help or "").split())
+            m = re.fullmatch(r"(.*) \(default: (.*)\)(\.?)", text)
+            if m:
+                text = m.group(1) + m.group(3)
+                if m.group(2) != default:
+                    problems.append(
+                        f"{path} {long}: --help says default {m.group(2)!r}, the docs {default!r}"
+                    )
+            if not text or not meaning.startswith(text):
+                problems.append(f"{path} {long}: --help says {text!r}, the docs {meaning!r}")
+            if opt.show_default and opt.default not in (None, False, ()) and str(opt.default) not in default:
+                problems.append(f"{path} {long}: default {opt.default!r} not in the docs' {default!r}")
+    assert not problems, "--help and docs/cli.md disagree:\n" + "\n".join(problems)
+
+
 # --- 3. config keys and environment variables vs docs/configuration.md ------------------------------
 
 

@@ -2,14 +2,15 @@
 0 ok, 1 ran but the result is not ok, 2 bad input (never a traceback), 3 planning failed.
 
 ``curllm [URL] "instruction"`` runs a task (the default command, `run`); ``curllm tools ...``,
-``curllm plugins ...`` (`tools`) and ``curllm batch ...`` (`batch`) are subcommands. Only this package
+``curllm plugins ...`` (`tools`), ``curllm batch ...`` (`batch`), ``curllm doctor`` (`doctor`) and
+``curllm cache ...`` (`cache`) are subcommands. Only this package
 imports click, rich.progress or signal, prints, or exits.
 """
 
 from __future__ import annotations
 
 from ..errors import CurllmError
-from . import batch, run, tools  # noqa: F401 - each registers its commands on the group
+from . import batch, cache, doctor, run, tools  # noqa: F401 - each registers its commands on the group
 from .app import cli
 from .exits import EXIT_BAD_INPUT, EXIT_NOT_OK, EXIT_OK, EXIT_PLANNING, fail
 from .options import browser_options, make_run_options, read_json_arg, report_registry_problems

@@ -18,21 +18,32 @@ class DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        formatter.write_usage(
-            "curllm", "[OPTIONS] [URL] INSTRUCTION | --plan FILE\n       curllm COMMAND [ARGS]..."
+        # Three forms, one per line: click's write_usage would wrap them as one paragraph.
+        formatter.write(
+            "Usage: curllm [OPTIONS] [URL] INSTRUCTION...      a task (`curllm run`)\n"
+            "       curllm [OPTIONS] --plan FILE [--url URL]   a plan\n"
+            "       curllm COMMAND [ARGS]...\n"
         )
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The default command's options first: `curllm --help` is where people look for them.
+        run = self.commands.get("run")
+        if run is not None:
+            from .options import write_option_sections
+
+            write_option_sections(run, ctx, formatter, title="Options of a task (curllm run)")
+        super().format_options(ctx, formatter)
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="curllm")
+@click.version_option(__version__, "--version", prog_name="curllm", help="Print the version and exit.")
 def cli() -> None:
-    """curllm: say what you want from a web page, get exactly that back as a table or JSON.
+    """Say what you want from a web page; get exactly that back, as a table or JSON.
 
     \b
       curllm "find products under 150zł" --url https://shop.example/
       curllm https://news.ycombinator.com "top 10 stories with more than 100 points" --format json
       curllm --plan plan.json --url page.html --format csv
       curllm tools list
-
-    Run `curllm run --help` for every option of a task.
+      curllm doctor                # what works in this set-up, and what to do about the rest
     """

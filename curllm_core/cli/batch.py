@@ -24,7 +24,13 @@ from ..executor import RunOptions
 from ..registry import Registry
 from .app import cli
 from .exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, fail, note
-from .options import browser_options, configure_logging, make_run_options, report_registry_problems
+from .options import (
+    SectionedCommand,
+    browser_options,
+    configure_logging,
+    make_run_options,
+    report_registry_problems,
+)
 from .progress import ProgressView, Tally
 from .signals import StopOnSignal
 from .sinks import open_events
@@ -32,50 +38,82 @@ from .sinks import open_events
 EXIT_FAILED = 1
 
 
-@cli.command("batch", context_settings={"help_option_names": ["-h", "--help"]})
+@cli.command(
+    "batch",
+    cls=SectionedCommand,
+    short_help="Run many tasks from a file, in one browser.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.argument("tasks_file", metavar="TASKS")
 @click.option(
     "--out",
     "-o",
     "out",
+    metavar="FILE",
     type=click.Path(dir_okay=False),
-    help="Append one JSON line per finished task here (synced to disk); default: stdout.",
+    help="Append one JSON line per finished task to FILE (default: stdout).",
 )
-@click.option("--resume", is_flag=True, help="Skip the task ids already in --out (re-runs cancelled ones).")
 @click.option(
-    "--retry-failed", is_flag=True, help="With --resume: also run again the tasks recorded as failed."
+    "--resume",
+    is_flag=True,
+    help="Skip the task ids already in --out; tasks recorded as CANCELLED run again.",
 )
-@click.option("--overwrite", is_flag=True, help="Empty --out first instead of refusing a file with results.")
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Also run again the tasks recorded as failed (their old lines are removed).",
+)
+@click.option("--overwrite", is_flag=True, help="Empty --out first.")
 @click.option(
     "--concurrency",
     "-j",
     type=click.IntRange(1, 64),
-    help="Tasks running at once, in one browser (default: config concurrency, else 2).",
+    metavar="N",
+    help="Tasks running at once (1 to 64), in one browser (default: config concurrency, else 2).",
 )
 @click.option(
     "--input-format",
     type=click.Choice(["jsonl", "json", "yaml", "csv"]),
-    help="Format of TASKS (default: by extension; for - it is guessed from the content).",
+    metavar="FORMAT",
+    help="Format of TASKS: jsonl, json, yaml or csv (default: by extension, else guessed from the content).",
 )
-@click.option("--model", help="litellm model for planning (default: $CURLLM_MODEL; unset: the rule planner).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the plan cache.")
+@click.option(
+    "--model",
+    metavar="MODEL",
+    help="A litellm model that plans instead of the rule planner; a task's model overrides it "
+    "(default: $CURLLM_MODEL, else config model).",
+)
+@click.option(
+    "--no-cache", is_flag=True, help="Neither read nor write the plan cache (rule plans and model plans)."
+)
 @click.option(
     "--refresh-plan", is_flag=True, help="Plan each distinct instruction again, overwriting the cache."
 )
 @click.option(
     "--max-replans",
     type=click.IntRange(0, 5),
+    metavar="N",
     default=1,
     show_default=True,
-    help="With a model: how many times a failed step may trigger a revised plan.",
+    help="0 to 5. With a model: how many times a failed step may trigger a revised plan of the remaining steps.",
 )
 @click.option(
-    "--events", "events_to", help="Write every task's step events (with a task field) to this file."
+    "--events",
+    "events_to",
+    metavar="FILE|-",
+    help="Append every task's events, each with a task field, to FILE, or to stdout with - (then --out is needed).",
 )
 @click.option(
-    "--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal)."
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar on stderr: done of total, failed, running, ETA (default: on when stderr is a terminal).",
 )
-@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="More on stderr: -v shows the step view and info logs, -vv debug logs.",
+)
 @browser_options
 def batch_cmd(
     tasks_file: str,
@@ -94,7 +132,8 @@ def batch_cmd(
     verbose: int,
     **browser_params: Any,
 ) -> None:
-    """Run many tasks from TASKS (JSONL, YAML or CSV; - for stdin) concurrently in one browser.
+    """Runs many tasks from TASKS (a file, or - for stdin) concurrently in one browser, one browser
+    context per task, and records one JSON line per finished task.
 
     \b
     A task: {"id": "a1", "url": "https://shop/", "instruction": "find products under 150zł"}

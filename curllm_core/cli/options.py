@@ -33,45 +33,119 @@ def _check_viewport(ctx: click.Context, param: click.Parameter, value: str | Non
     return value
 
 
+class BrowserOption(click.Option):
+    """A browser or network option: ``--help`` lists these in a section of their own."""
+
+
+def write_option_sections(
+    command: click.Command, ctx: click.Context, formatter: click.HelpFormatter, title: str = "Options"
+) -> None:
+    """The command's options under ``title``, then its browser and network options (docs/cli.md's
+    two tables). ``ctx`` may be another command's (``curllm --help`` lists run's options)."""
+    own, browser = [], []
+    help_option = command.get_help_option(ctx)
+    for param in command.get_params(ctx):
+        if not isinstance(param, click.Option):
+            continue  # arguments are in the usage line
+        if param is help_option and ctx.command is not command:
+            continue  # listing run's options under `curllm --help`: the group has its own -h
+        record = param.get_help_record(ctx)
+        if record:
+            (browser if isinstance(param, BrowserOption) else own).append(record)
+    for heading, records in ((title, own), ("Browser and network options", browser)):
+        if records:
+            with formatter.section(heading):
+                formatter.write_dl(records)
+
+
+class SectionedCommand(click.Command):
+    """A command whose ``--help`` lists the browser and network options apart."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        write_option_sections(self, ctx, formatter)
+
+
 def browser_options(fn: F) -> F:
-    """The browser and network options, shared by `run` and `batch`."""
+    """The browser and network options, shared by `run` and `batch`.
+
+    Their help texts are the start of their lines in docs/cli.md (tests/test_docs.py checks it).
+    """
+
+    def option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
+        return click.option(*decls, cls=BrowserOption, **kwargs)
+
     options = [
-        click.option(
-            "--timeout", type=click.FloatRange(min=0.1), help="Time limit of the whole task, in seconds."
+        option(
+            "--timeout",
+            type=click.FloatRange(min=0.1),
+            metavar="SECONDS",
+            help="Time limit of the task, planning included (at least 0.1) (default: config timeout, else none).",
         ),
-        click.option("--headful", is_flag=True, help="Show the browser window (needs a display)."),
-        click.option("--locale", help="Browser locale, e.g. pl-PL."),
-        click.option("--user-agent", help="Browser user agent."),
-        click.option("--viewport", callback=_check_viewport, help="Viewport WIDTHxHEIGHT, e.g. 1280x800."),
-        click.option("--proxy", help="Proxy URL, e.g. http://proxy:3128."),
-        click.option(
+        option(
+            "--headful",
+            is_flag=True,
+            help="Show the browser window. Needs a display (DISPLAY or WAYLAND_DISPLAY); "
+            "without one it runs headless with a warning.",
+        ),
+        option(
+            "--locale",
+            metavar="LOCALE",
+            help="Browser locale, e.g. pl-PL (default: config locale, else Chromium's).",
+        ),
+        option(
+            "--user-agent",
+            metavar="UA",
+            help="Browser user agent (default: config user_agent, else Chromium's).",
+        ),
+        option(
+            "--viewport",
+            metavar="WxH",
+            callback=_check_viewport,
+            help="Viewport size, e.g. 1280x800 (default: config viewport, else 1280x900).",
+        ),
+        option(
+            "--proxy", metavar="URL", help="Proxy server, e.g. http://proxy:3128 (default: config proxy)."
+        ),
+        option(
             "--session",
             "session_file",
+            metavar="FILE",
             type=click.Path(dir_okay=False),
-            help="Load and save browser storage state (cookies) here, for logged-in sites.",
+            help="Load the browser's storage state (cookies, local storage) from FILE when it exists, "
+            "and save it there when the task ends: log in once, reuse the session.",
         ),
-        click.option(
-            "--load-images", is_flag=True, help="Load images, media and fonts (blocked by default)."
+        option(
+            "--load-images",
+            is_flag=True,
+            help="Load images, media and fonts (blocked by default: pages load faster).",
         ),
-        click.option(
+        option(
             "--screenshots",
+            metavar="DIR",
             type=click.Path(file_okay=False),
-            help="Save a screenshot here when a step fails.",
+            help="Save DIR/step<N>-<category.name>.png when a step fails.",
         ),
-        click.option(
-            "--allow-domain", multiple=True, help="Only these domains (and subdomains). Repeatable."
+        option(
+            "--allow-domain",
+            metavar="DOMAIN",
+            multiple=True,
+            help="Only these domains and their subdomains (www. ignored). Repeatable.",
         ),
-        click.option(
-            "--block-domain", multiple=True, help="Never these domains (and subdomains). Repeatable."
+        option(
+            "--block-domain",
+            metavar="DOMAIN",
+            multiple=True,
+            help="Never these domains and their subdomains. Repeatable; checked before --allow-domain.",
         ),
-        click.option(
+        option(
             "--block-private",
             is_flag=True,
-            help="Refuse URLs resolving to loopback, private, link-local or reserved addresses.",
+            help="Refuse URLs whose host resolves to a loopback, private, link-local (169.254.169.254 "
+            "included), reserved, multicast or unspecified address.",
         ),
     ]
-    for option in reversed(options):
-        fn = option(fn)
+    for decorate in reversed(options):
+        fn = decorate(fn)
     return fn
 
 

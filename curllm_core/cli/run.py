@@ -14,6 +14,7 @@ from ..errors import CurllmError, UsageError
 from .app import cli
 from .exits import EXIT_NOT_OK, EXIT_OK, fail
 from .options import (
+    SectionedCommand,
     browser_options,
     configure_logging,
     make_run_options,
@@ -38,31 +39,77 @@ def split_url_and_instruction(words: tuple[str, ...], url: str | None) -> tuple[
     return url, " ".join(rest).strip()
 
 
-@cli.command("run", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("words", nargs=-1)
-@click.option("--url", help="The page to start from (http(s), file:// or a local .html path).")
-@click.option("--plan", "plan_file", help="Run this plan (a JSON file, or - for stdin) instead of planning.")
-@click.option("--input", "input_file", help="Initial data for the plan (a JSON object file, or -).")
+@cli.command(
+    "run",
+    cls=SectionedCommand,
+    short_help="Run a task (the default command).",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.argument("words", nargs=-1, metavar="[URL] INSTRUCTION...")
+@click.option(
+    "--url",
+    metavar="URL",
+    help="The page to start from: http(s)://, file:// or a local .html path. "
+    "With --plan, overrides the plan's url.",
+)
+@click.option(
+    "--plan",
+    "plan_file",
+    metavar="FILE|-",
+    help="Run this plan (a JSON file, or - for stdin) instead of planning. Not together with an instruction.",
+)
+@click.option(
+    "--input",
+    "input_file",
+    metavar="FILE|-",
+    help="Initial data: a JSON object of data keys (a file, or - for stdin).",
+)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
-    help="Output format (default: table on a terminal, else json).",
+    metavar="FORMAT",
+    help="Output format: json, jsonl, csv or table (default: table on a terminal (and without -o), else json).",
 )
-@click.option("-o", "--output", "output_file", type=click.Path(dir_okay=False), help="Write the output here.")
-@click.option("--events", "events_to", help="Write step events as JSON lines to this file, or - for stdout.")
-@click.option("--model", help="litellm model for planning (default: $CURLLM_MODEL; unset: the rule planner).")
-@click.option("--plan-only", is_flag=True, help="Print the plan and stop: no browser, no page fetch.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the plan cache.")
+@click.option(
+    "-o",
+    "--output",
+    "output_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Write the output to FILE (default: stdout).",
+)
+@click.option(
+    "--events",
+    "events_to",
+    metavar="FILE|-",
+    help="Append the events as JSON lines to FILE, or to stdout with - (then send the output to -o FILE).",
+)
+@click.option(
+    "--model",
+    metavar="MODEL",
+    help="A litellm model that plans instead of the rule planner, e.g. gpt-4o-mini, ollama/llama3.1 "
+    "(default: $CURLLM_MODEL, else config model, else none).",
+)
+@click.option("--plan-only", is_flag=True, help="Print the plan as JSON and stop: no browser, no page fetch.")
+@click.option(
+    "--no-cache", is_flag=True, help="Neither read nor write the plan cache (rule plans and model plans)."
+)
 @click.option("--refresh-plan", is_flag=True, help="Plan again and overwrite the cached plan.")
 @click.option(
     "--max-replans",
     type=click.IntRange(0, 5),
+    metavar="N",
     default=1,
     show_default=True,
-    help="With a model: how many times a failed step may trigger a revised plan.",
+    help="0 to 5. With a model: how many times a failed step may trigger a revised plan of the remaining steps.",
 )
-@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="More on stderr: -v shows the step view and info logs, -vv debug logs.",
+)
 @browser_options
 def run_cmd(
     words: tuple[str, ...],
@@ -80,7 +127,13 @@ def run_cmd(
     verbose: int,
     **browser_params: Any,
 ) -> None:
-    """Run a task: `curllm [URL] "instruction"`, or `curllm --plan FILE [--url URL]`."""
+    """Plans the instruction (or checks the given plan), runs it and prints the result.
+
+    \b
+      curllm "find products under 150zł" --url https://shop.example/
+      curllm https://news.ycombinator.com "top 10 stories with more than 100 points" --format json
+      curllm --plan plan.json --url page.html --format csv -o out.csv
+    """
     try:
         code = _run(
             words,
@@ -119,10 +172,9 @@ def _run(
     verbose: int,
     browser_params: dict[str, Any],
 ) -> int:
+    from ..config import load_config
     from ..plugins import load_registry
     from ..runner import Runner, TaskSpec, resolve_model
-
-    from ..config import load_config
 
     configure_logging(verbose)
     load_config()  # a bad config file is reported first, whatever else is wrong

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -14,17 +17,45 @@ from .app import cli
 from .exits import fail
 from .options import report_registry_problems
 
+CATEGORIES = ["extraction", "forms", "navigation", "validation"]
+_ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "cf", "approx", "incl")
+
+
+def first_sentence(text: str) -> str:
+    """``text`` up to the end of its first sentence: a ``.``, ``!`` or ``?`` followed by white space
+    and a capital letter (or by the end), not the dot of an abbreviation such as "e.g."."""
+    for m in re.finditer(r"[.!?](?=\s|$)", text):
+        words = text[: m.start()].split()
+        if words and words[-1].lstrip("(").lower() in _ABBREVIATIONS:
+            continue
+        rest = text[m.end() :].lstrip()
+        if not rest or rest[0].isupper():
+            return text[: m.end()]
+    return text
+
 
 @cli.group()
 def tools() -> None:
     """List, show, validate and create tools."""
 
 
-@tools.command("list")
-@click.option("--category", type=click.Choice(["extraction", "forms", "navigation", "validation"]))
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@tools.command("list", short_help="List the installed tools.")
+@click.option(
+    "--category",
+    type=click.Choice(CATEGORIES),
+    metavar="CATEGORY",
+    help="Only extraction, forms, navigation or validation (default: all).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="A JSON array: name (the key), category, version, description, source, path, sites, produces, "
+    "consumes, effects.",
+)
 def tools_list(category: str | None, as_json: bool) -> None:
-    """Every installed tool, as category.name."""
+    """Every installed tool: key, version, the first sentence of its description, and [source] for
+    tools not built in."""
     from ..plugins import load_registry
 
     registry = load_registry()
@@ -53,17 +84,24 @@ def tools_list(category: str | None, as_json: bool) -> None:
         )
     else:
         width = max((len(m.key) for m in rows), default=10)
+        # On a terminal, long sentences wrap under the description column; in a pipe, one line each.
+        columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
         for m in rows:
             source = "" if m.source == "builtin" else f"  [{m.source}]"
-            click.echo(f"{m.key:<{width}}  {m.version:<7} {m.description.split('. ')[0][:80]}{source}")
+            line = f"{m.key:<{width}}  {m.version:<7} {first_sentence(m.description)}{source}"
+            indent = " " * (width + 2 + 8)
+            if columns > len(indent) + 20 and len(line) > columns:
+                line = textwrap.fill(line, columns, subsequent_indent=indent, break_on_hyphens=False)
+            click.echo(line)
         click.echo(f"{len(rows)} tools", err=True)
     report_registry_problems(registry)
 
 
-@tools.command("show")
+@tools.command("show", short_help="Print one tool's manifest.")
 @click.argument("name")
 def tools_show(name: str) -> None:
-    """Print one tool's manifest (category.name, or a bare name when unambiguous)."""
+    """Prints one tool's manifest as JSON, plus x-source and x-path (where it came from). NAME is
+    category.name, or a bare name when only one category has it."""
     from ..plugins import load_registry
 
     try:
@@ -74,10 +112,14 @@ def tools_show(name: str) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
 
 
-@tools.command("validate")
-@click.argument("paths", nargs=-1, type=click.Path())
+@tools.command("validate", short_help="Check manifests (exit 1 on any problem).")
+@click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH]...")
 def tools_validate(paths: tuple[str, ...]) -> None:
-    """Check manifests (files or directories; default: every installed tool). Exit 1 on any problem."""
+    """Checks manifests: files, or directories (every *.json below them except *.schema.json); without
+    a PATH, every installed tool (bypassing the manifest cache).
+
+    Exit 0 when there is no problem, 1 otherwise.
+    """
     from ..manifest import check_manifest, read_manifest
     from ..tool import load_callable
 
@@ -134,10 +176,11 @@ def tools_validate(paths: tuple[str, ...]) -> None:
     sys.exit(1 if bad else 0)
 
 
-@tools.command("manifest")
-@click.argument("target")
+@tools.command("manifest", short_help="Print a code-first tool's manifest.")
+@click.argument("target", metavar="MODULE:FUNC")
 def tools_manifest(target: str) -> None:
-    """Print the manifest a code-first tool (MODULE:FUNC, made with @tool) would have."""
+    """Prints the manifest a code-first tool has: for a function decorated with @tool, its manifest;
+    for a plain typed async def, the manifest @tool(category="extraction") would derive."""
     import importlib
 
     from ..tool import CodeTool, manifest_for_function
@@ -164,24 +207,26 @@ def tools_manifest(target: str) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
 
 
-@tools.command("new")
+@tools.command("new", short_help="Write a working tool to start from.")
 @click.argument("name")
 @click.option(
     "--category",
-    type=click.Choice(["extraction", "forms", "navigation", "validation"]),
-    help="The tool's category (or give NAME as category.name).",
+    type=click.Choice(CATEGORIES),
+    metavar="CATEGORY",
+    help="extraction, forms, navigation or validation; or give NAME as category.name.",
 )
 @click.option(
     "--dir",
     "directory",
+    metavar="DIR",
     default="curllm_tools",
     show_default=True,
     type=click.Path(file_okay=False),
-    help="Where to write it; load it with CURLLM_TOOLS_PATH=DIR.",
+    help="Where to write the files; load them with CURLLM_TOOLS_PATH=DIR.",
 )
-@click.option("--force", is_flag=True, help="Overwrite existing files.")
+@click.option("--force", is_flag=True, help="Overwrite existing files (else exit 2).")
 def tools_new(name: str, category: str | None, directory: str, force: bool) -> None:
-    """Create a tool to start from: a manifest, its code and a passing test."""
+    """Writes a working tool to start from: a manifest, its code and a test that passes as generated."""
     from ..scaffold import new_tool
 
     try:
@@ -209,10 +254,17 @@ def plugins() -> None:
     """Installed plugins."""
 
 
-@plugins.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@plugins.command("list", short_help="List the plugins, with their errors.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="A JSON array: name, version, module, tools (keys), error, builtin.",
+)
 def plugins_list(as_json: bool) -> None:
-    """Every plugin with its version, tools and load errors."""
+    """Every plugin: the built-in one (builtin), each entry point of group curllm, each CURLLM_TOOLS_PATH
+    directory; with its version and number of tools, or ERROR: <why> when it failed to load (those
+    are listed first)."""
     from ..plugins import load_registry
 
     registry = load_registry()
