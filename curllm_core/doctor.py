@@ -26,8 +26,8 @@ MIN_PYTHON = (3, 11)
 # metadata, so one is shown only once pyproject.toml declares it; its line here is its description.
 EXTRAS = {
     "llm": "--model: an LLM plans (any litellm model, a local Ollama included)",
-    "server": "curllm serve: the HTTP API",
-    "mcp": "curllm mcp: tools for MCP clients (agents, IDEs)",
+    "server": "curllm serve: the HTTP API and its playground page",
+    "mcp": "curllm mcp, and /mcp in curllm serve: curllm as tools of an MCP client (agents, IDEs)",
     "ray": "curllm batch --backend ray: batches spread over a Ray cluster",
     "test": "the test suite's tools (pytest, pytest-asyncio, build, ruff)",
 }
