@@ -77,6 +77,17 @@ def test_doctor_without_a_browser(tmp_path):
     assert found["browser"][0]["status"] == "fail" and "launch" not in found
 
 
+def test_doctor_with_a_browser_that_does_not_start(tmp_path):
+    """An executable that is no Chromium (here: false) is found, and fails to start: exit 1."""
+    false = "/bin/false" if os.path.exists("/bin/false") else "/usr/bin/false"
+    out = curllm("doctor", tmp=tmp_path, CURLLM_BROWSER=false)
+    assert out.returncode == 1, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert f"ok    browser {false} (CURLLM_BROWSER)" in lines
+    failed = next(i for i, line in enumerate(lines) if line.startswith("FAIL  the browser does not start: "))
+    assert lines[failed + 1].startswith("      → usually missing shared libraries")
+
+
 def test_doctor_reports_plugins_manifests_and_config(tmp_path):
     site = tmp_path / "site"
     dist = site / "broken_plugin-1.0.dist-info"
