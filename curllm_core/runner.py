@@ -19,7 +19,7 @@ Public surface (what the CLI, the Python API, batch runs, an HTTP server or a Ra
 - `TaskSpec`: what to do (instruction or plan, url, data, model, `RunOptions`, cache flags,
   ``max_replans``, ``fields``/``limit``). Frozen and picklable: a task can cross a process boundary.
 - `Runner(registry=None, browser=None, events=None)`: ``registry`` defaults to the installed tools
-  (loaded on first use); ``browser`` is shared by every task when given (one browser per process,
+  (loaded on first use; a callable is called on first use, e.g. to report the registry's problems); ``browser`` is shared by every task when given (one browser per process,
   a fresh context per task; its owner closes it), else each task starts and closes its own;
   ``events`` is the default `EventBus` (a call's ``events=`` replaces it for that task, e.g. one
   SSE stream per request). Concurrent identical plannings (same instruction shape, site, model and
@@ -187,7 +187,7 @@ class Runner:
 
     def __init__(
         self,
-        registry: Registry | None = None,
+        registry: Registry | Callable[[], Registry] | None = None,
         browser: Browser | None = None,
         events: EventBus | None = None,
     ):
@@ -199,11 +199,13 @@ class Runner:
 
     @property
     def registry(self) -> Registry:
-        """The tools: as given, else the installed ones (loaded on first use)."""
+        """The tools: as given (a callable is called on first use), else the installed ones."""
         if self._registry is None:
             from .plugins import load_registry
 
             self._registry = load_registry()
+        elif not isinstance(self._registry, Registry):
+            self._registry = self._registry()
         return self._registry
 
     # --- the start URL -------------------------------------------------------------------------

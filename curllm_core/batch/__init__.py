@@ -1,7 +1,8 @@
 """Batch runs: many tasks in one process and one browser, each result recorded once, nothing lost.
 
 - `tasks`: one task checked (`task_from_dict` → `Task` or `BadTask`), ids kept unique (`dedupe`);
-- `readers`: task files (JSONL, JSON, YAML, CSV, stdin) read into tasks (`read_tasks`);
+- `readers`: task files (JSONL, JSON, YAML, CSV, stdin) read as a stream (`TaskStream`), each task
+  bounded in size and depth, YAML aliases refused;
 - `engine`: `Batch` runs tasks concurrently through the one `runner.Runner`, one browser context per
   task in one shared `Browser`, and yields one JSON-able line per task as it finishes; `run_many`
   is the Python API over it;
@@ -14,8 +15,26 @@ from __future__ import annotations
 
 from .engine import CANCELLED, DEFAULT_CONCURRENCY, Batch, bad_line, is_cancelled, run_many
 from .outfile import OutFile
-from .readers import EXTENSIONS, INPUT_FORMATS, parse_tasks, read_tasks, sniff_format
-from .tasks import TASK_FIELDS, BadTask, Entry, Task, TaskError, check_task_url, dedupe, task_from_dict
+from .readers import (
+    EXTENSIONS,
+    INPUT_FORMATS,
+    TaskFileError,
+    TaskStream,
+    parse_tasks,
+    read_tasks,
+    sniff_format,
+)
+from .tasks import (
+    TASK_FIELDS,
+    BadTask,
+    Entry,
+    Task,
+    TaskError,
+    check_task_url,
+    dedupe,
+    dedupe_stream,
+    task_from_dict,
+)
 
 __all__ = [
     "CANCELLED",
@@ -29,9 +48,12 @@ __all__ = [
     "OutFile",
     "Task",
     "TaskError",
+    "TaskFileError",
+    "TaskStream",
     "bad_line",
     "check_task_url",
     "dedupe",
+    "dedupe_stream",
     "is_cancelled",
     "parse_tasks",
     "read_tasks",

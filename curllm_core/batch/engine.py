@@ -21,7 +21,7 @@ from ..executor import RunOptions
 from ..registry import Registry
 from ..result import error_entry
 from ..runner import Runner, TaskSpec, error_of
-from .tasks import BadTask, Task, TaskError, _entries
+from .tasks import BadTask, Entry, Task, TaskError, checked_stream
 
 log = logging.getLogger("curllm.batch")
 
@@ -87,9 +87,12 @@ def is_cancelled(line: dict) -> bool:
 class Batch:
     """Tasks run concurrently in one browser, one context per task; `results` yields their lines.
 
-    ``stop()`` (what Ctrl-C calls) cancels the running tasks, which are recorded as ``CANCELLED``,
-    and starts no more. The browser is started on the first task that needs a page and closed at
-    the end, unless it was given (then its owner closes it).
+    ``tasks`` is any iterable (a list, a `readers.TaskStream`): it is read one task at a time, as
+    workers become free, so a huge task file never sits in memory. When reading it fails part-way
+    (`readers.TaskFileError`), no more tasks start, the running ones finish, and ``read_error`` holds
+    the error. ``stop()`` (what Ctrl-C calls) cancels the running tasks, which are recorded as
+    ``CANCELLED``, and starts no more. The browser is started on the first task that needs a page and
+    closed at the end, unless it was given (then its owner closes it).
     """
 
     def __init__(
@@ -98,7 +101,7 @@ class Batch:
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         options: RunOptions | None = None,
-        registry: Registry | None = None,
+        registry: Registry | Callable[[], Registry] | None = None,
         browser: Browser | None = None,
         model: str | None = None,
         use_cache: bool = True,
@@ -109,7 +112,9 @@ class Batch:
     ):
         if concurrency < 1:
             raise UsageError(f"concurrency must be at least 1, got {concurrency}")
-        self.entries = _entries(tasks)
+        self._pending = checked_stream(tasks)
+        #: Why reading the tasks stopped early (a task file unreadable from some point on), else None.
+        self.read_error: CurllmError | None = None
         self.concurrency = concurrency
         self.options = options or RunOptions()
         self._registry = registry
@@ -142,11 +147,11 @@ class Batch:
         if self._used:
             raise RuntimeError("a Batch runs once; make a new one")
         self._used = True
-        queue: asyncio.Queue = asyncio.Queue()
-        pending = iter(self.entries)
+        # Bounded: a worker waits for the consumer (the out file) instead of reading the file ahead.
+        queue: asyncio.Queue = asyncio.Queue(maxsize=self.concurrency + 8)
         workers = [
-            asyncio.create_task(self._worker(pending, queue), name=f"curllm-batch-{i}")
-            for i in range(min(self.concurrency, max(1, len(self.entries))))
+            asyncio.create_task(self._worker(queue), name=f"curllm-batch-{i}")
+            for i in range(self.concurrency)
         ]
         alive = len(workers)
         try:
@@ -166,18 +171,30 @@ class Batch:
             if self.owns_browser:
                 await _close_quietly(self.browser)
 
-    async def _worker(self, pending, queue: asyncio.Queue) -> None:
+    def _next(self) -> Entry | None:
+        """The next task to run, or None: the tasks are exhausted, stopped, or unreadable from here on."""
+        if self.stopping or self.read_error is not None:
+            return None
         try:
-            while not self.stopping:
-                entry = next(pending, None)
-                if entry is None:
-                    return
+            return next(self._pending, None)
+        except CurllmError as e:
+            self.read_error = e
+        except Exception as e:  # a reader's bug must not lose the lines of the tasks already run
+            log.error("reading the tasks failed", exc_info=e)
+            self.read_error = UsageError(f"the tasks cannot be read on: {type(e).__name__}: {e}")
+        return None
+
+    async def _worker(self, queue: asyncio.Queue) -> None:
+        # No `finally` for the end marker: a worker is only cancelled when nobody reads the queue.
+        try:
+            while (entry := self._next()) is not None:
                 if isinstance(entry, BadTask):
-                    queue.put_nowait(bad_line(entry))
-                    continue
-                queue.put_nowait(await self._supervise(entry))
-        finally:
-            queue.put_nowait(None)
+                    await queue.put(bad_line(entry))
+                else:
+                    await queue.put(await self._supervise(entry))
+        except Exception as e:  # a bug: keep the batch's other lines, and end this worker visibly
+            log.error("a batch worker failed", exc_info=e)
+        await queue.put(None)
 
     async def _supervise(self, task: Task) -> dict:
         """Run one task in its own asyncio task, so that stop() can cancel exactly it."""

@@ -7,12 +7,13 @@ task becomes that task's failed line (`BadTask`); it never stops the batch. Ids 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import CurllmError, UsageError
+from ..limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, TooDeep, check_depth, size_text
 from ..result import error_entry
 
 #: The fields a task may have. ``plan`` is a plan document, a list of steps, or (as a string) JSON or
@@ -92,6 +93,14 @@ def task_from_dict(
         )
     task_id = task_id.strip()
     try:
+        check_depth(doc)  # even an ignored x- field: deeper values break recursive code later
+    except TooDeep:
+        return BadTask(
+            task_id,
+            error_entry("BAD_TASK", f"task {task_id}: nested more than {MAX_DEPTH} levels deep"),
+            line,
+        )
+    try:
         return _check_task(
             doc, task_id, line, base_dir or Path.cwd(), {} if plan_files is None else plan_files
         )
@@ -152,17 +161,15 @@ def _plan_document(plan: Any, expected: Any, base_dir: Path, plan_files: dict) -
         if text[:1] in ("{", "["):
             try:
                 plan = json.loads(text)
+                check_depth(plan)
             except json.JSONDecodeError as e:
                 raise TaskError(f"plan is not valid JSON: {e.msg} (column {e.colno})") from None
+            except (RecursionError, TooDeep):
+                raise TaskError(f"plan is nested more than {MAX_DEPTH} levels deep") from None
         elif text:
             path = (base_dir / text).resolve()
             if path not in plan_files:
-                try:
-                    plan_files[path] = json.loads(path.read_text(encoding="utf-8"))
-                except OSError as e:
-                    plan_files[path] = TaskError(f"plan file {text}: cannot read: {e.strerror}")
-                except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                    plan_files[path] = TaskError(f"plan file {text}: not valid JSON: {e}")
+                plan_files[path] = _read_plan_file(path, text)
             if isinstance(plan_files[path], TaskError):
                 raise plan_files[path]
             plan = plan_files[path]
@@ -199,37 +206,57 @@ def _kind(value: Any) -> str:
     )
 
 
+def _read_plan_file(path: Path, text: str) -> Any:
+    """A plan file named by a task: its document, or the TaskError every task naming it gets."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_DOCUMENT_BYTES + 1)
+    except OSError as e:
+        return TaskError(f"plan file {text}: cannot read: {e.strerror}")
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        return TaskError(f"plan file {text}: larger than {size_text(MAX_DOCUMENT_BYTES)}")
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+        check_depth(doc)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        return TaskError(f"plan file {text}: not valid JSON: {e}")
+    except (RecursionError, TooDeep):
+        return TaskError(f"plan file {text}: nested more than {MAX_DEPTH} levels deep")
+    return doc
+
+
 def dedupe(entries: Iterable[Entry]) -> list[Entry]:
     """Mark every repeat of an id as a `BadTask` (``DUPLICATE_ID``, id ``line:N``, or ``task:N`` for
     tasks given in Python): ids must stay unique in the output, which is what ``--resume`` relies on."""
-    seen: dict[str, Entry] = {}
-    out: list[Entry] = []
+    return list(dedupe_stream(entries))
+
+
+def dedupe_stream(entries: Iterable[Entry]) -> Iterator[Entry]:
+    """`dedupe`, lazily: each entry as it comes (only the ids seen, and their lines, are kept)."""
+    seen: dict[str, int | None] = {}
     for index, entry in enumerate(entries, 1):
-        first = seen.get(entry.id)
-        if first is None:
-            seen[entry.id] = entry
-            out.append(entry)
+        if entry.id not in seen:
+            seen[entry.id] = entry.line
+            yield entry
             continue
+        first_line = seen[entry.id]
         where = f"line:{entry.line}" if entry.line else f"task:{index}"
-        at = f"on line {first.line}" if first.line else "by an earlier task"
-        out.append(
-            BadTask(
-                where,
-                error_entry(
-                    "DUPLICATE_ID", f"{where}: id {entry.id!r} is already used {at}; this task was not run"
-                ),
-                entry.line,
-            )
+        at = f"on line {first_line}" if first_line else "by an earlier task"
+        yield BadTask(
+            where,
+            error_entry(
+                "DUPLICATE_ID", f"{where}: id {entry.id!r} is already used {at}; this task was not run"
+            ),
+            entry.line,
         )
-    return out
 
 
-def _entries(tasks: Iterable[Task | BadTask | dict]) -> list[Entry]:
-    """Tasks given to the API: dicts are checked like lines of a task file (``task:N`` for bad ones)."""
-    entries: list[Entry] = []
-    for i, task in enumerate(tasks, 1):
-        if isinstance(task, Task | BadTask):
-            entries.append(task)
-        else:
-            entries.append(task_from_dict(task, where=f"task:{i}"))
-    return dedupe(entries)
+def checked_stream(tasks: Iterable[Task | BadTask | dict]) -> Iterator[Entry]:
+    """Tasks given to the API, lazily: dicts are checked like lines of a task file (``task:N`` for bad
+    ones), and ids kept unique."""
+
+    def checked() -> Iterator[Entry]:
+        for i, task in enumerate(tasks, 1):
+            yield task if isinstance(task, Task | BadTask) else task_from_dict(task, where=f"task:{i}")
+
+    return dedupe_stream(checked())

@@ -11,14 +11,16 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import click
 
-from ..batch import DEFAULT_CONCURRENCY, Batch, Entry, OutFile, Task, dedupe, read_tasks
+from ..batch import DEFAULT_CONCURRENCY, Batch, Entry, OutFile
 from ..batch.outfile import encode_line
+from ..batch.readers import TaskStream
+from ..batch.tasks import dedupe_stream
 from ..errors import CurllmError, UsageError
 from ..executor import RunOptions
 from ..registry import Registry
@@ -229,46 +231,70 @@ def run_cli(spec: BatchSpec) -> int:
         raise UsageError("give either --resume or --overwrite, not both")
     if spec.events == "-" and not spec.out:
         raise UsageError("--events - needs --out FILE: without it stdout carries the result lines")
-    entries = dedupe(read_tasks(spec.tasks, spec.input_format))
-    sink: OutFile | StreamOut = (
-        OutFile(
-            spec.out, resume=spec.resume, retry_failed=spec.retry_failed, overwrite=spec.overwrite, note=note
-        )
-        if spec.out
-        else StreamOut()
-    )
-    events_sink = None
+    stream = TaskStream(spec.tasks, spec.input_format)
     try:
-        tally = Tally(total=len(entries))
-        todo = []
-        for entry in entries:
+        sink: OutFile | StreamOut = (
+            OutFile(
+                spec.out,
+                resume=spec.resume,
+                retry_failed=spec.retry_failed,
+                overwrite=spec.overwrite,
+                note=note,
+            )
+            if spec.out
+            else StreamOut()
+        )
+    except BaseException:
+        stream.close()
+        raise
+    events_sink = None
+    tally = Tally()
+
+    def todo() -> Iterator[Entry]:
+        """The tasks as they are read, ids kept unique, those already in --out skipped and counted."""
+        for entry in dedupe_stream(stream):
+            tally.total += 1
             if entry.id in sink.recorded:
                 tally.skipped += 1
                 tally.skipped_failed += not sink.recorded[entry.id]
             else:
-                todo.append(entry)
+                yield entry
+
+    def registry() -> Registry:
+        """Loaded when the first task needs it (a file of bad lines loads no plugins)."""
+        from ..plugins import load_registry
+
+        loaded = load_registry()
+        report_registry_problems(loaded)
+        return loaded
+
+    read_error = None
+    try:
         if spec.events:
             events_sink = open_events(spec.events)
-        registry = None
-        if any(isinstance(e, Task) for e in todo):
-            from ..plugins import load_registry
-
-            registry = load_registry()
-            report_registry_problems(registry)
         progress = sys.stderr.isatty() if spec.progress is None else spec.progress
         started = time.perf_counter()
         try:
-            code = asyncio.run(
-                _run_and_record(todo, spec, concurrency, registry, sink, tally, progress, events_sink)
+            code, read_error = asyncio.run(
+                _run_and_record(todo(), spec, concurrency, registry, sink, tally, progress, events_sink)
             )
         except KeyboardInterrupt:  # Ctrl-C before the batch's own handler was in place: nothing ran yet
             code = EXIT_SIGINT
         elapsed = time.perf_counter() - started
     finally:
+        stream.close()
         sink.close()
         if events_sink is not None:
             events_sink.close()
     _summary(tally, elapsed, spec.out, code)
+    if read_error is not None:
+        note(f"error [{read_error.code}]: {read_error}")
+        note(
+            f"  the tasks before it ran; fix the file and continue with --out {spec.out} --resume"
+            if spec.out
+            else "  the tasks before it ran"
+        )
+        return EXIT_BAD_INPUT
     if code in (EXIT_SIGINT, EXIT_SIGTERM, EXIT_BAD_INPUT):
         return code
     return (
@@ -277,17 +303,20 @@ def run_cli(spec: BatchSpec) -> int:
 
 
 async def _run_and_record(
-    todo: list[Entry],
+    todo: Iterator[Entry],
     spec: BatchSpec,
     concurrency: int,
-    registry: Registry | None,
+    registry: Callable[[], Registry],
     sink: OutFile | StreamOut,
     tally: Tally,
     progress: bool,
     on_event: Callable[[dict], None] | None,
-) -> int:
-    """Run the batch, writing each line as it comes; SIGINT/SIGTERM stop it gracefully."""
-    view = ProgressView(progress, tally.total - tally.skipped)
+) -> tuple[int, CurllmError | None]:
+    """Run the batch, writing each line as it comes; SIGINT/SIGTERM stop it gracefully.
+
+    Returns the exit code so far and the error that stopped reading the tasks (None if none did).
+    """
+    view = ProgressView(progress, None)  # the total is unknown: the tasks are read as they run
     batch = Batch(
         todo,
         concurrency=concurrency,
@@ -319,7 +348,7 @@ async def _run_and_record(
                 except BrokenPipeError:
                     batch.stop()  # the reader is gone (e.g. | head): nobody to report to
                     _quiet_stdout()
-                    return EXIT_FAILED
+                    return EXIT_FAILED, None
                 except OSError as e:
                     note(f"error: cannot write the result of task {line.get('id')}: {e.strerror}; stopping")
                     batch.stop()
@@ -328,7 +357,7 @@ async def _run_and_record(
                 tally.add(line)
                 view.update(tally, len(batch.running))
     tally.not_started = tally.total - tally.skipped - tally.done
-    return signals.exit_code or code
+    return signals.exit_code or code, batch.read_error
 
 
 def _quiet_stdout() -> None:
@@ -353,7 +382,7 @@ def _summary(tally: Tally, elapsed: float, out: str | None, code: int) -> None:
         )
     note(text)
     if tally.codes:
-        ids = ", ".join(tally.failed_ids[:5]) + (", …" if len(tally.failed_ids) > 5 else "")
+        ids = ", ".join(tally.failed_ids[:5]) + (", …" if tally.failed > 5 else "")
         codes = ", ".join(f"{c} ×{n}" for c, n in tally.codes.most_common())
         note(f"  failed: {codes} (ids: {ids})")
     if code in (EXIT_SIGINT, EXIT_SIGTERM) and out:

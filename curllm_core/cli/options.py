@@ -7,7 +7,6 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -183,15 +182,29 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
 
 def read_json_arg(value: str, what: str) -> Any:
     """JSON from a file path or ``-`` (stdin); UsageError naming the file and the position."""
+    from ..limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, TooDeep, loads, size_text
+
     try:
-        text = sys.stdin.read() if value == "-" else Path(value).read_text(encoding="utf-8")
+        if value == "-":
+            text = sys.stdin.read(MAX_DOCUMENT_BYTES + 1)
+        else:
+            with open(value, encoding="utf-8") as f:
+                text = f.read(MAX_DOCUMENT_BYTES + 1)
     except OSError as e:
         raise UsageError(f"{what} {value}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{what} {value}: not UTF-8 text (byte {e.start})") from None
+    if len(text) > MAX_DOCUMENT_BYTES:
+        raise UsageError(f"{what} {value}: larger than {size_text(MAX_DOCUMENT_BYTES)}")
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as e:
         raise UsageError(
             f"{what} {value}: not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+        ) from None
+    except TooDeep:
+        raise UsageError(
+            f"{what} {value}: nested more than {MAX_DEPTH} levels deep (no plan or data needs that)"
         ) from None
 
 

@@ -21,7 +21,7 @@ class Tally:
     cancelled: int = 0
     not_started: int = 0
     codes: Counter = field(default_factory=Counter)
-    failed_ids: list[str] = field(default_factory=list)
+    failed_ids: list[str] = field(default_factory=list)  # the first few
 
     @property
     def done(self) -> int:
@@ -36,7 +36,8 @@ class Tally:
             self.ok += 1
         else:
             self.failed += 1
-            self.failed_ids.append(str(line.get("id")))
+            if len(self.failed_ids) < 6:  # the summary names five; a huge batch keeps no more
+                self.failed_ids.append(str(line.get("id")))
             for error in line.get("errors") or []:
                 if isinstance(error, dict) and not error.get("optional"):
                     self.codes[error.get("code") or "ERROR"] += 1
@@ -46,10 +47,10 @@ class Tally:
 class ProgressView:
     """A progress bar on stderr (rich): done of total, failed, running, ETA. Does nothing when off."""
 
-    def __init__(self, enabled: bool, total: int):
+    def __init__(self, enabled: bool, total: int | None):
         self._progress = None
         self._bar = None
-        if enabled and total > 0:
+        if enabled and (total is None or total > 0):  # None: not known (a task file read as it runs)
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
