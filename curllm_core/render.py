@@ -1,4 +1,5 @@
-"""Rendering a result: json (the whole contract), jsonl (one item per line), csv and table (the items)."""
+"""Rendering a result: json (the whole contract), jsonl (one item per line), csv and table (the items;
+every table of a tables result)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ PREFERRED_COLUMNS = (
     "url",
 )
 MAX_COLUMNS = 7
+MAX_TABLE_COLUMNS = 12
 
 
 def columns_of(items: list[dict]) -> list[str]:
@@ -45,27 +47,102 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _tables_items(result: Result) -> tuple[str | None, list]:
-    key, items = result.items()
-    if key == "tables" and items and isinstance(items[0], dict) and "rows" in items[0]:
-        return key, items[0]["rows"]  # the first table's rows; json has them all
-    return key, items
+def _is_tables(key: str | None, items: list) -> bool:
+    """Whether the item list is a list of tables (``tables_to_json``'s shape)."""
+    return key == "tables" and bool(items) and all(isinstance(t, dict) and "rows" in t for t in items)
+
+
+def _table_meta_keys(table: dict) -> tuple[str, str]:
+    """The keys that carry a row's table and caption: ``table`` and ``caption``, unless the table has
+    columns of those names (then ``_table`` and ``_caption``)."""
+    columns = set(table.get("columns") or table.get("headers") or ())
+    table_key = "_table" if "table" in columns else "table"
+    caption_key = "_caption" if "caption" in columns else "caption"
+    return table_key, caption_key
+
+
+def table_number(table: dict, position: int) -> int:
+    """A table's number as "the second table" means it (``nth``), else its place in the list."""
+    nth = table.get("nth")
+    return nth if isinstance(nth, int) and not isinstance(nth, bool) else position
+
+
+def table_rows(tables: list[dict]) -> list[dict]:
+    """Every row of every table, each carrying its table's number and caption (csv and jsonl)."""
+    rows = []
+    for position, table in enumerate(tables, start=1):
+        table_key, caption_key = _table_meta_keys(table)
+        meta = {table_key: table_number(table, position), caption_key: table.get("caption")}
+        rows += [{**meta, **row} for row in table.get("rows") or [] if isinstance(row, dict)]
+    return rows
 
 
 def render(result: Result, fmt: str) -> str:
+    """``result`` as ``json``, ``jsonl``, ``csv`` or ``table`` text (see docs/cli.md, ``--format``).
+
+    Tables (``tables_to_json``'s output) are written whole: in csv and jsonl one line per row of
+    every table, with the table's number and caption on each; in ``table`` one titled table each.
+    """
     if fmt == "json":
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str) + "\n"
-    key, items = _tables_items(result)
+    key, items = result.items()
+    tables = _is_tables(key, items)
+    if tables and fmt in ("jsonl", "csv"):
+        items = table_rows(items)
     if fmt == "jsonl":
         return "".join(json.dumps(i, ensure_ascii=False, default=str) + "\n" for i in items)
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=columns_of(items), extrasaction="ignore", lineterminator="\n")
+        fieldnames = _first_seen_columns(items) if tables else columns_of(items)
+        writer = csv.DictWriter(out, fieldnames=fieldnames, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         for item in items:
             writer.writerow({k: _cell(v) for k, v in item.items()} if isinstance(item, dict) else {})
         return out.getvalue()
+    if tables:
+        return render_tables(result, items)
     return render_table(result, key, items)
+
+
+def _first_seen_columns(items: list[dict]) -> list[str]:
+    """Columns in the order the rows name them (a table's own column order, tables one after another)."""
+    seen: dict[str, None] = {}
+    for item in items:
+        for k in item:
+            seen.setdefault(k, None)
+    return list(seen)
+
+
+def render_tables(result: Result, tables: list[dict]) -> str:
+    """One titled table per data table ("Table 2: Revenue (19 rows)"), at most MAX_TABLE_COLUMNS
+    columns each (the title says how many more there are), then the errors."""
+    from rich.console import Console
+    from rich.table import Table
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=160, force_terminal=False, color_system=None)
+    for position, data in enumerate(tables, start=1):
+        rows = [r for r in data.get("rows") or [] if isinstance(r, dict)]
+        columns = list(data.get("columns") or _first_seen_columns(rows))
+        shown = columns[:MAX_TABLE_COLUMNS]
+        title = f"Table {table_number(data, position)}"
+        if data.get("caption"):
+            title += f": {data['caption']}"
+        title += f" ({len(rows)} row{'s' if len(rows) != 1 else ''}"
+        if len(columns) > len(shown):
+            title += f"; {len(columns) - len(shown)} more columns in --format csv or json"
+        title += ")"
+        if position > 1:
+            console.print()
+        console.print(title, highlight=False, markup=False, overflow="ignore", crop=False)
+        table = Table(show_lines=False, expand=False)
+        for column in shown:
+            table.add_column(column, overflow="fold", max_width=40)
+        for row in rows:
+            table.add_row(*[_cell(row.get(c)) for c in shown])
+        console.print(table)
+    _print_errors(console, result)
+    return buf.getvalue()
 
 
 def render_table(result: Result, key: str | None, items: list) -> str:
@@ -94,9 +171,13 @@ def render_table(result: Result, key: str | None, items: list) -> str:
         console.print(json.dumps(result.data, ensure_ascii=False, indent=2, default=str))
     else:
         console.print(f"no {key or 'results'} found")
+    _print_errors(console, result)
+    return buf.getvalue()
+
+
+def _print_errors(console: Any, result: Result) -> None:
     for error in result.errors:
         label = "note" if error.get("optional") else "error"
         console.print(f"{label} [{error.get('code')}]: {error.get('message')}")
     if not result.ok and not result.errors:
         console.print("the result is not ok")
-    return buf.getvalue()

@@ -24,6 +24,9 @@ from ``tests/site/``:
 ``/test/table.html``          a data table of CPUs with prices, and a layout table.
 ``/test/menu.html``           collapsed category tree (details/summary) linking into the shop.
 ``/test/buttons.html``        buttons, role=button, summary, input[type=submit]; clicks log to ``#log``.
+
+``/real/<name>.html`` serves a real page snapshot from ``../shared/realpages/`` byte for byte, as
+``text/html; charset=utf-8`` (404 when the folder or the page is absent; tests skip before that).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_DIR = Path(__file__).resolve().parent / "site"
+REALPAGES = ROOT.parent / "shared" / "realpages"
 
 
 def load_shop() -> ModuleType:
@@ -65,6 +69,12 @@ def _handler_class() -> type:
                 if "/" in name or not name.endswith(".html") or not (SITE_DIR / name).is_file():
                     return False
                 self.send_html((SITE_DIR / name).read_text(encoding="utf-8"))
+                return True
+            if path.startswith("/real/"):
+                name = path.removeprefix("/real/")
+                if "/" in name or not name.endswith(".html") or not (REALPAGES / name).is_file():
+                    return False
+                self.send_bytes((REALPAGES / name).read_bytes(), "text/html; charset=utf-8")
                 return True
             return super().route(path, params)
 

@@ -910,7 +910,8 @@ _TABLE_FILLER = frozenset(
     "the a an this that these those its my whole entire full complete main data html page site web "
     "get extract show give list download fetch scrape return print find read me all every each only "
     "json csv tsv excel first one ta tę tej tą cała całą całej pobierz pokaż pokaz wyciągnij znajdź "
-    "daj główna główną strona strony stronie witryny dane danych jako jeden jedna "
+    "daj główna główną strona strony stronie witryny dane danych jako jeden jedna wszystkie wszystkich "
+    "każda każdą każdej te tych both sämtliche "
     "die der das den dem des ein eine einen diese dieser diesen ganze gesamte hole zeige extrahiere "
     "finde gib seite webseite daten alle allen".split()
 )

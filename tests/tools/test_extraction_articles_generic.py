@@ -210,6 +210,18 @@ def test_comment_threads():
     ]
 
 
+def test_a_site_tools_parameter_names_reach_it_as_its_fallback():
+    # articles_reddit says min_score / include_promoted: as its fallback, the same filter holds.
+    html = page_text("reddit_old_dataisbeautiful_top.html")
+    by_score = extract(html, min_score=2000)
+    assert (
+        [a["points"] for a in by_score]
+        == [2395, 2066, 2044]
+        == [a["points"] for a in extract(html, min_points=2000)]
+    )
+    assert len(extract(fixture("search_en.html"), include_promoted=True)) == 5
+
+
 def test_kind_and_bad_parameters():
     assert extract(fixture("comments_en.html"), kind="posts") == []  # one topic is not a list
     assert len(extract(fixture("comments_en.html"), kind="comments")) == 3

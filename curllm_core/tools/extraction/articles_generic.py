@@ -939,12 +939,20 @@ def extract(
     min_comments: int | None = None,
     kind: str = "any",
     include_ads: bool = False,
+    min_score: int | None = None,
+    include_promoted: bool = False,
     selectors: dict | None = None,
     **_: Any,
 ) -> dict:
     """The stories, posts, comments or search results of ``html`` in page order (see the module
     docstring); ``min_points``/``min_comments`` keep items showing at least that many, then
-    ``limit`` keeps the first N. Ads are left out unless ``include_ads``."""
+    ``limit`` keeps the first N. Ads are left out unless ``include_ads``. ``min_score`` and
+    ``include_promoted`` are the same as ``min_points`` and ``include_ads`` (a site tool's names:
+    its parameters reach its fallback by name)."""
+    _check_count("min_score", min_score)
+    if min_points is None:
+        min_points = min_score
+    include_ads = bool(include_ads or include_promoted)
     _check_count("min_points", min_points)
     _check_count("min_comments", min_comments)
     if kind not in ("any", "posts", "comments"):
@@ -981,6 +989,8 @@ async def run(
     min_comments: int | None = None,
     kind: str = "any",
     include_ads: bool = False,
+    min_score: int | None = None,
+    include_promoted: bool = False,
 ) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract`."""
     html, url = await page_html(ctx)
@@ -992,4 +1002,6 @@ async def run(
         min_comments=min_comments,
         kind=kind,
         include_ads=include_ads,
+        min_score=min_score,
+        include_promoted=include_promoted,
     )
