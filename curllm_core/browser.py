@@ -86,6 +86,11 @@ class Browser:
     def started(self) -> bool:
         return self._browser is not None
 
+    @property
+    def open_contexts(self) -> int:
+        """Browser contexts open now (one per running task; a server reports it); 0 if not started."""
+        return len(self._browser.contexts) if self._browser is not None else 0
+
     async def start(self) -> Any:
         async with self._lock:
             if self._browser is not None and self._browser.is_connected():

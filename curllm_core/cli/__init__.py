@@ -10,7 +10,7 @@ imports click, rich.progress or signal, prints, or exits.
 from __future__ import annotations
 
 from ..errors import CurllmError
-from . import batch, cache, doctor, run, tools  # noqa: F401 - each registers its commands on the group
+from . import batch, cache, doctor, run, serve, tools  # noqa: F401 - each registers its commands on the group
 from .app import cli
 from .exits import EXIT_BAD_INPUT, EXIT_NOT_OK, EXIT_OK, EXIT_PLANNING, fail
 from .options import browser_options, make_run_options, read_json_arg, report_registry_problems

@@ -1,0 +1,166 @@
+"""`curllm serve` (the HTTP API, its playground page and /mcp) and `curllm mcp` (MCP on stdio)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..errors import CurllmError, UsageError
+from .app import cli
+from .exits import fail
+from .options import browser_options, configure_logging, make_run_options
+
+
+def _missing(extra: str, error: ImportError) -> UsageError:
+    return UsageError(
+        f"this command needs curllm's {extra!r} extra ({error.name or error} is not installed): "
+        f"pip install 'curllm[{extra}]'"
+    )
+
+
+def _settings(browser_params: dict[str, Any], **kwargs: Any):
+    from ..server.settings import DEFAULT_TIME_LIMIT_S, ServerSettings
+
+    options = make_run_options(browser_params, None, None)
+    limit = options.timeout_s or DEFAULT_TIME_LIMIT_S
+    return ServerSettings(options=options, time_limit_s=limit, **kwargs).checked()
+
+
+@cli.command("serve", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    default=8787,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port (0: any free one).",
+)
+@click.option(
+    "--token",
+    envvar="CURLLM_SERVER_TOKEN",
+    help="Require 'Authorization: Bearer TOKEN' (needed off loopback; env CURLLM_SERVER_TOKEN).",
+)
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=2,
+    show_default=True,
+    help="Tasks running at once.",
+)
+@click.option(
+    "--queue",
+    type=click.IntRange(0, 10000),
+    default=32,
+    show_default=True,
+    help="Tasks that may wait for a slot; more are refused with 429.",
+)
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    help="Off loopback: let tasks open private and loopback addresses (blocked by default).",
+)
+@click.option(
+    "--cors-origin", multiple=True, help="Allow browser pages of this origin to call the API. Repeatable."
+)
+@click.option("--no-mcp", is_flag=True, help="Do not mount the MCP endpoint at /mcp.")
+@click.option(
+    "-v", "--verbose", count=True, help="More detail on stderr (-v: requests, -vv: debug logs)."
+)
+@browser_options
+def serve_cmd(
+    host: str,
+    port: int,
+    token: str | None,
+    concurrency: int,
+    queue: int,
+    allow_private: bool,
+    cors_origin: tuple[str, ...],
+    no_mcp: bool,
+    verbose: int,
+    **browser_params: Any,
+) -> None:
+    """Serve the HTTP API, the playground page at / and MCP at /mcp (needs curllm[server]).
+
+    \b
+      curllm serve                                 # http://127.0.0.1:8787/
+      curllm serve --host 0.0.0.0 --token "$(openssl rand -hex 16)" -j 4
+    --timeout is each request's time limit (default 300 s).
+    """
+    configure_logging(verbose)
+    try:
+        settings = _settings(
+            browser_params,
+            host=host,
+            port=port,
+            token=token,
+            concurrency=concurrency,
+            queue=queue,
+            allow_private=allow_private,
+            cors_origins=tuple(cors_origin),
+            mcp=not no_mcp,
+        )
+        try:
+            from ..server.serving import serve
+        except ImportError as e:
+            raise _missing("server", e) from None
+
+        def ready(url: str) -> None:
+            notes = []
+            if settings.token:
+                notes.append("token required")
+            if settings.options.policy.block_private:
+                notes.append("private addresses blocked")
+            extra = f" ({', '.join(notes)})" if notes else ""
+            click.echo(f"curllm: serving on {url}/ (API {url}/api, MCP {url}/mcp){extra}", err=True)
+
+        try:
+            serve(
+                settings,
+                on_ready=ready,
+                log_level="info" if verbose else "warning",
+                access_log=verbose > 0,
+            )
+        except OSError as e:
+            raise UsageError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    except CurllmError as e:
+        fail(e)
+    except KeyboardInterrupt:  # uvicorn has shut down gracefully and passes Ctrl-C on
+        sys.exit(130)
+
+@cli.command("mcp", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=2,
+    show_default=True,
+    help="Tool calls running at once.",
+)
+@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
+@browser_options
+def mcp_cmd(concurrency: int, verbose: int, **browser_params: Any) -> None:
+    """Serve MCP on stdin/stdout for an MCP client (needs curllm[mcp]).
+
+    \b
+    Client configuration: {"mcpServers": {"curllm": {"command": "curllm", "args": ["mcp"]}}}
+    Tools: run, plan, run_plan, list_tools and every page tool (e.g. extraction_products_generic).
+    """
+    import asyncio
+
+    configure_logging(verbose)
+    try:
+        settings = _settings(browser_params, concurrency=concurrency, mcp=True)
+        try:
+            from ..server.mcp_server import serve_stdio
+        except ImportError as e:
+            raise _missing("mcp", e) from None
+        from ..server.tasks import TaskService
+
+        asyncio.run(serve_stdio(TaskService(settings)))
+    except CurllmError as e:
+        fail(e)
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,54 @@
+"""Running the app on uvicorn: bind first (so the address is known, port 0 included), then serve."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Callable
+
+from .settings import ServerSettings
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket; OSError (address in use, no such address) is the caller's to report."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host.strip("[]"), port), family=family, reuse_port=False)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def serve(
+    settings: ServerSettings,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+    log_level: str = "warning",
+    access_log: bool = False,
+) -> None:
+    """Serve the app until SIGINT/SIGTERM (uvicorn shuts down gracefully, closing the browser)."""
+    import uvicorn
+
+    from .app import create_app
+
+    app = create_app(settings)
+    sock = bind(settings.host, settings.port)
+    config = uvicorn.Config(
+        app,
+        log_level=log_level,
+        access_log=access_log,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        # Our own logging set-up (stderr, "curllm:" prefix) stays in charge.
+        log_config=None,
+    )
+    server = uvicorn.Server(config)
+    if on_ready is not None:
+        on_ready(url_of(sock))  # the socket listens already: connections wait in its backlog
+    try:
+        asyncio.run(server.serve(sockets=[sock]))
+    finally:
+        sock.close()

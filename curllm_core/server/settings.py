@@ -1,0 +1,81 @@
+"""How a server runs: where it listens, who may call it, how much it runs at once, what it may fetch.
+
+`ServerSettings` is what `curllm serve` builds from its options and what `create_app` takes. The
+security rules live here, in one place: a server bound to anything but loopback needs a token, blocks
+private target addresses unless told otherwise, and every server refuses ``file:`` targets.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field, replace
+
+from ..errors import UsageError
+from ..executor import RunOptions
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8787
+DEFAULT_CONCURRENCY = 2
+DEFAULT_QUEUE = 32
+DEFAULT_TIME_LIMIT_S = 300.0
+MAX_BODY_BYTES = 1024 * 1024  # 1 MB: a task body is an instruction, a plan, some data; never more
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``: addresses no other machine can reach."""
+    host = host.strip().strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """A server's settings. ``options`` are the browser and network defaults of every task."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    token: str | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    queue: int = DEFAULT_QUEUE  # tasks waiting for a slot; one more is refused with 429
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S  # per request; a request may ask for less, never more
+    allow_private: bool = False
+    cors_origins: tuple[str, ...] = ()
+    max_body_bytes: int = MAX_BODY_BYTES
+    mcp: bool = True  # mount the MCP endpoint at /mcp when the `mcp` package is installed
+    options: RunOptions = field(default_factory=RunOptions)
+
+    @property
+    def exposed(self) -> bool:
+        """Reachable from other machines: the stricter rules apply."""
+        return not is_loopback(self.host)
+
+    def checked(self) -> ServerSettings:
+        """These settings with the security rules applied; UsageError when they cannot be met.
+
+        Off loopback a token is required, and target URLs resolving to private addresses are refused
+        (the network policy's ``block_private``) unless ``allow_private``.
+        """
+        problems = []
+        if self.exposed and not self.token:
+            problems.append(
+                f"--host {self.host} makes the server reachable from other machines: give --token TOKEN "
+                "(clients then send 'Authorization: Bearer TOKEN'), or keep the default --host 127.0.0.1"
+            )
+        if self.token is not None and len(self.token) < 8:
+            problems.append("--token must be at least 8 characters (use a long random string)")
+        if self.concurrency < 1:
+            problems.append(f"--concurrency must be at least 1, not {self.concurrency}")
+        if self.queue < 0:
+            problems.append(f"--queue must be 0 or more, not {self.queue}")
+        if not self.time_limit_s > 0:
+            problems.append(f"the time limit must be positive, not {self.time_limit_s}")
+        if problems:
+            raise UsageError("; ".join(problems))
+        if self.exposed and not self.allow_private and not self.options.policy.block_private:
+            policy = replace(self.options.policy, block_private=True)
+            return replace(self, options=replace(self.options, policy=policy))
+        return self

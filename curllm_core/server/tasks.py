@@ -1,0 +1,449 @@
+"""Tasks over HTTP and MCP: the request body, the slots that bound concurrency, and the task service.
+
+`parse_task` turns a request body into a `TaskRequest` (every problem named, nothing run); `Slots`
+lets ``concurrency`` tasks run and ``queue`` more wait, and refuses the next one; `TaskService` owns
+the process's one browser and runs each task in a fresh context of it, through the library's one
+pipeline, reporting its events as they happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..browser import Browser, parse_viewport
+from ..errors import BrowserError, CurllmError, UsageError
+from ..events import EventBus, QueueSink, now_iso
+from ..executor import RunOptions
+from ..plan import Plan, check_plan
+from ..registry import Registry
+from ..result import Result, error_entry
+from .errors import HTTPError, bad_request
+from .settings import ServerSettings
+
+log = logging.getLogger("curllm.server")
+
+TASK_KEYS = ("instruction", "url", "plan", "data", "model", "fields", "limit", "options")
+#: What a request may change of the server's task defaults. Nothing that names a file on the server
+#: (sessions, screenshots), a proxy, or loosens the network policy.
+OPTION_KEYS = (
+    "timeout",
+    "locale",
+    "user_agent",
+    "viewport",
+    "load_images",
+    "block_domains",
+    "cache",
+    "max_replans",
+)
+#: Past the time limit, planning (a model may be slow) gets this long before the task is stopped hard.
+HARD_STOP_GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class TaskRequest:
+    """A task as a client sent it, checked for shape (not yet planned or run)."""
+
+    instruction: str | None = None
+    url: str | None = None
+    plan: dict | None = None
+    data: dict | None = None
+    model: str | None = None
+    fields: tuple[str, ...] | None = None
+    limit: int | None = None
+    options: dict = field(default_factory=dict)
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), "null" if value is None else "a number"
+    )
+
+
+def parse_task(body: Any, *, need_instruction: bool = False) -> TaskRequest:
+    """A `TaskRequest` from a decoded JSON body; HTTPError 400 naming every problem."""
+    if not isinstance(body, dict):
+        raise bad_request(
+            f'the body must be a JSON object like {{"instruction": ..., "url": ...}}, not {_type_name(body)}'
+        )
+    problems = [f"unknown field {k!r}" for k in body if k not in TASK_KEYS]
+
+    def text(key: str) -> str | None:
+        value = body.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            problems.append(f"{key} must be a non-empty string, not {_type_name(value)}")
+            return None
+        return value.strip()
+
+    def obj(key: str) -> dict | None:
+        value = body.get(key)
+        if value is not None and not isinstance(value, dict):
+            problems.append(f"{key} must be an object, not {_type_name(value)}")
+            return None
+        return value
+
+    instruction, url, model = text("instruction"), text("url"), text("model")
+    plan, data, options = obj("plan"), obj("data"), obj("options") or {}
+    fields = body.get("fields")
+    if fields is not None:
+        if (
+            not isinstance(fields, list)
+            or not fields
+            or not all(isinstance(f, str) and f.strip() for f in fields)
+        ):
+            problems.append("fields must be a non-empty array of field names")
+            fields = None
+        else:
+            fields = tuple(f.strip() for f in fields)
+    limit = body.get("limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        problems.append(f"limit must be a whole number of at least 1, not {limit!r}")
+        limit = None
+    if plan is not None and instruction is not None:
+        problems.append("give either an instruction or a plan, not both")
+    if plan is None and instruction is None and "instruction" not in body:
+        problems.append(
+            'no instruction: send {"instruction": "find products under 150zł", "url": "https://…"}'
+        )
+    if need_instruction and plan is not None:
+        problems.append("this route plans an instruction: send instruction, not plan")
+    problems += [
+        f"options.{k} is not an option a request may set (allowed: {', '.join(OPTION_KEYS)})"
+        for k in options
+        if k not in OPTION_KEYS
+    ]
+    if problems:
+        raise bad_request("; ".join(problems))
+    return TaskRequest(instruction, url, plan, data, model, fields, limit, dict(options))
+
+
+def check_target(url: str) -> str:
+    """A start URL the server may open: http(s) only (never ``file:``, never a path on the server)."""
+    from ..urls import normalize_url
+
+    parts = urlsplit(url)
+    if parts.scheme and parts.scheme not in ("http", "https"):
+        raise HTTPError(
+            400, "BAD_URL", f"url {url!r}: the server opens only http(s) URLs (not {parts.scheme}:)"
+        )
+    if not parts.scheme and (url.startswith(("/", ".", "~")) or "\\" in url):
+        raise HTTPError(400, "BAD_URL", f"url {url!r}: the server opens only http(s) URLs, not local paths")
+    normalized = url if parts.scheme else normalize_url("https://" + url)
+    if not urlsplit(normalized).hostname:
+        raise HTTPError(400, "BAD_URL", f"url {url!r}: no host in it")
+    return normalized
+
+
+def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) -> RunOptions:
+    """The server's task defaults, with what the request may change, the time limit applied."""
+    base = settings.options
+    o = req.options
+    problems = []
+    limit = settings.time_limit_s
+    if base.timeout_s:
+        limit = min(limit, base.timeout_s)
+    timeout = o.get("timeout")
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+            problems.append(f"options.timeout must be a positive number of seconds, not {timeout!r}")
+        else:
+            limit = min(limit, float(timeout))
+    browser = base.browser
+    for key in ("locale", "user_agent"):
+        if o.get(key) is not None:
+            if not isinstance(o[key], str):
+                problems.append(f"options.{key} must be a string")
+            else:
+                browser = replace(browser, **{key: o[key]})
+    if o.get("viewport") is not None:
+        try:
+            browser = replace(browser, viewport=parse_viewport(str(o["viewport"])))
+        except ValueError as e:
+            problems.append(f"options.viewport: {e}")
+    if o.get("load_images") is not None:
+        if not isinstance(o["load_images"], bool):
+            problems.append("options.load_images must be true or false")
+        else:
+            browser = replace(browser, load_images=o["load_images"])
+    policy = base.policy
+    blocks = o.get("block_domains")
+    if blocks is not None:
+        if not isinstance(blocks, list) or not all(isinstance(d, str) and d for d in blocks):
+            problems.append("options.block_domains must be an array of domain names")
+        else:
+            # A request may only add to what is refused, never allow more than the server does.
+            policy = replace(policy, block=(*policy.block, *blocks))
+    settings_ = dict(base.settings)
+    replans = o.get("max_replans")
+    if replans is not None:
+        if isinstance(replans, bool) or not isinstance(replans, int) or not 0 <= replans <= 5:
+            problems.append("options.max_replans must be a whole number from 0 to 5")
+        else:
+            settings_["max_replans"] = replans
+    if o.get("cache") is not None and not isinstance(o["cache"], bool):
+        problems.append("options.cache must be true or false")
+    if problems:
+        raise bad_request("; ".join(problems))
+    return replace(
+        base,
+        url=url,
+        data=dict(req.data or {}),
+        browser=browser,
+        policy=policy,
+        timeout_s=limit,
+        settings=settings_,
+    )
+
+
+@dataclass
+class Prepared:
+    """A task ready to run: its start URL checked, its plan (when given) checked, its options set."""
+
+    request: TaskRequest
+    url: str | None
+    plan: Plan | None
+    options: RunOptions
+    model: str | None
+    use_cache: bool
+
+
+class Ticket:
+    """A place in the server: waiting for a slot, then running. Release it exactly once (idempotent)."""
+
+    def __init__(self, slots: Slots):
+        self.slots = slots
+        self.state = "waiting"
+
+    async def acquire(self) -> None:
+        """Wait for a running slot (cancellation while waiting gives the place up)."""
+        try:
+            await self.slots._semaphore.acquire()
+        except BaseException:
+            self.release()
+            raise
+        self.slots.waiting -= 1
+        self.slots.running += 1
+        self.state = "running"
+
+    def release(self) -> None:
+        if self.state == "waiting":
+            self.slots.waiting -= 1
+        elif self.state == "running":
+            self.slots.running -= 1
+            self.slots._semaphore.release()
+        self.state = "released"
+
+    async def __aenter__(self) -> Ticket:
+        await self.acquire()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+
+class Slots:
+    """At most ``concurrency`` tasks run; ``queue`` more wait in order; the next is refused (429)."""
+
+    def __init__(self, concurrency: int, queue: int):
+        self.concurrency, self.queue = concurrency, queue
+        self.running = self.waiting = 0
+        self._semaphore = asyncio.Semaphore(concurrency)
+
+    def reserve(self) -> Ticket:
+        """A ticket, or HTTPError 429 ``QUEUE_FULL`` when every slot and queue place is taken."""
+        if self.running + self.waiting >= self.concurrency + self.queue:
+            raise HTTPError(
+                429,
+                "QUEUE_FULL",
+                f"the server is busy: {self.running} task(s) running and {self.waiting} waiting "
+                f"(--concurrency {self.concurrency}, --queue {self.queue}); try again shortly",
+                headers={"Retry-After": "1"},
+            )
+        self.waiting += 1
+        return Ticket(self)
+
+
+class TaskService:
+    """One browser for the process; each task in a fresh context of it, under its slot and time limit."""
+
+    def __init__(self, settings: ServerSettings, registry: Registry | None = None):
+        if registry is None:
+            from ..plugins import load_registry
+
+            registry = load_registry()
+        self.settings = settings
+        self.registry = registry
+        self.browser = Browser(headless=settings.options.browser.headless)
+        self.slots = Slots(settings.concurrency, settings.queue)
+        self.browser_problem: str | None = None
+
+    # --- the browser ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the browser now, so the first task does not wait for it (a failure is kept, not raised)."""
+        try:
+            await self.browser.start()
+            self.browser_problem = None
+        except CurllmError as e:
+            self.browser_problem = f"[{e.code}] {e.message}"
+            log.warning("no browser yet: %s", e.message)
+
+    async def close(self) -> None:
+        await self.browser.close()
+
+    async def ensure_browser(self) -> None:
+        """The browser is running (started again after a crash); BrowserError (503) if it cannot be."""
+        try:
+            await self.browser.start()
+            self.browser_problem = None
+        except BrowserError as e:
+            self.browser_problem = f"[{e.code}] {e.message}"
+            raise
+
+    # --- preparing ------------------------------------------------------------------------------
+
+    async def prepare(self, req: TaskRequest) -> Prepared:
+        """Check everything that can be checked before a task runs (raises CurllmError/HTTPError)."""
+        if req.fields is not None or req.limit is not None:
+            raise bad_request(
+                "fields and limit are not supported by this server yet; say them in the instruction"
+            )
+        plan = None
+        url = req.url
+        if req.plan is not None:
+            plan = check_plan(req.plan, self.registry, initial_keys=set(req.data or {}))
+            url = url or plan.url
+        elif url is None:
+            from ..planner import resolve_start_url
+
+            try:
+                url = resolve_start_url(req.instruction or "", None, self.registry)
+            except UsageError:
+                if req.data is None:
+                    raise UsageError(
+                        'no URL to start from: send "url": "https://…" (or name a site the installed '
+                        "tools know in the instruction)"
+                    ) from None
+        if url is not None:
+            url = check_target(url)
+        options = _run_options(self.settings, req, url)
+        if url is not None:
+            await options.policy.check(url)  # a refused target is refused before anything starts
+        needs_page = url is not None and (plan is None or plan.needs_page)
+        if needs_page:
+            await self.ensure_browser()
+        model = req.model or os.environ.get("CURLLM_MODEL") or None
+        return Prepared(req, url, plan, options, model, use_cache=req.options.get("cache", True))
+
+    async def plan(self, req: TaskRequest) -> dict:
+        """The plan an instruction gets (the document ``curllm --plan-only`` prints); nothing runs."""
+        from ..planner import plan_task, resolve_start_url
+
+        url = req.url
+        if url is None:
+            try:
+                url = resolve_start_url(req.instruction or "", None, self.registry)
+            except UsageError:
+                url = None  # a plan over data alone needs no page
+        if url is not None:
+            url = check_target(url)
+        planned = await plan_task(
+            req.instruction or "",
+            url,
+            self.registry,
+            model=req.model or os.environ.get("CURLLM_MODEL") or None,
+            use_cache=req.options.get("cache", True) is not False,
+            initial_keys=set(req.data or {}),
+        )
+        return planned.plan.to_dict()
+
+    # --- running --------------------------------------------------------------------------------
+
+    async def execute(self, task: Prepared, bus: EventBus) -> Result:
+        """Run a prepared task through the library's pipeline, in a fresh context of the shared browser."""
+        from ..api import arun, execute_plan
+
+        limit = (task.options.timeout_s or self.settings.time_limit_s) + HARD_STOP_GRACE_S
+        try:
+            async with asyncio.timeout(limit):
+                if task.plan is not None:
+                    return await execute_plan(
+                        task.plan,
+                        options=task.options,
+                        events=bus,
+                        registry=self.registry,
+                        browser=self.browser,
+                    )
+                return await arun(
+                    task.request.instruction,
+                    registry=self.registry,
+                    options=task.options,
+                    events=bus,
+                    model=task.model,
+                    use_cache=task.use_cache,
+                    browser=self.browser,
+                )
+        except TimeoutError:
+            raise HTTPError(
+                504, "TASK_TIMEOUT", f"the task did not finish within the server's time limit ({limit:g} s)"
+            ) from None
+
+    async def events(self, task: Prepared, ticket: Ticket) -> AsyncIterator[dict]:
+        """Every event of the task as it happens (the ``--events`` lines), waiting for a slot first.
+
+        The last event is ``complete`` (its data also carries ``result``, the whole Result) or
+        ``error`` (``code``, ``message``). Closing the iterator early cancels the task; its browser
+        context is closed before this returns.
+        """
+        queue: asyncio.Queue = asyncio.Queue()
+        bus = EventBus([QueueSink(queue)])
+        runner: asyncio.Task | None = None
+        try:
+            async with ticket:
+                runner = asyncio.create_task(self.execute(task, bus))
+                while True:
+                    getter = asyncio.ensure_future(queue.get())
+                    done, _ = await asyncio.wait({getter, runner}, return_when=asyncio.FIRST_COMPLETED)
+                    if getter in done:
+                        event = getter.result()
+                        if event["type"] == "complete":
+                            result = await runner
+                            yield {"type": "complete", "data": {**event["data"], "result": result.to_dict()}}
+                            return
+                        yield event
+                        continue
+                    getter.cancel()
+                    while not queue.empty():
+                        yield queue.get_nowait()
+                    yield error_event(None if runner.cancelled() else runner.exception())
+                    return
+        finally:
+            if runner is not None and not runner.done():
+                runner.cancel()
+                # The execution closes its browser context on the way out; wait for that.
+                await asyncio.wait({runner}, timeout=5)
+
+    async def result(self, task: Prepared, ticket: Ticket) -> Result:
+        """Run a task to its end (waiting for a slot first) and return its Result."""
+        async with ticket:
+            return await self.execute(task, EventBus())
+
+
+def error_event(exc: BaseException | None) -> dict:
+    """The ``error`` event that ends a stream when a task could not produce a result."""
+    if isinstance(exc, CurllmError):
+        code, message = exc.code, str(exc)
+    else:
+        log.error("task failed unexpectedly", exc_info=exc)
+        code, message = (
+            "INTERNAL_ERROR",
+            "the task failed unexpectedly (a bug: the server log has the details)",
+        )
+    return {"type": "error", "data": {**error_entry(code, message), "timestamp": now_iso()}}
