@@ -66,9 +66,7 @@ def _settings(browser_params: dict[str, Any], **kwargs: Any):
     "--cors-origin", multiple=True, help="Allow browser pages of this origin to call the API. Repeatable."
 )
 @click.option("--no-mcp", is_flag=True, help="Do not mount the MCP endpoint at /mcp.")
-@click.option(
-    "-v", "--verbose", count=True, help="More detail on stderr (-v: requests, -vv: debug logs)."
-)
+@click.option("-v", "--verbose", count=True, help="More detail on stderr (-v: requests, -vv: debug logs).")
 @browser_options
 def serve_cmd(
     host: str,
@@ -129,6 +127,7 @@ def serve_cmd(
         fail(e)
     except KeyboardInterrupt:  # uvicorn has shut down gracefully and passes Ctrl-C on
         sys.exit(130)
+
 
 @cli.command("mcp", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(

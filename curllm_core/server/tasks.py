@@ -2,15 +2,14 @@
 
 `parse_task` turns a request body into a `TaskRequest` (every problem named, nothing run); `Slots`
 lets ``concurrency`` tasks run and ``queue`` more wait, and refuses the next one; `TaskService` owns
-the process's one browser and runs each task in a fresh context of it, through the library's one
-pipeline, reporting its events as they happen.
+the process's one browser and runs each task in a fresh context of it through the one `Runner`,
+reporting its events as they happen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,9 +19,9 @@ from ..browser import Browser, parse_viewport
 from ..errors import BrowserError, CurllmError, UsageError
 from ..events import EventBus, QueueSink, now_iso
 from ..executor import RunOptions
-from ..plan import Plan, check_plan
 from ..registry import Registry
 from ..result import Result, error_entry
+from ..runner import Runner, TaskSpec, resolve_model
 from .errors import HTTPError, bad_request
 from .settings import ServerSettings
 
@@ -125,20 +124,12 @@ def parse_task(body: Any, *, need_instruction: bool = False) -> TaskRequest:
 
 
 def check_target(url: str) -> str:
-    """A start URL the server may open: http(s) only (never ``file:``, never a path on the server)."""
-    from ..urls import normalize_url
-
+    """A normalised start URL the server may open: http(s) only (never ``file:``, a path on the server)."""
     parts = urlsplit(url)
-    if parts.scheme and parts.scheme not in ("http", "https"):
-        raise HTTPError(
-            400, "BAD_URL", f"url {url!r}: the server opens only http(s) URLs (not {parts.scheme}:)"
-        )
-    if not parts.scheme and (url.startswith(("/", ".", "~")) or "\\" in url):
-        raise HTTPError(400, "BAD_URL", f"url {url!r}: the server opens only http(s) URLs, not local paths")
-    normalized = url if parts.scheme else normalize_url("https://" + url)
-    if not urlsplit(normalized).hostname:
-        raise HTTPError(400, "BAD_URL", f"url {url!r}: no host in it")
-    return normalized
+    if parts.scheme not in ("http", "https"):
+        what = "a local path" if parts.scheme == "file" and "file:" not in url[:5] else f"{parts.scheme}:"
+        raise HTTPError(400, "BAD_URL", f"url {url!r}: the server opens only http(s) URLs, not {what}")
+    return url
 
 
 def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) -> RunOptions:
@@ -180,13 +171,11 @@ def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) ->
         else:
             # A request may only add to what is refused, never allow more than the server does.
             policy = replace(policy, block=(*policy.block, *blocks))
-    settings_ = dict(base.settings)
     replans = o.get("max_replans")
-    if replans is not None:
-        if isinstance(replans, bool) or not isinstance(replans, int) or not 0 <= replans <= 5:
-            problems.append("options.max_replans must be a whole number from 0 to 5")
-        else:
-            settings_["max_replans"] = replans
+    if replans is not None and (
+        isinstance(replans, bool) or not isinstance(replans, int) or not 0 <= replans <= 5
+    ):
+        problems.append("options.max_replans must be a whole number from 0 to 5")
     if o.get("cache") is not None and not isinstance(o["cache"], bool):
         problems.append("options.cache must be true or false")
     if problems:
@@ -198,20 +187,7 @@ def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) ->
         browser=browser,
         policy=policy,
         timeout_s=limit,
-        settings=settings_,
     )
-
-
-@dataclass
-class Prepared:
-    """A task ready to run: its start URL checked, its plan (when given) checked, its options set."""
-
-    request: TaskRequest
-    url: str | None
-    plan: Plan | None
-    options: RunOptions
-    model: str | None
-    use_cache: bool
 
 
 class Ticket:
@@ -281,6 +257,7 @@ class TaskService:
         self.settings = settings
         self.registry = registry
         self.browser = Browser(headless=settings.options.browser.headless)
+        self.runner = Runner(registry, self.browser)
         self.slots = Slots(settings.concurrency, settings.queue)
         self.browser_problem: str | None = None
 
@@ -309,93 +286,71 @@ class TaskService:
 
     # --- preparing ------------------------------------------------------------------------------
 
-    async def prepare(self, req: TaskRequest) -> Prepared:
-        """Check everything that can be checked before a task runs (raises CurllmError/HTTPError)."""
-        if req.fields is not None or req.limit is not None:
+    def spec(self, req: TaskRequest) -> TaskSpec:
+        """The runner's task spec for a request (the server's defaults, what the request may change)."""
+        options = _run_options(self.settings, req, None)
+        if (req.fields is not None or req.limit is not None) and not _planner_takes_fields():
             raise bad_request(
-                "fields and limit are not supported by this server yet; say them in the instruction"
+                "fields and limit are not supported by this version's planner; say them in the instruction"
             )
-        plan = None
-        url = req.url
-        if req.plan is not None:
-            plan = check_plan(req.plan, self.registry, initial_keys=set(req.data or {}))
-            url = url or plan.url
-        elif url is None:
-            from ..planner import resolve_start_url
+        return TaskSpec(
+            instruction=req.instruction,
+            plan=req.plan,
+            url=req.url,
+            data=req.data,
+            model=resolve_model(req.model),
+            options=options,
+            use_cache=req.options.get("cache", True),
+            max_replans=req.options.get("max_replans", 1),
+            fields=req.fields,
+            limit=req.limit,
+        )
 
-            try:
-                url = resolve_start_url(req.instruction or "", None, self.registry)
-            except UsageError:
-                if req.data is None:
-                    raise UsageError(
-                        'no URL to start from: send "url": "https://…" (or name a site the installed '
-                        "tools know in the instruction)"
-                    ) from None
+    async def prepare(self, req: TaskRequest) -> TaskSpec:
+        """Check what can be checked before a task runs: its plan, its start URL against the server's
+        rules and network policy, the browser. Raises CurllmError (with its HTTP status) otherwise."""
+        spec = self.spec(req)
+        plan = self.runner.check(req.plan, set(req.data or {})) if req.plan is not None else None
+        try:
+            url = self.runner.start_url(spec)
+        except UsageError as e:
+            raise HTTPError(400, "BAD_URL", e.message) from None
+        if url is None and req.data is None:
+            raise UsageError(
+                'no URL to start from: send "url": "https://…" (or name a site an installed tool knows)'
+            )
         if url is not None:
             url = check_target(url)
-        options = _run_options(self.settings, req, url)
-        if url is not None:
-            await options.policy.check(url)  # a refused target is refused before anything starts
-        needs_page = url is not None and (plan is None or plan.needs_page)
-        if needs_page:
-            await self.ensure_browser()
-        model = req.model or os.environ.get("CURLLM_MODEL") or None
-        return Prepared(req, url, plan, options, model, use_cache=req.options.get("cache", True))
+            await spec.options.policy.check(url)  # a refused target is refused before anything starts
+            if plan is None or plan.needs_page:
+                await self.ensure_browser()
+        return replace(spec, url=url, plan=plan if plan is not None else spec.plan)
 
     async def plan(self, req: TaskRequest) -> dict:
         """The plan an instruction gets (the document ``curllm --plan-only`` prints); nothing runs."""
-        from ..planner import plan_task, resolve_start_url
-
-        url = req.url
-        if url is None:
-            try:
-                url = resolve_start_url(req.instruction or "", None, self.registry)
-            except UsageError:
-                url = None  # a plan over data alone needs no page
-        if url is not None:
-            url = check_target(url)
-        planned = await plan_task(
-            req.instruction or "",
-            url,
-            self.registry,
-            model=req.model or os.environ.get("CURLLM_MODEL") or None,
-            use_cache=req.options.get("cache", True) is not False,
-            initial_keys=set(req.data or {}),
-        )
+        spec = self.spec(req)
+        try:
+            url = self.runner.start_url(spec)
+        except UsageError as e:
+            raise HTTPError(400, "BAD_URL", e.message) from None
+        planned = await self.runner.plan(replace(spec, url=check_target(url) if url else None))
         return planned.plan.to_dict()
 
     # --- running --------------------------------------------------------------------------------
 
-    async def execute(self, task: Prepared, bus: EventBus) -> Result:
-        """Run a prepared task through the library's pipeline, in a fresh context of the shared browser."""
-        from ..api import arun, execute_plan
-
-        limit = (task.options.timeout_s or self.settings.time_limit_s) + HARD_STOP_GRACE_S
+    async def execute(self, spec: TaskSpec, bus: EventBus) -> Result:
+        """Run a task through the one runner, in a fresh context of the shared browser."""
+        # The runner keeps the time limit (planning included); this is the backstop if anything hangs.
+        limit = (spec.options.timeout_s or self.settings.time_limit_s) + HARD_STOP_GRACE_S
         try:
             async with asyncio.timeout(limit):
-                if task.plan is not None:
-                    return await execute_plan(
-                        task.plan,
-                        options=task.options,
-                        events=bus,
-                        registry=self.registry,
-                        browser=self.browser,
-                    )
-                return await arun(
-                    task.request.instruction,
-                    registry=self.registry,
-                    options=task.options,
-                    events=bus,
-                    model=task.model,
-                    use_cache=task.use_cache,
-                    browser=self.browser,
-                )
+                return await self.runner.run(spec, events=bus)
         except TimeoutError:
             raise HTTPError(
                 504, "TASK_TIMEOUT", f"the task did not finish within the server's time limit ({limit:g} s)"
             ) from None
 
-    async def events(self, task: Prepared, ticket: Ticket) -> AsyncIterator[dict]:
+    async def events(self, spec: TaskSpec, ticket: Ticket) -> AsyncIterator[dict]:
         """Every event of the task as it happens (the ``--events`` lines), waiting for a slot first.
 
         The last event is ``complete`` (its data also carries ``result``, the whole Result) or
@@ -407,7 +362,7 @@ class TaskService:
         runner: asyncio.Task | None = None
         try:
             async with ticket:
-                runner = asyncio.create_task(self.execute(task, bus))
+                runner = asyncio.create_task(self.execute(spec, bus))
                 while True:
                     getter = asyncio.ensure_future(queue.get())
                     done, _ = await asyncio.wait({getter, runner}, return_when=asyncio.FIRST_COMPLETED)
@@ -430,10 +385,19 @@ class TaskService:
                 # The execution closes its browser context on the way out; wait for that.
                 await asyncio.wait({runner}, timeout=5)
 
-    async def result(self, task: Prepared, ticket: Ticket) -> Result:
+    async def result(self, spec: TaskSpec, ticket: Ticket) -> Result:
         """Run a task to its end (waiting for a slot first) and return its Result."""
         async with ticket:
-            return await self.execute(task, EventBus())
+            return await self.execute(spec, EventBus())
+
+
+def _planner_takes_fields() -> bool:
+    """Whether the installed planner understands ``fields``/``limit`` (the runner passes them on)."""
+    import inspect
+
+    from ..planner import plan_task
+
+    return "fields" in inspect.signature(plan_task).parameters
 
 
 def error_event(exc: BaseException | None) -> dict:
