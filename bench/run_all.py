@@ -15,7 +15,7 @@ from pathlib import Path
 from common import RESULTS, machine
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["startup", "registry", "planning", "e2e", "extraction", "batch", "llm"]
+ORDER = ["startup", "registry", "planning", "e2e", "extraction", "batch", "server", "llm"]
 SCRIPTS = {name: HERE / f"bench_{name}.py" for name in ORDER}
 
 

@@ -41,7 +41,11 @@ def error_response(error: CurllmError) -> JSONResponse:
     status = status_for(error)
     problems = [p.to_dict() for p in error.problems] or None
     headers = error.headers if isinstance(error, HTTPError) else None
-    return JSONResponse(error_body(error.code, error.message, problems), status_code=status, headers=headers)
+    return JSONResponse(
+        error_body(code=error.code, message=error.message, problems=problems),
+        status_code=status,
+        headers=headers,
+    )
 
 
 def tool_info(manifest) -> dict:
@@ -92,7 +96,8 @@ class GuardMiddleware:
                     send,
                     400,
                     error_body(
-                        "BAD_HOST", f"this server answers requests to 127.0.0.1/localhost only, not {host!r}"
+                        code="BAD_HOST",
+                        message=f"this server answers requests to 127.0.0.1/localhost only, not {host!r}",
                     ),
                 )
                 return
@@ -107,8 +112,8 @@ class GuardMiddleware:
                     send,
                     401,
                     error_body(
-                        "UNAUTHORIZED",
-                        "this server needs a token: send the header 'Authorization: Bearer TOKEN'"
+                        code="UNAUTHORIZED",
+                        message="this server needs a token: send the header 'Authorization: Bearer TOKEN'"
                         + (" (the one given did not match)" if given else ""),
                     ),
                     headers={"WWW-Authenticate": "Bearer"},
@@ -130,7 +135,9 @@ class Api:
         """The JSON body: application/json, at most ``max_body_bytes`` (413), valid JSON (400)."""
         limit = self.settings.max_body_bytes
         too_large = HTTPError(
-            413, "BODY_TOO_LARGE", f"the body is larger than {limit} bytes; send less data per request"
+            413,
+            code="BODY_TOO_LARGE",
+            message=f"the body is larger than {limit} bytes; send less data per request",
         )
         length = request.headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
@@ -140,8 +147,8 @@ class Api:
             # A web page may post text/plain to 127.0.0.1 without asking first; application/json it may not.
             raise HTTPError(
                 415,
-                "BAD_CONTENT_TYPE",
-                f"send the body as Content-Type: application/json (got {ctype or 'none'!r})",
+                code="BAD_CONTENT_TYPE",
+                message=f"send the body as Content-Type: application/json (got {ctype or 'none'!r})",
             )
         chunks, size = [], 0
         async for chunk in request.stream():
@@ -152,15 +159,19 @@ class Api:
         raw = b"".join(chunks)
         if not raw.strip():
             raise HTTPError(
-                400, "BAD_JSON", 'the body is empty: send a JSON object like {"instruction": "…"}'
+                400,
+                code="BAD_JSON",
+                message='the body is empty: send a JSON object like {"instruction": "…"}',
             )
         try:
             return json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
-            raise HTTPError(400, "BAD_JSON", "the body is not UTF-8 text") from None
+            raise HTTPError(400, code="BAD_JSON", message="the body is not UTF-8 text") from None
         except json.JSONDecodeError as e:
             raise HTTPError(
-                400, "BAD_JSON", f"the body is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+                400,
+                code="BAD_JSON",
+                message=f"the body is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})",
             ) from None
 
     # routes
@@ -196,7 +207,7 @@ class Api:
         try:
             manifest = self.service.registry.resolve(request.path_params["name"])
         except ToolNotFound as e:
-            raise HTTPError(404, e.code, e.message) from None
+            raise HTTPError(404, code=e.code, message=e.message) from None
         return JSONResponse(tool_info(manifest))
 
     async def plan(self, request: Request) -> Response:
@@ -245,7 +256,8 @@ def _handle(handler):
             log.exception("%s %s failed", request.method, request.url.path)
             return JSONResponse(
                 error_body(
-                    "INTERNAL_ERROR", "the server failed unexpectedly (a bug: the server log has the details)"
+                    code="INTERNAL_ERROR",
+                    message="the server failed unexpectedly (a bug: the server log has the details)",
                 ),
                 status_code=500,
             )
@@ -257,11 +269,13 @@ def _handle(handler):
 async def _http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code == 404:
-        body = error_body("NOT_FOUND", f"no route {request.url.path} (see /openapi.json)")
+        body = error_body(code="NOT_FOUND", message=f"no route {request.url.path} (see /openapi.json)")
     elif exc.status_code == 405:
-        body = error_body("METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {request.url.path}")
+        body = error_body(
+            code="METHOD_NOT_ALLOWED", message=f"{request.method} is not allowed on {request.url.path}"
+        )
     else:
-        body = error_body("BAD_REQUEST", str(exc.detail))
+        body = error_body(code="BAD_REQUEST", message=str(exc.detail))
     return JSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
 
@@ -269,7 +283,8 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
     return JSONResponse(
         error_body(
-            "INTERNAL_ERROR", "the server failed unexpectedly (a bug: the server log has the details)"
+            code="INTERNAL_ERROR",
+            message="the server failed unexpectedly (a bug: the server log has the details)",
         ),
         status_code=500,
     )

@@ -24,14 +24,14 @@ class HTTPError(CurllmError):
     code = "BAD_REQUEST"
     status = 400
 
-    def __init__(self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None):
+    def __init__(self, status: int, *, code: str, message: str, headers: dict[str, str] | None = None):
         super().__init__(message, code=code)
         self.status = status
         self.headers = headers or {}
 
 
 def bad_request(message: str) -> HTTPError:
-    return HTTPError(400, "BAD_REQUEST", message)
+    return HTTPError(400, code="BAD_REQUEST", message=message)
 
 
 def status_for(error: CurllmError) -> int:
@@ -49,7 +49,7 @@ def status_for(error: CurllmError) -> int:
     return 500
 
 
-def error_body(code: str, message: str, problems: list[dict] | None = None) -> dict:
+def error_body(*, code: str, message: str, problems: list[dict] | None = None) -> dict:
     """The JSON of every error response; ``problems`` (each with its place) for a plan that fails the check."""
     error: dict = {"code": code, "message": message}
     if problems:

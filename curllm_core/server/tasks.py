@@ -128,7 +128,9 @@ def check_target(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
         what = "a local path" if parts.scheme == "file" and "file:" not in url[:5] else f"{parts.scheme}:"
-        raise HTTPError(400, "BAD_URL", f"url {url!r}: the server opens only http(s) URLs, not {what}")
+        raise HTTPError(
+            400, code="BAD_URL", message=f"url {url!r}: the server opens only http(s) URLs, not {what}"
+        )
     return url
 
 
@@ -237,8 +239,8 @@ class Slots:
         if self.running + self.waiting >= self.concurrency + self.queue:
             raise HTTPError(
                 429,
-                "QUEUE_FULL",
-                f"the server is busy: {self.running} task(s) running and {self.waiting} waiting "
+                code="QUEUE_FULL",
+                message=f"the server is busy: {self.running} task(s) running and {self.waiting} waiting "
                 f"(--concurrency {self.concurrency}, --queue {self.queue}); try again shortly",
                 headers={"Retry-After": "1"},
             )
@@ -314,7 +316,7 @@ class TaskService:
         try:
             url = self.runner.start_url(spec)
         except UsageError as e:
-            raise HTTPError(400, "BAD_URL", e.message) from None
+            raise HTTPError(400, code="BAD_URL", message=e.message) from None
         if url is None and req.data is None:
             raise UsageError(
                 'no URL to start from: send "url": "https://…" (or name a site an installed tool knows)'
@@ -332,7 +334,7 @@ class TaskService:
         try:
             url = self.runner.start_url(spec)
         except UsageError as e:
-            raise HTTPError(400, "BAD_URL", e.message) from None
+            raise HTTPError(400, code="BAD_URL", message=e.message) from None
         planned = await self.runner.plan(replace(spec, url=check_target(url) if url else None))
         return planned.plan.to_dict()
 
@@ -347,7 +349,9 @@ class TaskService:
                 return await self.runner.run(spec, events=bus)
         except TimeoutError:
             raise HTTPError(
-                504, "TASK_TIMEOUT", f"the task did not finish within the server's time limit ({limit:g} s)"
+                504,
+                code="TASK_TIMEOUT",
+                message=f"the task did not finish within the server's time limit ({limit:g} s)",
             ) from None
 
     async def events(self, spec: TaskSpec, ticket: Ticket) -> AsyncIterator[dict]:
