@@ -77,7 +77,9 @@ async def stream_all(url: str, tasks: list[dict]) -> tuple[list[float], float]:
     """Post every task at once; return each task's latency (s) and the span until the last ended."""
     import httpx
 
-    async with httpx.AsyncClient(base_url=url, timeout=300, limits=httpx.Limits(max_connections=len(tasks) + 4)) as c:
+    async with httpx.AsyncClient(
+        base_url=url, timeout=300, limits=httpx.Limits(max_connections=len(tasks) + 4)
+    ) as c:
         for _ in range(100):  # the app answers once its browser is up
             try:
                 if (await c.get("/api/health")).status_code == 200:
@@ -139,7 +141,9 @@ def main() -> None:
 
     shop = start_shop()
     tasks = [{"id": f"t{i:03}", "url": shop.url + PATHS[i % len(PATHS)]} for i in range(args.tasks)]
-    rows: dict[str, list[float]] = {k: [] for k in ("s_tp", "s_p95", "s_p50", "b_tp", "b_p95", "b_p50", "b_wall")}
+    rows: dict[str, list[float]] = {
+        k: [] for k in ("s_tp", "s_p95", "s_p50", "b_tp", "b_p95", "b_p50", "b_wall")
+    }
     try:
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
@@ -174,7 +178,7 @@ def main() -> None:
         "server",
         "Server against batch",
         [
-            f"{args.tasks} tasks (\"{INSTRUCTION}\" on {len(PATHS)} listing pages of the example shop, rule "
+            f'{args.tasks} tasks ("{INSTRUCTION}" on {len(PATHS)} listing pages of the example shop, rule '
             f"planner, plan cache off), {args.concurrency} at a time; median of {args.repeats} runs.",
             "",
             "| | throughput | p50 latency | p95 latency |",

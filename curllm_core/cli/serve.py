@@ -29,18 +29,26 @@ def _settings(browser_params: dict[str, Any], **kwargs: Any):
 
 
 @cli.command("serve", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--host",
+    metavar="HOST",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. Anything but loopback needs --token and blocks private target addresses.",
+)
 @click.option(
     "--port",
     default=8787,
     show_default=True,
     type=click.IntRange(0, 65535),
-    help="Port (0: any free one).",
+    metavar="N",
+    help="Port; 0 picks a free one (printed).",
 )
 @click.option(
     "--token",
     envvar="CURLLM_SERVER_TOKEN",
-    help="Require 'Authorization: Bearer TOKEN' (needed off loopback; env CURLLM_SERVER_TOKEN).",
+    metavar="TOKEN",
+    help="Require Authorization: Bearer TOKEN (8 characters at least).",
 )
 @click.option(
     "--concurrency",
@@ -48,25 +56,30 @@ def _settings(browser_params: dict[str, Any], **kwargs: Any):
     type=click.IntRange(1, 64),
     default=2,
     show_default=True,
-    help="Tasks running at once.",
+    metavar="N",
+    help="Tasks running at once (1 to 64).",
 )
 @click.option(
     "--queue",
     type=click.IntRange(0, 10000),
     default=32,
     show_default=True,
-    help="Tasks that may wait for a slot; more are refused with 429.",
+    metavar="N",
+    help="Tasks that may wait for a slot; the next request gets 429 QUEUE_FULL.",
 )
 @click.option(
     "--allow-private",
     is_flag=True,
-    help="Off loopback: let tasks open private and loopback addresses (blocked by default).",
+    help="Off loopback: let tasks open loopback and private addresses.",
 )
 @click.option(
-    "--cors-origin", multiple=True, help="Allow browser pages of this origin to call the API. Repeatable."
+    "--cors-origin",
+    metavar="ORIGIN",
+    multiple=True,
+    help="Let browser pages of ORIGIN call the API (repeatable).",
 )
 @click.option("--no-mcp", is_flag=True, help="Do not mount the MCP endpoint at /mcp.")
-@click.option("-v", "--verbose", count=True, help="More detail on stderr (-v: requests, -vv: debug logs).")
+@click.option("-v", "--verbose", count=True, help="-v: one line per request; -vv: debug logs.")
 @browser_options
 def serve_cmd(
     host: str,
@@ -80,7 +93,8 @@ def serve_cmd(
     verbose: int,
     **browser_params: Any,
 ) -> None:
-    """Serve the HTTP API, the playground page at / and MCP at /mcp (needs curllm[server]).
+    """Serves the HTTP API (/api/...), the playground page (/) and MCP (/mcp) from one process with
+    one browser, a fresh browser context per request.
 
     \b
       curllm serve                                 # http://127.0.0.1:8787/
@@ -136,12 +150,13 @@ def serve_cmd(
     type=click.IntRange(1, 64),
     default=2,
     show_default=True,
-    help="Tool calls running at once.",
+    metavar="N",
+    help="Tool calls running at once (1 to 64); more wait.",
 )
-@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug logs).")
+@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv: debug logs).")
 @browser_options
 def mcp_cmd(concurrency: int, verbose: int, **browser_params: Any) -> None:
-    """Serve MCP on stdin/stdout for an MCP client (needs curllm[mcp]).
+    """Serves MCP on stdin/stdout for an MCP client that starts it.
 
     \b
     Client configuration: {"mcpServers": {"curllm": {"command": "curllm", "args": ["mcp"]}}}
