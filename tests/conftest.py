@@ -112,6 +112,23 @@ def curllm_wheel(tmp_path_factory) -> Path:
     return wheel
 
 
+@pytest.fixture(scope="session")
+def _private_dirs(tmp_path_factory) -> tuple[Path, Path]:
+    return tmp_path_factory.mktemp("curllm-cache"), tmp_path_factory.mktemp("curllm-config")
+
+
+@pytest.fixture(autouse=True)
+def _never_the_users_cache_or_config(_private_dirs, monkeypatch):
+    """No test reads or writes the user's ~/.cache/curllm or ~/.config/curllm, or takes a model, a
+    default URL or a config file from the environment. One cache for the session (manifests are
+    checked once); a test that needs its own sets CURLLM_CACHE_DIR itself, which wins."""
+    cache, config = _private_dirs
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(cache))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    for name in ("CURLLM_CONFIG", "CURLLM_DEFAULT_URL", "CURLLM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def isolated_env(tmp_path, monkeypatch):
     """No third-party plugins, a private cache, no model: what a fresh user has."""

@@ -32,4 +32,3 @@ def test_the_summary_names_what_needs_the_real_pages(tmp_path):
     assert "tests skipped: no real page snapshots" in done.stdout
     assert f"from {tmp_path / 'absent'} (../shared/realpages beside this checkout)" in done.stdout
     assert "tests/tools/test_extraction_products_ceneo.py: " in done.stdout
-

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -142,7 +142,7 @@ class Batch:
             task.cancel()
         self.runner.cancel_plannings()
 
-    async def results(self) -> AsyncIterator[dict]:
+    async def results(self) -> AsyncGenerator[dict, None]:
         """Run the tasks; yield each one's line as it finishes (bad tasks first). Single use."""
         if self._used:
             raise RuntimeError("a Batch runs once; make a new one")

@@ -61,15 +61,15 @@ class OutFile:
         existed = self.path.exists()
         self._fd = self._open_locked(self.path)
         try:
-            size = os.fstat(self._fd).st_size
+            size = os.fstat(self.fd).st_size
             if size and not resume and not overwrite:
                 raise UsageError(
                     f"--out {self.path} already has results: add --resume to continue it "
                     "(skipping the ids it has), or --overwrite to start again"
                 )
             if overwrite:
-                os.ftruncate(self._fd, 0)
-                os.fsync(self._fd)
+                os.ftruncate(self.fd, 0)
+                os.fsync(self.fd)
             elif size:
                 self._load(retry_failed)
         except OSError as e:
@@ -109,7 +109,7 @@ class OutFile:
             tail = raw[end:]
             if _result_id(tail) is not None:
                 # A whole result without its newline (a file put together by hand): keep it.
-                os.write(self._fd, b"\n")
+                os.write(self.fd, b"\n")
                 raw += b"\n"
             else:
                 # The last write was cut short (the process was killed inside it): that task was not
@@ -118,9 +118,9 @@ class OutFile:
                     f"{self.path}: removed a torn last line ({len(tail)} bytes, from an interrupted "
                     "run); that task runs again"
                 )
-                os.ftruncate(self._fd, end)
+                os.ftruncate(self.fd, end)
                 raw = raw[:end]
-            os.fsync(self._fd)
+            os.fsync(self.fd)
         keep: list[bytes] = []
         dropped: Counter = Counter()
         for number, chunk in enumerate(raw.splitlines(keepends=True), 1):
@@ -165,16 +165,23 @@ class OutFile:
                 raise
             raise UsageError(f"--out {self.path}: cannot rewrite: {e.strerror}") from None
         _fsync_dir(self.path)
-        os.close(self._fd)
+        os.close(self.fd)
         self._fd = fd
+
+    @property
+    def fd(self) -> int:
+        """The open, locked file's descriptor (ValueError once closed)."""
+        if self._fd is None:
+            raise ValueError(f"--out {self.path} is closed")
+        return self._fd
 
     def write(self, line: dict) -> None:
         """Append one line durably: one write call, then fsync. OSError when the disk refuses."""
         data = encode_line(line)
         view = memoryview(data)
         while view:  # a regular file takes it all at once; a short write is continued, not lost
-            view = view[os.write(self._fd, view) :]
-        os.fsync(self._fd)
+            view = view[os.write(self.fd, view) :]
+        os.fsync(self.fd)
 
     def close(self) -> None:
         """Release the lock and the file."""

@@ -606,7 +606,7 @@ def _decode_head(head: bytes, name: str, *, complete: bool) -> str:
 
 def _text(stream: IO[bytes], name: str) -> IO[str]:
     del name
-    return io.TextIOWrapper(stream, encoding="utf-8", newline="")  # type: ignore[arg-type]
+    return io.TextIOWrapper(stream, encoding="utf-8", newline="")
 
 
 def _binary(stream: IO[Any]) -> IO[bytes]:

@@ -41,7 +41,8 @@ def write_option_sections(
 ) -> None:
     """The command's options under ``title``, then its browser and network options (docs/cli.md's
     two tables). ``ctx`` may be another command's (``curllm --help`` lists run's options)."""
-    own, browser = [], []
+    own: list[tuple[str, str]] = []
+    browser: list[tuple[str, str]] = []
     help_option = command.get_help_option(ctx)
     for param in command.get_params(ctx):
         if not isinstance(param, click.Option):

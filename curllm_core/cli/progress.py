@@ -83,7 +83,7 @@ class ProgressView:
 
     def update(self, tally: Tally, running: int) -> None:
         """Show the counts now: ``running`` is what the batch runs at this moment."""
-        if self._progress is not None:
+        if self._progress is not None and self._bar is not None:
             self._progress.update(
                 self._bar, completed=tally.done, failed=tally.failed + tally.cancelled, running=running
             )
