@@ -57,6 +57,9 @@ class Plan:
     planner: str | None = None
     #: Whether any step (or a fallback) needs a browser page; set by `check_plan`.
     needs_page: bool = field(default=True, compare=False)
+    #: What the planner could not do of the instruction ("not done: buy ..."): shown on stderr and
+    #: carried into the result's ``warnings``.
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """The plan document: the same shape `check_plan` (and ``curllm --plan``) accepts."""
@@ -67,6 +70,8 @@ class Plan:
         for key in ("fallback", "instruction", "url", "planner"):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
+        if self.warnings:
+            doc["warnings"] = list(self.warnings)
         return doc
 
 
@@ -248,5 +253,12 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
     if problems:
         raise PlanError("the plan is invalid; nothing was run", problems=problems)
     return Plan(
-        steps, expected, fallback, doc.get("instruction"), doc.get("url"), doc.get("planner"), needs_page
+        steps,
+        expected,
+        fallback,
+        doc.get("instruction"),
+        doc.get("url"),
+        doc.get("planner"),
+        needs_page,
+        list(doc.get("warnings") or []),
     )

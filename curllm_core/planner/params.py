@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from ..item_fields import WORDS as FIELD_WORDS
+
 # --- vocabulary --------------------------------------------------------------------------------
 
 _NUMBER_WORDS = {
@@ -106,8 +108,11 @@ _ITEM_NOUN = (
 
 _CHEAP = r"(?:cheapest|lowest[- ]priced|least expensive|najtańsz\w*|najtansz\w*|günstigst\w*|billigst\w*|preiswertest\w*)"
 _DEAR = r"(?:most expensive|priciest|highest[- ]priced|najdroższ\w*|najdrozsz\w*|teuerst\w*)"
-_NEW = r"(?:newest|latest|most recent|najnowsz\w*|neueste\w*|aktuellste\w*)"
-_BEST = r"(?:best[- ]rated|top[- ]rated|highest[- ]rated|najlepiej ocenian\w*|bestbewertet\w*)"
+_NEW = r"(?:newest|latest|most recent|najnowsz\w*|najświeższ\w*|najswiezsz\w*|neueste\w*|aktuellste\w*|jüngste\w*)"
+_BEST = (
+    r"(?:best[- ]rated|top[- ]rated|highest[- ]rated|najlepiej ocenian\w*|najwyżej ocenian\w*|najwyzej ocenian\w*|"
+    r"bestbewertet\w*|am besten bewertet\w*)"
+)
 
 # Where a free-text value (a search term, a click target) ends.
 _STOP = (
@@ -121,19 +126,13 @@ _VALUE_END = r"(?=\s+" + _STOP + r"\b|\s*[,;:!?]|\.(?:\s|$)|$)"
 
 _QUOTES = [('"', '"'), ("'", "'"), ("„", "”"), ("„", "“"), ("“", "”"), ("«", "»"), ("‘", "’"), ("`", "`")]
 
-_FIELD_WORDS = [
-    ("name", r"names?|nazw\w*|namen?"),
-    ("title", r"titles?|tytuł\w*|tytul\w*|titel"),
-    ("price", r"prices?|cen[aęy]|cenę|preis\w*"),
-    ("url", r"urls?|links?|adres\w*|odnośnik\w*|linki?"),
-    ("image", r"images?|photos?|pictures?|zdjęci\w*|zdjeci\w*|obraz\w*|bild\w*|foto\w*"),
-    ("rating", r"ratings?|ocen\w*|bewertung\w*"),
-    ("description", r"descriptions?|opis\w*|beschreibung\w*"),
-    ("currency", r"currency|walut\w*|währung"),
-]
-_FIELD = "|".join(f"(?P<{name}>{rx})" for name, rx in _FIELD_WORDS)
-_FIELD_JOIN = r"(?:\s*(?:,|&|\band\b|\bi\b|\boraz\b|\bund\b|\bor\b)\s*|\s+)"
-_FIELD_FILL = r"(?:(?:a|an|the|ein|eine|einen|einem|own|its|their|their own|swoją|swoja)\s+)?"
+# Item fields by the words that name them (one vocabulary with the tools: curllm_core.item_fields).
+_FIELD = "|".join(f"(?P<{name}>{rx})" for name, rx in FIELD_WORDS.items())
+_FIELD_ANY = "|".join(FIELD_WORDS.values())
+_FIELD_JOIN = r"(?:\s*(?:,|&|\band\b|\bi\b|\boraz\b|\bund\b|\bor\b|\bplus\b)\s*|\s+)"
+_FIELD_FILL = (
+    r"(?:(?:a|an|the|ein|eine|einen|einem|own|its|their|their own|swoją|swoja|die|den|der|ihre?n?)\s+)?"
+)
 
 _FILE_TYPES = (
     "pdf",
@@ -292,16 +291,19 @@ def extract_facts(instruction: str, *, today: date | None = None) -> Facts:
     _counts(t, facts)
     _result_count(t, facts)
     _comments_wanted(t, facts)
-    _sort(t, facts)
+    _order(t, facts)
+    _singular_superlative(t, facts)
     _quoted_roles(t, quoted, facts)
     _dropdown(t, facts)
     _click(t, facts)
     _category(t, facts)
     _links(t, facts)
     _fields(t, facts)
+    _select(t, facts)
     _search(t, facts)
     _prices(t, facts)
     _strict(t, facts)
+    _actions(t, facts)
     return Facts(instruction, facts, lang)
 
 
@@ -504,18 +506,137 @@ def _counts(t: _Text, facts: list[Fact]) -> None:
                 return
 
 
-def _sort(t: _Text, facts: list[Fact]) -> None:
-    """An implied order: cheapest first, most expensive first, newest first, best rated first."""
-    for value, pattern in (
-        ("price_asc", _CHEAP),
-        ("price_desc", _DEAR),
-        ("newest", _NEW),
-        ("rating_desc", _BEST),
-    ):
-        m = t.search(r"\b" + pattern)
-        if m:
-            facts.append(Fact("sort", value, m.start(), m.group(0)))
-            return
+_OLD = r"(?:oldest|earliest|least recent|najstarsz\w*|älteste\w*|aelteste\w*)"
+_UP = r"(?:most|highest|greatest|largest|biggest|najwięcej|najwiecej|najwyższ\w*|najwyzsz\w*|największ\w*|najwieksz\w*|meisten|meiste|höchste\w*|hoechste\w*|größte\w*|grösste\w*)"
+_DOWN = r"(?:fewest|least|lowest|smallest|najmniej|najniższ\w*|najnizsz\w*|najmniejsz\w*|wenigsten|wenigste|niedrigste\w*|geringste\w*|kleinste\w*)"
+# Fields things are ranked by, named in a superlative ("the most points") or after "sorted by".
+_RANKED = ("price", "points", "comments", "rating", "reviews", "date", "name", "title", "rank")
+_RANK_FIELD = "|".join(f"(?P<{f}>{FIELD_WORDS[f]})" for f in _RANKED)
+_SORT_VERB = (
+    r"(?:sort(?:ed|ing)?|order(?:ed)?|rank(?:ed)?|arrange[ds]?|posortuj\w*|posortowan\w*|sortuj\w*|"
+    r"sortowan\w*|uporządkuj\w*|uporzadkuj\w*|uporządkowan\w*|sortier\w*|geordnet|ordne\w*)"
+)
+_ASC = (
+    r"(?:ascending|\basc\b|low(?:est)?\s+to\s+high(?:est)?|smallest\s+first|lowest\s+first|cheapest\s+first|"
+    r"oldest\s+first|\ba\s*(?:-|to)\s*z\b|rosnąco|rosnaco|od\s+najniższ\w*|od\s+najnizsz\w*|"
+    r"od\s+najmniejsz\w*|aufsteigend\w*|(?:niedrigst|kleinst|günstigst|billigst|ältest)\w*\s+zuerst)"
+)
+_DESC = (
+    r"(?:descending|\bdesc\b|high(?:est)?\s+to\s+low(?:est)?|largest\s+first|highest\s+first|biggest\s+first|"
+    r"most\s+first|newest\s+first|latest\s+first|\bz\s*(?:-|to)\s*a\b|malejąco|malejaco|od\s+najwyższ\w*|"
+    r"od\s+najwyzsz\w*|od\s+największ\w*|od\s+najwieksz\w*|absteigend\w*|(?:höchst|größt|grösst|meist)\w*\s+zuerst)"
+)
+# Superlatives that name a field and an order by themselves.
+_SUPERLATIVES: tuple[tuple[str, str, str], ...] = (
+    ("price", "asc", _CHEAP),
+    ("price", "desc", _DEAR),
+    ("rating", "desc", _BEST),
+    ("date", "desc", _NEW),
+    ("date", "asc", _OLD),
+    (
+        "points",
+        "desc",
+        r"(?:most[- ](?:up)?voted|top[- ]voted|highest[- ]scor\w*|najwyżej punktowan\w*|meistgevotet\w*)",
+    ),
+    (
+        "comments",
+        "desc",
+        r"(?:most[- ](?:commented|discussed)|najczęściej komentowan\w*|najczesciej komentowan\w*|"
+        r"meistkommentiert\w*|meistdiskutiert\w*|am meisten (?:kommentiert|diskutiert)\w*)",
+    ),
+    ("name", "asc", r"(?:alphabetical(?:ly)?|alfabetycz\w*|alphabetisch\w*)"),
+)
+#: The order a sort names, as an option text dropdown tools understand in any language.
+_SORT_FOR_DROPDOWN = {
+    ("price", "asc"): "price_asc",
+    ("price", "desc"): "price_desc",
+    ("date", "desc"): "newest",
+    ("rating", "desc"): "rating_desc",
+}
+
+
+def _ranked_field(m: re.Match) -> str:
+    return next(k for k in _RANKED if m.group(k))
+
+
+def _order(t: _Text, facts: list[Fact]) -> None:
+    """The order asked for: ``sort_by`` (a field), ``sort_order`` (asc/desc), and ``sort`` for dropdowns.
+
+    "sorted by points", "posortowane po cenie malejąco", "nach Preis absteigend sortiert", and the
+    superlatives "the 5 cheapest", "najnowsze", "die meisten Kommentare", "od najdroższego".
+    The field an explicit "sorted by" names wins over a superlative's; the order a direction word
+    says ("descending", "absteigend", "od najwyższej") wins over the superlative's own; without
+    either, the field's usual order (``item_fields.SORT_DEFAULT_ORDER``).
+    """
+    from ..item_fields import SORT_DEFAULT_ORDER
+
+    explicit = t.search(
+        rf"\b{_SORT_VERB}\s+(?:(?:them|it|all|je|sie|wyniki|the\s+\w+|die\s+\w+)\s+)?"
+        r"(?:by|po|według|wedlug|wg\.?|nach|in\s+order\s+of)\s+"
+        rf"(?:(?:the|their|its|dem|der|den|ich|swojej)\s+)?(?:{_RANK_FIELD})\b"
+    ) or t.search(
+        rf"\bnach\s+(?:dem\s+|der\s+|den\s+)?(?:{_RANK_FIELD})\s+(?:\w+\s+)?(?:sortiert|geordnet|sortieren)\b"
+    )
+    if explicit is None:  # "top 5 stories by points", "produkty według ceny", "Beiträge nach Punkten"
+        explicit = t.search(
+            rf"\b{_ITEM_NOUN}\s+(?:by|według|wedlug|wg\.?|nach)\s+(?:(?:the|their|its|dem|der|den)\s+)?"
+            rf"(?:{_RANK_FIELD})\b"
+        )
+    implied: list[tuple[int, str, str, str]] = []  # start, field, order, words
+    for field, order, pattern in _SUPERLATIVES:
+        sm = t.search(r"\b" + pattern)
+        if sm:
+            implied.append((sm.start(), field, order, sm.group(0)))
+    um = t.search(
+        rf"\b({_UP}|{_DOWN})\s+(?:(?:number|amount|count)\s+of\s+|liczb\w*\s+|ilości\s+|anzahl\s+(?:an\s+)?)?"
+        rf"(?:{_RANK_FIELD})\b"
+    )
+    if um:
+        order = "desc" if _rx(_UP).fullmatch(um.group(1)) else "asc"
+        implied.append((um.start(), _ranked_field(um), order, um.group(0)))
+    implied.sort()
+    if explicit is None and not implied:
+        return
+    if explicit is not None:
+        field, start, words = _ranked_field(explicit), explicit.start(), explicit.group(0)
+        order = next((o for _, f, o, _ in implied if f == field), None)
+    else:
+        start, field, order, words = implied[0]
+    field = "name" if field == "title" else field
+    direction = t.search(_ASC) or t.search(_DESC)
+    if direction is not None:
+        order = "asc" if _rx(_ASC).fullmatch(direction.group(0)) else "desc"
+    order = order or SORT_DEFAULT_ORDER.get(field, "asc")
+    facts.append(Fact("sort_by", field, start, words))
+    facts.append(Fact("sort_order", order, start, words))
+    if (field, order) in _SORT_FOR_DROPDOWN:
+        facts.append(Fact("sort", _SORT_FOR_DROPDOWN[(field, order)], start, words))
+
+
+def _singular_superlative(t: _Text, facts: list[Fact]) -> None:
+    """ "the cheapest product", "najtańszy laptop", "das günstigste Angebot": one item (limit 1).
+
+    Only without another count, and only after an order was found: a superlative in the singular
+    asks for the single best item, in the plural ("the cheapest products") for all of them, ordered.
+    """
+    if "sort_by" not in {f.kind for f in facts} or any(f.kind == "limit" for f in facts):
+        return
+    sup = "|".join(p for _, _, p in _SUPERLATIVES if "alpha" not in p)
+    m = (
+        # EN: "the cheapest", "the cheapest one/product", not "the cheapest products"
+        t.search(rf"\bthe\s+(?:very\s+)?(?:{sup})(?!\s+(?:\w+s|people|news)\b)(?:\s+(?:one|\w+))?\b")
+        # "the story with the most points", not "the stories with ..."
+        or t.search(rf"\bthe\s+(?!\w+s\b)\w{{2,30}}\s+with\s+the\s+(?:{_UP}|{_DOWN})\s+(?:{_RANK_FIELD})\b")
+        # PL singular adjectives end in -y/-a: "najtańszy", "najnowsza"
+        or t.search(r"\b(?:najtańsz|najtansz|najdroższ|najdrozsz|najnowsz|najstarsz|najlepiej ocenian)[ya]\b")
+        # DE singular after an article ends in -e: "das günstigste", "der neueste"
+        or t.search(
+            r"\b(?:der|die|das|den|dem)\s+(?:günstigst|billigst|preiswertest|teuerst|neuest|aktuellst|ältest|"
+            r"bestbewertet)e\b(?!n)"
+        )
+    )
+    if m:
+        facts.append(Fact("limit", 1, m.start(), m.group(0)))
 
 
 _CLICK_VERB = (
@@ -592,6 +713,8 @@ def _dropdown(t: _Text, facts: list[Fact]) -> None:
     if any(f.kind == "option" for f in facts):
         return
     sort = next((f for f in facts if f.kind == "sort"), None)
+    if sort is None and any(f.kind == "sort_by" for f in facts):
+        return  # an order no page's sort control is known to offer (points, comments): sorted locally
     m = t.search(
         r"\b(?:sort(?:ed)?|order(?:ed)?|posortuj|posortowane|sortuj|sortowane|sortier\w*)\s+"
         r"(?:the\s+\w+\s+)?(?:by|po|według|wedlug|wg\.?|nach)\s+(.{2,40}?)"
@@ -684,8 +807,69 @@ def _category(t: _Text, facts: list[Fact]) -> None:
         t.mask(m.start(), m.end())
 
 
+#: Kinds of file, by the words that name them, as URL endings.
+_FILE_KINDS: tuple[tuple[str, str], ...] = (
+    (
+        r"images?|pictures?|photos?|obraz\w*|zdjęci\w*|zdjec\w*|grafik\w*|bilder\w*|fotos?",
+        r"jpe?g|png|gif|webp|svg",
+    ),
+    (r"videos?|movies?|film\w*|wideo", r"mp4|webm|mov|avi|mkv"),
+    (r"audio|music|sounds?|muzyk\w*|musik", r"mp3|wav|ogg|flac|m4a"),
+    (r"spreadsheets?|arkusz\w*|tabellen", r"xlsx?|ods|csv"),
+    (r"archives?|archiw\w*|archiv\w*", r"zip|rar|7z|tar|gz"),
+)
+#: Words after "links to" that name no site: what is linked, not where ("links to other pages").
+_NOT_A_SITE = frozenset(
+    """
+    a an the this that these those it its them their our my your his her here there same other others
+    another more next previous prev main home homepage start page pages site sites website websites web
+    section sections category categories menu footer header navigation nav sidebar top bottom all any
+    every each some external internal outside inside related social media sources source references
+    reference citations citation notes note footnotes details detail profile profiles user users author
+    authors comment comments review reviews thread threads discussion article articles post posts story
+    stories item items product products offer offers deal deals result results news download downloads
+    file files document documents docs something anything everything stuff things thing where which
+    what who how external_links products' more_info info information help contact login signup
+    strony stron stronę strona stronie inne innych innej inny więcej tej tego tych tę ten ta te
+    wszystkie wszystkich produktów produkty produktu artykułów artykuły artykułu artykulow kategorii
+    plików pliki plikow zdjęć dokumentów wpisów postów komentarzy źródeł szczegółów ofert oferty
+    seite seiten anderen andere anderer weitere weiteren alle allen diese dieser diesen produkt produkte
+    produkten artikel artikeln beiträge beiträgen beitrag kategorie kategorien dateien bilder bildern
+    dokumente dokumenten kommentare kommentaren quellen details mehr startseite
+    """.split()
+)
+_HOST_TAIL = r"\.[a-z0-9-]+(?:\.[a-z0-9-]+)?(?::[0-9]+)?(?:[/?#]|$)"
+
+
+def site_pattern(site: str) -> str:
+    """A URL pattern for links to a site and its subdomains: ``github.com`` or a bare name (``github``,
+    with a top-level domain, any). Linear to match (no nested repetition), and RE2-compatible."""
+    host = r"^[a-z][a-z0-9+.-]*://(?:[^/?#]+\.)?"
+    if "." in site:
+        return host + re.escape(site.lower()) + r"(?::[0-9]+)?(?:[/?#]|$)"
+    names = _site_name_forms(site.lower())
+    return host + "(?:" + "|".join(re.escape(n) for n in names) + ")" + _HOST_TAIL
+
+
+def _site_name_forms(word: str) -> list[str]:
+    """A site's name and the name inside a Polish inflected form: "githuba" -> github, "wikipedii" ->
+    wikipedia, "youtube'a" -> youtube (the planner cannot know which form is the name, so both)."""
+    word = re.sub(r"['’]\w{0,3}$", "", word)
+    forms = [word]
+    for end, repl in (("ii", "ia"), ("ji", "ja"), ("owi", ""), ("em", ""), ("ie", ""), ("a", ""), ("u", "")):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            forms.append(word[: len(word) - len(end)] + repl)
+            break
+    return list(dict.fromkeys(forms))
+
+
 def _links(t: _Text, facts: list[Fact]) -> None:
-    """Link patterns: "links to PDF files" -> ``\\.pdf($|\\?)``, "links containing /product/", "links to github.com"."""
+    r"""Which links: "links to PDF files" -> ``\.pdf($|\?)``, "links containing /product/", "links to
+    github.com", "github links", "linki do githuba", "Links zu Wikipedia" (a site and its subdomains).
+
+    A target named after "links to" that is no file type, site or domain ("links to other pages")
+    becomes ``link_target_unknown``: the planner says so rather than match every link.
+    """
     if any(f.kind == "link_pattern" for f in facts):
         return
     types = "|".join(_FILE_TYPES)
@@ -701,16 +885,78 @@ def _links(t: _Text, facts: list[Fact]) -> None:
         ext = m.group(1).lower().replace("jpeg", "jpg").replace("jpg", "jpe?g")
         facts.append(Fact("link_pattern", rf"\.{ext}($|\?)", m.start(), m.group(0)))
         return
+    for words, exts in _FILE_KINDS:  # "links to images", "linki do zdjęć", "Links zu Videos"
+        m = t.search(rf"\b{_LINK_CUE}\s+(?:to|do|zu|auf|of)\s+(?:the\s+|all\s+)?(?:{words})\b") or t.search(
+            rf"\b(?:{words})[\s-]+{_LINK_CUE}\b"
+        )
+        if m:
+            facts.append(Fact("link_pattern", rf"\.({exts})($|\?)", m.start(), m.group(0)))
+            return
     m = t.search(
         rf"\b{_LINK_CUE}\b.{{0,25}}?\b(?:contain\w*|with|matching|including|zawierając\w*|zawierajac\w*|z|mit|enthalt\w*|"
-        r"die)\s+(\S*[/.]\S*)"
+        r"die)\s+(\S{0,200}[/.]\S{0,200})"
     )
     if m:
         facts.append(Fact("link_pattern", re.escape(m.group(1).rstrip(".,;")), m.start(), m.group(0)))
         return
-    m = t.search(rf"\b{_LINK_CUE}\s+(?:to|pointing to|do|zu|nach|auf)\s+((?:[a-z0-9-]+\.)+[a-z]{{2,}})\b")
+    # "links to github", "links pointing to en.wikipedia.org", "linki do githuba", "Links zur Wikipedia"
+    m = t.search(
+        rf"\b{_LINK_CUE}\s+(?:that\s+|which\s+)?(?:(?:point|go|lead)(?:s|ing)?\s+|prowadząc\w*\s+|"
+        r"kierując\w*\s+|verweis\w*\s+|führen\w*\s+)?(?:to|into|towards|do|zu|zur|zum|nach|auf)\s+"
+        r"(?:(?:the|a|an|der|die|den|dem|das)\s+)?(?:(?:site|website|domain|serwis\w*|witryn\w*|"
+        r"domen\w*|stron\w*|seite|webseite|website|domäne)\s+)?"
+        r"([^\s,;:!?()\"'„“”«»]{1,100}(?:\s+[^\s,;:!?()\"'„“”«»]{1,40}){0,2})"
+    )
     if m:
-        facts.append(Fact("link_pattern", re.escape(m.group(1).lower()), m.start(), m.group(0)))
+        words = m.group(1).split()
+        target = words[0].lower().rstrip(".")
+        if re.fullmatch(r"(?:[a-z0-9-]+\.)+[a-z]{2,}", target):
+            facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
+        elif target in _NOT_A_SITE or not re.fullmatch(r"[^\W_][\w'’-]{1,62}", target):
+            facts.append(Fact("link_target_unknown", " ".join(words), m.start(), m.group(0)))
+        else:
+            facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
+            facts.append(Fact("link_site", " ".join(words).lower(), m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+        return
+    # "github links", "the wikipedia links", "GitHub-Links"
+    m = t.search(rf"(?<![\w.-])([a-z0-9][a-z0-9.-]{{0,62}}[a-z0-9])(?:\s+|-){_LINK_CUE}\b")
+    if m:
+        target = m.group(1).lower()
+        if re.fullmatch(r"(?:[a-z0-9-]+\.)+[a-z]{2,}", target):
+            facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
+        elif (
+            target not in _NOT_A_SITE
+            and not target.isdigit()
+            and not _rx(
+                rf"^(?:{_ITEM_NOUN}|{_FIELD_ANY}|{_N}|first|last|top|new|old|broken|working|valid|absolute|"
+                r"relative|all|same|own|wszystkie|alle|jede\w*|każd\w*|kazd\w*|ersten?|pierwsz\w*)$"
+            ).match(target)
+        ):
+            facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
+            facts.append(Fact("link_site", target, m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+
+
+def _field_list(t: _Text, pos: int) -> tuple[list[str], int]:
+    """The fields named from ``pos`` on ("a name, a price and the url") and where the list ends."""
+    fields: list[str] = []
+    field_rx = _rx(_FIELD_FILL + rf"(?:{_FIELD})\b")
+    join_rx = _rx(_FIELD_JOIN)
+    end = pos
+    while len(fields) < 16:
+        fm = field_rx.match(t.text, pos)
+        if not fm:
+            break
+        name = next(k for k, v in fm.groupdict().items() if v)
+        if name not in fields:
+            fields.append(name)
+        pos = end = fm.end()
+        jm = join_rx.match(t.text, pos)
+        if not jm:
+            break
+        pos = jm.end()
+    return fields, end
 
 
 def _fields(t: _Text, facts: list[Fact]) -> None:
@@ -723,25 +969,62 @@ def _fields(t: _Text, facts: list[Fact]) -> None:
     m = t.search(cue + r"\s*(?P<list>" + _FIELD_FILL + rf"(?:{_FIELD}))")
     if not m:
         return
-    pos = m.start("list")
-    fields: list[str] = []
-    field_rx = _rx(_FIELD_FILL + rf"(?:{_FIELD})\b")
-    join_rx = _rx(_FIELD_JOIN)
-    text = t.text
-    while True:
-        fm = field_rx.match(text, pos)
-        if not fm:
-            break
-        name = next(k for k, v in fm.groupdict().items() if v)
-        if name not in fields:
-            fields.append(name)
-        pos = fm.end()
-        jm = join_rx.match(text, pos)
-        if not jm:
-            break
-        pos = jm.end()
+    fields, end = _field_list(t, m.start("list"))
     if fields:
-        facts.append(Fact("fields", fields, m.start(), t.original[m.start() : pos].strip()))
+        facts.append(Fact("fields", fields, m.start(), t.original[m.start() : end].strip()))
+
+
+_ONLY = r"(?:only|just|solely|tylko|wyłącznie|wylacznie|jedynie|nur|lediglich|bloß|bloss|ausschließlich)"
+_GIVE = (
+    r"(?:get|show|list|return|give(?:\s+me)?|extract|fetch|print|output|display|collect|scrape|want|"
+    r"pobierz|pokaż|pokaz|podaj|wypisz|zwróć|zwroc|wyciągnij|wyciagnij|zbierz|wyświetl|wyswietl|"
+    r"zeige?|gib(?:\s+mir)?|liste|hole?|extrahiere|sammle)"
+)
+_OF = r"(?:of|for|from|on|z|ze|dla|von|der|des|aller|auf|zu)"
+
+
+def _select(t: _Text, facts: list[Fact]) -> None:
+    """The fields to return: "only names and prices", "name, price and url of the products",
+    "tylko nazwy i ceny", "nur Name und Preis", "results with title and url" (``select_fields``).
+
+    A list after "only" (or before "only"), a list a verb asks for ("get the titles and links of"),
+    a list the instruction starts with, or two or more fields after "with" (unless every item is
+    required to have them: see `_fields`). "only links" asks for links, not for one field of them.
+    """
+    required = next((f for f in facts if f.kind == "fields"), None)
+    lst = r"(?P<list>" + _FIELD_FILL + rf"(?:{_FIELD}))"
+    cands = [
+        (t.search(rf"\b{_ONLY}\s+{lst}"), 1),
+        (t.search(rf"(?:^|[,;:]\s*|\b{_GIVE}\s+(?:me\s+|mir\s+|mi\s+)?){lst}"), 1),
+        (t.search(rf"\b(?:with|z|ze|mit)\s+{lst}"), 2),
+    ]
+    for m, least in sorted(((m, n) for m, n in cands if m), key=lambda c: c[0].start()):
+        fields, end = _field_list(t, m.start("list"))
+        after = t.text[end : end + 60]
+        if len(fields) < least:
+            continue
+        if (
+            least == 2
+            and required is not None
+            and required.start <= m.start() <= required.start + len(required.text)
+        ):
+            continue  # "every product with a name and a price": required, not a choice of fields
+        if m.re.pattern.startswith(r"(?:^|") and not (
+            len(fields) >= 2 or re.match(rf"\s+(?:{_OF}\b|{_ONLY}\b|{_ITEM_NOUN})", after, re.I)
+        ):
+            continue  # "get links", "show prices under 100": a kind or a filter, not a list of fields
+        if fields == ["url"] and not re.match(r"\s+(?:of|for|dla|von|der|des)\b", after, re.I):
+            continue  # "only links to github", "Links zu ...": the links themselves, not a field of items
+        facts.append(Fact("select_fields", fields, m.start(), t.original[m.start() : end].strip()))
+        t.mask(m.start("list"), end)
+        return
+    m = t.search(rf"{lst}(?=(?:{_FIELD_JOIN}{_FIELD_FILL}(?:{_FIELD_ANY})){{0,15}}\s+(?:{_ONLY}|alone)\b)")
+    if m:  # "titles and urls only", "names and prices only"
+        fields, end = _field_list(t, m.start("list"))
+        if fields == ["url"]:
+            return  # "articles with working links only": which articles, not which fields
+        facts.append(Fact("select_fields", fields, m.start(), t.original[m.start() : end].strip()))
+        t.mask(m.start("list"), end)
 
 
 def _search(t: _Text, facts: list[Fact]) -> None:
@@ -844,6 +1127,61 @@ def _prices(t: _Text, facts: list[Fact]) -> None:
             Fact("price_min", hi.value, hi.start, hi.text),
             Fact("price_max", lo.value, lo.start, lo.text),
         ]
+
+
+#: Things people ask a browser to do that reading a page is not, by the words that ask (EN, PL, DE).
+#: The planner checks each against the installed tools' triggers: a tool that does it takes it, and
+#: anything no tool does is named in the result (or, when nothing else is asked, the planning fails).
+ACTIONS: dict[str, str] = {
+    "log in": (
+        r"\b(?:log\s?in(?:to)?|login|sign\s?in|zaloguj\w*|logowani\w*|anmelden|einloggen|"
+        r"logge?\s+(?:\w+\s+)?ein|melde\s+(?:\w+\s+)?an)\b"
+    ),
+    "sign up": r"\b(?:sign\s?up|register|create\s+an\s+account|zarejestruj\w*|załóż\s+konto|registrier\w*)\b",
+    "buy": (
+        r"\b(?:buy|purchase|check\s?out|add\s+(?:it\s+|them\s+)?to\s+(?:the\s+|my\s+)?(?:cart|basket)|"
+        r"place\s+an\s+order|kup|kupić|kupic|kupuj\w*|zamów|zamow|zamówić|zamowic|dodaj\s+do\s+koszyka|"
+        r"kaufe?n?|kauf|bestelle?n?|in\s+den\s+(?:warenkorb|einkaufswagen))\b"
+    ),
+    "pay": r"\b(?:pay|payment|zapłać|zaplac|zapłacić|zaplacic|opłać|oplac|bezahle?n?)\b",
+    "send": (
+        r"\b(?:send|e-?mail\s+(?:it|them|me|the)|forward\s+(?:it|them|the)|wyślij|wyslij|wysłać|wyslac|"
+        r"prześlij|przeslij|sende\w*|schick\w*|verschick\w*)\b"
+    ),
+    "post": (
+        r"\b(?:post\s+(?:a|an|the|this|it|my|on|to)\b|publish|reply\s+to|comment\s+on|"
+        r"(?:leave|write)\s+a\s+(?:comment|review)|opublikuj\w*|skomentuj\w*|napisz\s+(?:komentarz|opini\w*)|"
+        r"veröffentlich\w*|kommentiere\w*|antworte\w*|poste\b|posten\b)"
+    ),
+    "book": (
+        r"\b(?:book\s+(?:a|an|the|me|it|this|that|my|tickets?|flights?|rooms?|hotels?|tables?)\b|reserve|"
+        r"make\s+a\s+reservation|zarezerwuj\w*|rezerwuj\w*|buche\b|buchen\b|reservier\w*)"
+    ),
+    "subscribe": (
+        r"\b(?:subscribe|unsubscribe|follow\s+(?:the|this|them|him|her)\b|upvote\s+(?:it|this|the|them)\b|"
+        r"downvote|zasubskrybuj\w*|subskrybuj\w*|obserwuj\w*|polub\w*|abonnier\w*)"
+    ),
+    "translate": r"\b(?:translate|przetłumacz\w*|przetlumacz\w*|übersetz\w*)",
+    "summarize": r"\b(?:summari[sz]e|podsumuj\w*|streść|stresc|zusammenfass\w*)",
+    "weather": r"\b(?:weather|forecast|pogod\w*|prognoz\w*\s+pogody|wetter\w*)\b",
+}
+
+
+def _actions(t: _Text, facts: list[Fact]) -> None:
+    """What the instruction asks to do beyond reading ("log in and buy the cheapest"): ``actions``,
+    a tuple of ``(name, start, end)`` for the planner to match against the installed tools. A
+    negated one ("don't buy") is not asked for."""
+    found = []
+    for name, pattern in ACTIONS.items():
+        m = t.search(pattern)
+        if m and not _negated(t, m.start()):
+            found.append((m.start(), name, m.end()))
+    if found:
+        found.sort()
+        first = found[0][0]
+        facts.append(
+            Fact("actions", tuple((n, s, e) for s, n, e in found), first, ", ".join(n for _, n, _ in found))
+        )
 
 
 def _strict(t: _Text, facts: list[Fact]) -> None:

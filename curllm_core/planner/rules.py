@@ -71,6 +71,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "category_path": ("path", "category", "categories"),
     "link_pattern": ("pattern", "regex", "href_pattern", "match"),
     "fields": ("fields", "required"),
+    "select_fields": ("fields", "select", "columns", "keep_fields"),
+    "sort_by": ("by", "sort_by", "order_by", "sort_field"),
+    "sort_order": ("order", "direction", "sort_order", "sort_direction"),
     "min_points": ("min_points", "min_score", "points", "score", "min_upvotes"),
     "min_comments": ("min_comments", "comments"),
     "strict": ("mode",),
@@ -88,10 +91,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "scroll": ("scroll_times", "wait_ms"),
     "pages": ("pages",),
     "fields": ("fields",),
+    "order": ("sort_by", "sort_order"),
+    "select": ("select_fields",),
 }
 #: The groups a validation step can guard, and those a page action (forms, navigation) can take.
-GUARD_GROUPS = ("price", "fields")
-PAGE_GROUPS = tuple(g for g in GROUPS if g != "fields")
+GUARD_GROUPS = ("price", "fields", "order", "select")
+PAGE_GROUPS = tuple(g for g in GROUPS if g not in ("fields", "order", "select"))
+#: Where a validation step of a group goes among the validation steps: checks first, then the
+#: order (and the count), then the choice of fields (sorting needs fields that may not be shown).
+GUARD_RANK = {"order": 1, "select": 2}
 #: Facts that switch a group on without a value ("scroll down", "all pages").
 PRESENCE = {"scroll": "scroll", "pages": "pages_all"}
 #: Groups whose page step may fail without failing the task: a validation step enforces the same.
@@ -107,6 +115,8 @@ PURPOSE = {
     "scroll": "scrolls to load more items",
     "pages": "follows the next-page links",
     "fields": "drops items that miss a required field",
+    "order": "puts the items in order",
+    "select": "keeps only the fields asked for",
 }
 
 #: The output kinds an instruction can ask for, by the words that name them (PL/EN/DE).
@@ -564,6 +574,7 @@ class _Step:
     order: tuple
     optional: bool = False
     fallback: str | None = None
+    group: str | None = None  # the kind of action (GROUPS) the step was planned for
 
 
 def _fill(
@@ -604,9 +615,17 @@ def _group_facts(facts: Facts, group: str) -> list[Fact]:
 
 
 def _pick(cands: list[Scored], group: str) -> Scored | None:
+    """The tool for a kind of action: made for the site, then the surest parameter match, then an
+    installed plugin over a built-in tool that does the same (as a plugin's tool of the same name
+    replaces a built-in one), then the score."""
     ranked = sorted(
         (c for c in cands if serves(c.manifest, group)),
-        key=lambda c: (c.site in ("match", "named"), serves(c.manifest, group), c.score),
+        key=lambda c: (
+            c.site in ("match", "named"),
+            serves(c.manifest, group),
+            c.manifest.source != "builtin",
+            c.score,
+        ),
         reverse=True,
     )
     # sorted() is stable and the candidates arrive ordered by (-score, key): ties stay deterministic
@@ -647,14 +666,36 @@ EXTRACTION_FACTS = (
 )
 
 
+#: The longest instruction the rule planner reads. Instructions are sentences; anything longer is not
+#: one, and reading untrusted text must stay bounded in time (every pass is linear, and this caps it).
+MAX_INSTRUCTION_CHARS = 10_000
+
+
 def plan_with_rules(
     instruction: str, url: str | None, registry: Registry, *, initial_keys: set[str] | frozenset = frozenset()
 ) -> Planned:
-    """Plan without a model. Raises PlanningError when no installed tool can give what is asked for."""
+    """Plan without a model. Raises PlanningError when no installed tool can give what is asked for.
+
+    Parts of the instruction no installed tool does ("log in", "buy") are named in the plan's
+    ``warnings``; when nothing else is asked, planning fails instead, naming them.
+    """
+    check_instruction(instruction)
     facts = extract_facts(instruction)
     scored = score_tools(instruction, url, registry, facts)
     eligible = [s for s in scored if s.eligible]
     kind, kind_words = wanted_kind(instruction, facts, registry)
+    not_done = unsupported_actions(facts, eligible)
+    if not _asks_for_something(facts, kind, eligible, not_done):
+        if not_done:
+            raise PlanningError(
+                f"nothing the instruction asks for can be done: {_names(not_done)} (no installed tool "
+                "does that; curllm reads pages: say what to get, e.g. the cheapest products, links to PDF files)"
+            )
+        raise PlanningError(
+            "the instruction names nothing to get from the page: say what to get (products, articles, links, "
+            'tables, ...) or what to do, e.g. "the 5 cheapest products" or "links to PDF files"'
+        )
+    facts = _resolve_link_target(facts, kind, registry)
 
     # The extraction, unless the data to work on was given and there is no page to read.
     data_only = not url and bool(initial_keys)
@@ -675,20 +716,173 @@ def plan_with_rules(
     steps = _action_steps(facts, page_tools, guards, out_key, ext, used)
     steps += _trigger_steps(eligible, {g.manifest.key for g in guards}, facts, out_key, data_only, used)
     steps += _example_steps(page_tools, facts, instruction, used)
+    steps += _place_count(steps, ext, guards, facts, out_key, used)
     steps += _pager_for_filtered_listing(steps, page_tools, ext, used)
     steps.sort(key=lambda st: (st.order, st.manifest.key))
     steps = _fold_into_pager(steps, ext)
     if not steps:
         raise PlanningError("nothing to do: the instruction names no data to get and no check to run")
-    doc = {
+    doc: dict[str, Any] = {
         "plan": [_doc_step(st) for st in steps],
         "expected_output": out_key,
         "instruction": instruction,
         "url": url,
         "planner": "rules",
     }
+    if not_done:
+        doc["warnings"] = [
+            f"not done: {_names(not_done)} (no installed tool does that); the plan only gets the {out_key}"
+        ]
     plan = _check(doc, registry, initial_keys)
     return Planned(plan, [f"{s.tool}: {s.description}" for s in plan.steps], "rules")
+
+
+def check_instruction(instruction: str) -> None:
+    """Refuse an instruction too long to be one (bad input: exit 2), before any pass reads it."""
+    if len(instruction) > MAX_INSTRUCTION_CHARS:
+        raise UsageError(
+            f"the instruction is {len(instruction):,} characters long; at most {MAX_INSTRUCTION_CHARS:,} "
+            "are read: say in a sentence what to get (a plan file, --plan, takes any detail)"
+        )
+
+
+def _names(actions: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{name} ({words!r})" for name, words in actions)
+
+
+def unsupported_actions(facts: Facts, eligible: list[Scored]) -> list[tuple[str, str]]:
+    """The actions the instruction asks for (``params.ACTIONS``: log in, buy, ...) that no installed
+    tool does, as ``(name, words)``. A tool does an action when one of its triggers matches the
+    action's words, other than a word that names what to extract ("post" is also a kind of item)."""
+    fact = facts.fact("actions")
+    if fact is None:
+        return []
+    text = facts.instruction
+    kinds = [_rx(rx) for rx in KIND_WORDS.values()]
+    out = []
+    for name, start, end in fact.value:
+        done = False
+        for s in eligible:
+            for trigger in s.manifest.triggers:
+                rx = _rx(trigger)
+                for m in rx.finditer(text) if rx else ():
+                    if m.start() >= end:
+                        break
+                    if m.end() > start and not any(k and k.fullmatch(m.group(0).strip()) for k in kinds):
+                        done = True
+                        break
+                if done:
+                    break
+            if done:
+                break
+        if not done:
+            out.append((name, text[start:end]))
+    return out
+
+
+#: Facts that are no request by themselves.
+_NO_REQUEST = {"actions", "option_implied", "strict", "link_target_unknown"}
+
+
+def _asks_for_something(
+    facts: Facts, kind: str | None, eligible: list[Scored], not_done: list[tuple[str, str]]
+) -> bool:
+    """Whether the instruction asks for anything the tools can do: a kind of data, a fact a tool
+    takes, a tool's trigger outside the words of an action no tool does, or an action a tool does."""
+    if kind is not None or facts.kinds() - _NO_REQUEST:
+        return True
+    actions = (facts.fact("actions").value if "actions" in facts else ()) or ()
+    if len(actions) > len(not_done):
+        return True
+    spans = [(start, end) for _, start, end in actions]
+    for s in eligible:
+        for trigger in s.manifest.triggers:
+            rx = _rx(trigger)
+            for m in rx.finditer(facts.instruction) if rx else ():
+                if m.group(0).strip() and not any(a < m.end() and m.start() < b for a, b in spans):
+                    return True
+    return False
+
+
+def _resolve_link_target(facts: Facts, kind: str | None, registry: Registry) -> Facts:
+    """A site named as a link target that an installed tool knows ("links to hacker news") is that
+    tool's domain; a target that names nothing matchable is an error, never "every link"."""
+    if "link_target_unknown" in facts and "link_pattern" not in facts and kind in (None, "links"):
+        fact = facts.fact("link_target_unknown")
+        raise PlanningError(
+            f"the links asked for ({fact.text.strip()!r}) name no target to match: name a site "
+            '("links to github"), a domain ("links to example.com"), a kind of file ("links to PDF files") '
+            "or a part of the address in quotes (\"links containing '/product/'\"); "
+            '"all links" gives every link'
+        )
+    site = facts.fact("link_site")
+    if site is None:
+        return facts
+    named = named_sites(site.value, registry)
+    if not named:
+        return facts
+    from .params import site_pattern
+
+    pattern = Fact("link_pattern", site_pattern(named[0]), site.start, site.text)
+    return Facts(facts.instruction, [pattern, *(f for f in facts if f.kind != "link_pattern")], facts.lang)
+
+
+def _place_count(
+    steps: list[_Step], ext: _Step | None, guards: list[Scored], facts: Facts, out_key: str, used: set[str]
+) -> list[_Step]:
+    """A count ("the 5 cheapest", "top 10") applies last: after the checks that drop items and after
+    the order. It stays with the extraction when nothing follows that would change which items count;
+    else it moves to the order step, or to a step of its own (the first tool that orders items and
+    takes a count: `validation.order_items`). Returns the new step, if one is added."""
+    fact = facts.fact("limit")
+    if fact is None:
+        return []
+    ext_name = param_for(ext.manifest, "limit")[0] if ext is not None else None
+    on_ext = ext is not None and ext_name in ext.params
+    order = next((st for st in steps if st.group == "order"), None)
+    filters = [
+        st for st in steps if st.manifest.category == "validation" and st.group not in ("order", "select")
+    ]
+    if order is None and not filters and (on_ext or ext is None):
+        return []
+    value = ext.params[ext_name] if on_ext else fact.value
+    target, added = None, []
+    if order is not None and param_for(order.manifest, "limit")[0]:
+        target = order
+    else:
+        pick = next(
+            (
+                g
+                for g in guards
+                if g.manifest.key not in used
+                and param_for(g.manifest, "limit")[0]
+                and _complete(g.manifest, _keyed(g.manifest, {}, out_key))
+            ),
+            None,
+        )
+        if pick is None:
+            return []  # no tool counts after the checks: the count stays where it was
+        used.add(pick.manifest.key)
+        target = _Step(
+            pick.manifest,
+            _keyed(pick.manifest, {}, out_key),
+            f"keeps the first {out_key}",
+            (CATEGORY_ORDER["validation"], GUARD_RANK["order"], 1 << 30, 1),
+            group="count",
+        )
+        added.append(target)
+    name = param_for(target.manifest, "limit")[0]
+    ok, fitted = fit_value(target.manifest, name, value)
+    if not ok:
+        return []
+    target.params[name] = fitted
+    after = "the order" if order is not None else "the checks"
+    target.reason += f"; {name}={json.dumps(fitted)} from {fact.text.strip()!r}, counted after {after}"
+    if on_ext:
+        said = f"{ext_name}={json.dumps(value, ensure_ascii=False)} from {fact.text.strip()!r}"
+        ext.reason = ext.reason.replace(f"; {said}", "").replace(f", {said}", "")
+        del ext.params[ext_name]
+    return added
 
 
 def _extraction_step(
@@ -775,7 +969,7 @@ def _action_steps(
             params, why = _fill(m, facts, GROUPS[group] + (("strict",) if guard else ()))
             if not params and group in PRESENCE:
                 params, why = _example_hint(m, group, facts)
-            if group == "fields" and ext is not None and "fields" in params:
+            if group in ("fields", "select") and ext is not None:
                 params, why = _adapt_fields(m, params, why, ext.manifest, out_key)
             if guard:
                 params = _keyed(m, params, out_key)
@@ -790,6 +984,14 @@ def _action_steps(
             if not guard and group in OPTIONAL_GROUPS and any(serves(g.manifest, group) for g in guards):
                 optional = True
                 reason += "; optional: many pages have no such form, the validation step guarantees the range"
+            elif (
+                not guard
+                and group == "dropdown"
+                and "sort_by" in facts
+                and any(serves(g.manifest, "order") for g in guards)
+            ):
+                optional = True
+                reason += "; optional, a speed-up: the order step sorts the items whatever the page does"
             elif not guard and group == "dropdown" and "option_implied" in facts:
                 optional = True
                 reason += "; optional: the order is only implied, and many pages have no sort dropdown"
@@ -799,7 +1001,8 @@ def _action_steps(
             # Forms in the order a person fills them (search, then filters, then sorting); page
             # navigation in the order the instruction says it.
             then = (list(GROUPS).index(group), pos) if m.category == "forms" else (pos, 0)
-            steps.append(_Step(m, params, reason, (rank, _is_pager(m), *then), optional))
+            second = GUARD_RANK.get(group, 0) if guard else _is_pager(m)
+            steps.append(_Step(m, params, reason, (rank, second, *then), optional, group=group))
     return steps
 
 
@@ -914,33 +1117,26 @@ def _example_steps(page_tools: list[Scored], facts: Facts, instruction: str, use
     return steps
 
 
-_FIELD_SYNONYMS = {
-    "name": ("title", "label"),
-    "title": ("name", "headline"),
-    "url": ("link", "href"),
-    "image": ("img", "thumbnail", "image_url"),
-    "rating": ("score", "stars"),
-    "price": ("amount",),
-}
-
-
 def _adapt_fields(
     m: Manifest, params: dict, why: list[str], ext: Manifest, out_key: str
 ) -> tuple[dict, list[str]]:
-    """Required fields named as the extraction names them ("name" of an article is its "title")."""
+    """Fields named as the extraction names them ("name" of a story is its "title", "points" of a
+    Reddit post its "score": `item_fields`); a field its items do not declare stays as said."""
+    from ..item_fields import key_in_schema
+
+    name = next((n for n in ("fields", "select", "columns") if isinstance(params.get(n), list)), None)
     schema = (ext.output_schema.get("properties") or {}).get(out_key) or {}
     item_props = ((schema.get("items") or {}).get("properties") or {}) if isinstance(schema, dict) else {}
-    if not item_props:
+    if name is None or not item_props:
         return params, why
     fields = []
-    for f in params["fields"]:
-        if f not in item_props:
-            f = next((alt for alt in _FIELD_SYNONYMS.get(f, ()) if alt in item_props), f)
+    for f in params[name]:
+        f = key_in_schema(item_props, f) or f
         if f not in fields:
             fields.append(f)
-    if fields == params["fields"]:
+    if fields == params[name]:
         return params, why
-    return {**params, "fields": fields}, [*why, f"as {ext.key} names them: {', '.join(fields)}"]
+    return {**params, name: fields}, [*why, f"as {ext.key} names them: {', '.join(fields)}"]
 
 
 def _keyed(m: Manifest, params: dict, out_key: str) -> dict:
@@ -952,6 +1148,10 @@ def _keyed(m: Manifest, params: dict, out_key: str) -> dict:
 
 
 def _guard_purpose(group: str, out_key: str) -> str:
+    if group == "order":
+        return f"puts the {out_key} in order"
+    if group == "select":
+        return f"keeps only the fields of the {out_key} that were asked for"
     if group == "price":
         return (
             f"drops {out_key} priced outside the range, so the answer holds even when the page "

@@ -37,6 +37,16 @@ SCROLL, PAGES, CAT, CLICK = (
     "navigation.click_by_text",
 )
 PDF = r"\.pdf($|\?)"
+ORDER, SELECT = "validation.order_items", "validation.select_fields"
+
+
+GITHUB_COM = r"^[a-z][a-z0-9+.-]*://(?:[^/?#]+\.)?github\.com(?::[0-9]+)?(?:[/?#]|$)"
+
+
+def cheapest(n=None, *, extractor=GEN):
+    """An implied price order: the page's sort dropdown (optional), the listing, the order step."""
+    order = {"by": "price", "order": "asc", **({"limit": n} if n else {})}
+    return [(DROP, {"option": "price ascending"}), (extractor, {}), (ORDER, order)]
 
 
 def price(lo=None, hi=None, *, extractor=GEN):
@@ -74,25 +84,16 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     # --- counts and implied order -------------------------------------------------------------------
     (SHOP, "the first 5 products", [(GEN, {"limit": 5})], "products"),
     # a count with a price bound counts over every page of the filtered listing
+    # ... and counts after the check that drops items: the order step takes it
     (
         SHOP,
         "top 10 products under 300 zł",
-        [(PF, {"max": 300}), (PAGES, {"extract": GEN, "limit": 10}), (PRC, {"max": 300})],
+        [(PF, {"max": 300}), (PAGES, {"extract": GEN}), (PRC, {"max": 300}), (ORDER, {"limit": 10})],
         "products",
     ),
-    (
-        SHOP,
-        "10 najtańszych produktów",
-        [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})],
-        "products",
-    ),
-    (SHOP, "5 cheapest products", [(DROP, {"option": "price ascending"}), (GEN, {"limit": 5})], "products"),
-    (
-        SHOP,
-        "die 10 günstigsten Produkte",
-        [(DROP, {"option": "price ascending"}), (GEN, {"limit": 10})],
-        "products",
-    ),
+    (SHOP, "10 najtańszych produktów", cheapest(10), "products"),
+    (SHOP, "5 cheapest products", cheapest(5), "products"),
+    (SHOP, "die 10 günstigsten Produkte", cheapest(10), "products"),
     (SHOP, "pokaż 20 produktów", [(GEN, {"limit": 20})], "products"),
     # --- pages (pagination folds the extraction) and scrolling ----------------------------------
     (SHOP, "products from 3 pages", [(PAGES, {"max_pages": 3, "extract": GEN})], "products"),
@@ -163,15 +164,25 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
         "products",
     ),
     # --- dropdowns, clicks, categories ----------------------------------------------------------------
-    (SHOP, "sort by price low to high", [(DROP, {"option": "price low to high"}), (GEN, {})], "products"),
-    (SHOP, "sortuj według ceny rosnąco", [(DROP, {"option": "ceny rosnąco"}), (GEN, {})], "products"),
+    (
+        SHOP,
+        "sort by price low to high",
+        [(DROP, {"option": "price low to high"}), (GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
+        "products",
+    ),
+    (
+        SHOP,
+        "sortuj według ceny rosnąco",
+        [(DROP, {"option": "ceny rosnąco"}), (GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
+        "products",
+    ),
     (
         SHOP,
         "sortiere nach Preis aufsteigend",
-        [(DROP, {"option": "Preis aufsteigend"}), (GEN, {})],
+        [(DROP, {"option": "Preis aufsteigend"}), (GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
         "products",
     ),
-    (SHOP, "sort by price, cheapest first", [(DROP, {"option": "price ascending"}), (GEN, {})], "products"),
+    (SHOP, "sort by price, cheapest first", cheapest(), "products"),
     (SHOP, "select 'Newest' and list products", [(DROP, {"option": "Newest"}), (GEN, {})], "products"),
     (
         SHOP,
@@ -206,8 +217,9 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
             (CAT, {"path": ["Laptops"]}),
             (PF, {"max": 5000}),
             (DROP, {"option": "price low to high"}),
-            (PAGES, {"extract": GEN, "limit": 10}),
+            (PAGES, {"extract": GEN}),
             (PRC, {"max": 5000}),
+            (ORDER, {"by": "price", "order": "asc", "limit": 10}),
         ],
         "products",
     ),
@@ -223,7 +235,7 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "Links zu PDF-Dateien", [(LINKS, {"pattern": PDF})], "links"),
     (SHOP, "links containing /product/", [(LINKS, {"pattern": "/product/"})], "links"),
     (SHOP, "list all links on this page", [(LINKS, {"pattern": ""})], "links"),
-    (HN, "all links to github.com", [(LINKS, {"pattern": r"github\.com"})], "links"),
+    (HN, "all links to github.com", [(LINKS, {"pattern": GITHUB_COM})], "links"),
     (SHOP, "extract the tables", [(TABLES, {})], "tables"),
     (SHOP, "pobierz tabelę z wynikami", [(TABLES, {"limit": 1, "match": "wynikami"})], "tables"),
     (SHOP, "alle Tabellen der Seite als JSON", [(TABLES, {})], "tables"),
@@ -317,15 +329,16 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
         [
             (PF, {"min": 2000, "max": 4000}),
             (DROP, {"option": "price ascending"}),
-            (PAGES, {"extract": CENEO, "limit": 10}),
+            (PAGES, {"extract": CENEO}),
             (PRC, {"min": 2000, "max": 4000}),
+            (ORDER, {"by": "price", "order": "asc", "limit": 10}),
         ],
         "products",
     ),
     (
         "https://www.amazon.de/s?k=katzenfutter",
         "die ersten 5 Ergebnisse unter 20 €",
-        [(PF, {"max": 20}), (PAGES, {"extract": AMAZON, "limit": 5}), (PRC, {"max": 20})],
+        [(PF, {"max": 20}), (PAGES, {"extract": AMAZON}), (PRC, {"max": 20}), (ORDER, {"limit": 5})],
         "products",
     ),
     ("https://www.amazon.com/gp/bestsellers/", "top 10 best sellers", [(AMAZON, {"limit": 10})], "products"),
