@@ -437,6 +437,7 @@ class Execution:
             plan=self.plan.to_dict(),
             timings=self.timings,
             url=self.url,
+            warnings=list(self.plan.warnings),
         )
 
     async def close(self) -> None:

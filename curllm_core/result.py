@@ -58,6 +58,8 @@ class Result:
     timings: dict = field(default_factory=dict)
     usage: dict | None = None
     url: str | None = None
+    #: What of the instruction was not done ("not done: log in ..."), from the plan.
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         doc: dict[str, Any] = {
@@ -72,6 +74,8 @@ class Result:
             doc["usage"] = self.usage
         if self.url is not None:
             doc["url"] = self.url
+        if self.warnings:
+            doc["warnings"] = list(self.warnings)
         return doc
 
     def items(self) -> tuple[str | None, list]:

@@ -61,7 +61,7 @@ _NUMBER_WORDS = {
 _N = r"(\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
 
 # A price amount: "150", "1 000", "1,000.50", "150,50", "2k".
-_AMOUNT = r"(\d{1,3}(?:[ \u00a0.,]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?)(\s?[kK]\b)?"
+_AMOUNT = r"(\d{1,3}(?:[ \u00a0.,]\d{3}){1,5}(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?)(\s?[kK]\b)?"
 _CUR = (
     r"(?:zł|zl\b|pln\b|złotych|złote|złoty|zlotych|usd\b|us\$|dollars?\b|dolar(?:ów|ow|y|a)?\b|bucks\b|"
     r"eur\b|euros?\b|€|\$|£|gbp\b|pounds?\b|chf\b|czk\b|kč)"
@@ -220,14 +220,16 @@ class Facts:
 
 
 class _Text:
-    """The instruction with spans that earlier passes used up blanked out (offsets unchanged)."""
+    """The instruction with spans that earlier passes used up masked out (offsets unchanged)."""
 
     def __init__(self, text: str):
         self.original = text
         self.text = text
 
     def mask(self, start: int, end: int) -> None:
-        self.text = self.text[:start] + " " * (end - start) + self.text[end:]
+        # A separator, not spaces: a used-up phrase ends the values around it, and masking never
+        # makes long runs of white space (which passes allowing "\s*" would scan again and again).
+        self.text = self.text[:start] + ";" * (end - start) + self.text[end:]
 
     def finditer(self, pattern: str):
         return _rx(pattern).finditer(self.text)
@@ -278,7 +280,12 @@ def detect_lang(text: str) -> str:
 
 
 def extract_facts(instruction: str, *, today: date | None = None) -> Facts:
-    """Every fact the instruction states. Deterministic; ``today`` only fills a year left out of a date."""
+    """Every fact the instruction states. Deterministic; ``today`` only fills a year left out of a date.
+
+    White space is folded first (runs of it are one space): every pass then reads in linear time,
+    whatever the text (a pass that allows spaces between words would otherwise retry each run).
+    """
+    instruction = " ".join(instruction.split())
     t = _Text(instruction)
     lang = detect_lang(instruction)
     facts: list[Fact] = []
@@ -487,7 +494,7 @@ def _counts(t: _Text, facts: list[Fact]) -> None:
         r"na stronę|na strone|pro seite|je seite|von jeder seite)",
         rf"\b{_N}\s+(?:{_CHEAP}|{_DEAR}|{_NEW}|{_BEST}|best|najlepsz\w*|beste\w*|popular\w*|najpopularniejsz\w*)",
         rf"\b(?:up to|at most|max(?:imum)?\.?|no more than|maks(?:ymalnie)?\.?|najwyżej|bis zu|höchstens|maximal)\s+{_N}\s+{_ITEM_NOUN}\b",
-        rf"\b{_N}\s+(?:\w+\s+)?{_ITEM_NOUN}\b",
+        rf"\b{_N}(?!\s*{_CUR})\s+(?:\w+\s+){{0,2}}{_ITEM_NOUN}\b",
         rf"\b(?:show|get|give me|list|return|fetch|pokaż|pokaz|daj|podaj|zeige?|gib)\s+(?:me\s+|mir\s+|mi\s+)?{_N}\b(?!\s*{_CUR})",
         # One thing in the singular: "the first table", "pobierz tabelę", "die erste Tabelle" -> 1.
         r"\b(?:the\s+)?(first|pierwsz[aąy]|erste[nrs]?)\s+(?:table|product|item|result|article|story|post|link|"
@@ -571,7 +578,7 @@ def _order(t: _Text, facts: list[Fact]) -> None:
     from ..item_fields import SORT_DEFAULT_ORDER
 
     explicit = t.search(
-        rf"\b{_SORT_VERB}\s+(?:(?:them|it|all|je|sie|wyniki|the\s+\w+|die\s+\w+)\s+)?"
+        rf"\b{_SORT_VERB}\s+(?:[^\W\d_]{{1,30}}\s+){{0,2}}"
         r"(?:by|po|według|wedlug|wg\.?|nach|in\s+order\s+of)\s+"
         rf"(?:(?:the|their|its|dem|der|den|ich|swojej)\s+)?(?:{_RANK_FIELD})\b"
     ) or t.search(
@@ -648,7 +655,7 @@ _SEARCH_VERB = (
     r"(?:search(?:ing)?(?:\s+for)?|look(?:ing)?\s+(?:up|for)|query|wyszukaj|szukaj|poszukaj|wyszukiwanie|"
     r"suche?(?:\s+nach)?|such\s+nach|finde?)"
 )
-_LINK_CUE = r"(?:links?|linki\w*|odnośnik\w*|urls?|hrefs?)"
+_LINK_CUE = r"(?:link\w*|odnośnik\w*|odnosnik\w*|urls?|hrefs?)"
 
 
 def _quoted_roles(t: _Text, quoted: list[tuple[int, int, str]], facts: list[Fact]) -> None:
@@ -769,10 +776,10 @@ def _category(t: _Text, facts: list[Fact]) -> None:
     """Category paths: "Elektronika > Laptopy", "open the category Laptops", "in the Laptops category"."""
     if any(f.kind == "category_path" for f in facts):
         return
-    word = r"[^\W\d_][\w&'-]*"
+    word = r"[^\W\d_][\w&'-]{0,40}"  # bounded: linear on a 10,000-letter word
     m = t.search(
         rf"({word}(?:\s+{word}){{0,2}})\s*(?:>|→|»|›)\s*({word}(?:\s+{word}){{0,2}}?)"
-        rf"((?:\s*(?:>|→|»|›)\s*{word}(?:\s+{word}){{0,2}}?)*)" + _VALUE_END
+        rf"((?:\s*(?:>|→|»|›)\s*{word}(?:\s+{word}){{0,2}}?){{0,8}})" + _VALUE_END
     )
     if m:
         head = re.split(r"\s+", m.group(1))
@@ -822,6 +829,7 @@ _FILE_KINDS: tuple[tuple[str, str], ...] = (
 _NOT_A_SITE = frozenset(
     """
     a an the this that these those it its them their our my your his her here there same other others
+    and or of to in on at for with by from as i oraz lub und oder zu mit von für
     another more next previous prev main home homepage start page pages site sites website websites web
     section sections category categories menu footer header navigation nav sidebar top bottom all any
     every each some external internal outside inside related social media sources source references
@@ -920,7 +928,7 @@ def _links(t: _Text, facts: list[Fact]) -> None:
         t.mask(m.start(), m.end())
         return
     # "github links", "the wikipedia links", "GitHub-Links"
-    m = t.search(rf"(?<![\w.-])([a-z0-9][a-z0-9.-]{{0,62}}[a-z0-9])(?:\s+|-){_LINK_CUE}\b")
+    m = t.search(r"(?<![\w.-])([a-z0-9][a-z0-9.-]{0,62}[a-z0-9])(?:\s+|-)(?:links?|linki|odnośniki)\b")
     if m:
         target = m.group(1).lower()
         if re.fullmatch(r"(?:[a-z0-9-]+\.)+[a-z]{2,}", target):
@@ -970,8 +978,8 @@ def _fields(t: _Text, facts: list[Fact]) -> None:
     if not m:
         return
     fields, end = _field_list(t, m.start("list"))
-    if fields:
-        facts.append(Fact("fields", fields, m.start(), t.original[m.start() : end].strip()))
+    if fields:  # the fact is the list itself: its words name fields, not what to extract
+        facts.append(Fact("fields", fields, m.start("list"), t.original[m.start("list") : end]))
 
 
 _ONLY = r"(?:only|just|solely|tylko|wyłącznie|wylacznie|jedynie|nur|lediglich|bloß|bloss|ausschließlich)"
@@ -980,7 +988,7 @@ _GIVE = (
     r"pobierz|pokaż|pokaz|podaj|wypisz|zwróć|zwroc|wyciągnij|wyciagnij|zbierz|wyświetl|wyswietl|"
     r"zeige?|gib(?:\s+mir)?|liste|hole?|extrahiere|sammle)"
 )
-_OF = r"(?:of|for|from|on|z|ze|dla|von|der|des|aller|auf|zu)"
+_OF = r"(?:of|for|from|z|ze|dla|von|der|des|aller)"
 
 
 def _select(t: _Text, facts: list[Fact]) -> None:
@@ -1006,7 +1014,7 @@ def _select(t: _Text, facts: list[Fact]) -> None:
         if (
             least == 2
             and required is not None
-            and required.start <= m.start() <= required.start + len(required.text)
+            and m.start("list") <= required.start < max(end, required.start + 1)
         ):
             continue  # "every product with a name and a price": required, not a choice of fields
         if m.re.pattern.startswith(r"(?:^|") and not (

@@ -422,6 +422,7 @@ def resolve_start_url(instruction: str, url: str | None, registry: Registry) -> 
 
     if url:
         return url
+    check_instruction(instruction)
     sites = named_sites(instruction, registry)
     if sites:
         return site_url(sites[0])
@@ -553,8 +554,17 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
             if key not in patterns:
                 stem = key[:-1] if key.endswith("s") and len(key) > 4 else key
                 patterns[key] = rf"\b{re.escape(stem)}\w*\b"
+    # Words inside a list of fields ("name, price and url of the products") name fields, not a kind.
+    lists = [(f.start, f.start + len(f.text)) for k in ("select_fields", "fields") if (f := facts.fact(k))]
     for key, pattern in patterns.items():
-        m = re.search(pattern, instruction, re.I)
+        m = next(
+            (
+                m
+                for m in re.finditer(pattern, instruction, re.I)
+                if not any(a <= m.start() < b for a, b in lists)
+            ),
+            None,
+        )
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), key, m.group(0))
     if best is None and "link_pattern" in facts:
@@ -681,9 +691,10 @@ def plan_with_rules(
     """
     check_instruction(instruction)
     facts = extract_facts(instruction)
-    scored = score_tools(instruction, url, registry, facts)
+    text = facts.instruction  # white space folded, as every pass reads it
+    scored = score_tools(text, url, registry, facts)
     eligible = [s for s in scored if s.eligible]
-    kind, kind_words = wanted_kind(instruction, facts, registry)
+    kind, kind_words = wanted_kind(text, facts, registry)
     not_done = unsupported_actions(facts, eligible)
     if not _asks_for_something(facts, kind, eligible, not_done):
         if not_done:
@@ -715,7 +726,7 @@ def plan_with_rules(
     used: set[str] = set()
     steps = _action_steps(facts, page_tools, guards, out_key, ext, used)
     steps += _trigger_steps(eligible, {g.manifest.key for g in guards}, facts, out_key, data_only, used)
-    steps += _example_steps(page_tools, facts, instruction, used)
+    steps += _example_steps(page_tools, facts, text, used)
     steps += _place_count(steps, ext, guards, facts, out_key, used)
     steps += _pager_for_filtered_listing(steps, page_tools, ext, used)
     steps.sort(key=lambda st: (st.order, st.manifest.key))

@@ -81,10 +81,12 @@ async def test_good_plan(env, fake, registry):
     planned = await plan_task("find 5 products under 100 zł", SHOP, registry, model=MODEL, use_cache=False)
     assert fake.calls == 1
     assert planned.source == f"llm:{MODEL}" and planned.plan.planner == f"llm:{MODEL}"
-    # The model's step, then the rule planner's guard it left out (the price range must hold anyway).
+    # The model's step, then the rule planner's guards it left out (the price range must hold anyway,
+    # and the count applies after it).
     assert [s.tool for s in planned.plan.steps] == [
         "extraction.products_generic",
         "validation.price_range_check",
+        "validation.order_items",
     ]
     assert planned.plan.steps[0].parameters["limit"] == 5
     assert planned.reasoning[0] == "extraction.products_generic: the products"

@@ -13,7 +13,7 @@ import pytest
 
 from curllm_core.errors import PlanningError, UsageError
 from curllm_core.planner import Planned, plan_task, resolve_start_url
-from curllm_core.planner.params import extract_facts
+from curllm_core.planner.params import extract_facts, site_pattern
 from curllm_core.planner.rules import plan_with_rules, rank_tools
 
 SHOP = "https://shop.example/"
@@ -41,6 +41,18 @@ ORDER, SELECT = "validation.order_items", "validation.select_fields"
 
 
 GITHUB_COM = r"^[a-z][a-z0-9+.-]*://(?:[^/?#]+\.)?github\.com(?::[0-9]+)?(?:[/?#]|$)"
+
+
+REDDIT_URL = "https://old.reddit.com/r/dataisbeautiful/top/"
+
+
+def costliest(n=None, *, extractor=GEN):
+    order = {"by": "price", "order": "desc", **({"limit": n} if n else {})}
+    return [(DROP, {"option": "price descending"}), (extractor, {}), (ORDER, order)]
+
+
+def by_points(n=None):
+    return {"by": "points", "order": "desc", **({"limit": n} if n else {})}
 
 
 def cheapest(n=None, *, extractor=GEN):
@@ -348,6 +360,139 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
         [(LINKS, {"pattern": "/product/"})],
         "links",
     ),
+    # --- ordering: superlatives and "sorted by", any field, the count after the order (EN/PL/DE) -----
+    (SHOP, "the most expensive products", costliest(), "products"),
+    (SHOP, "produkty od najdroższego", costliest(), "products"),
+    (SHOP, "Produkte absteigend nach Preis sortiert", costliest(), "products"),
+    (SHOP, "najtańsze produkty", cheapest(), "products"),
+    (SHOP, "produkty posortowane od najtańszego", cheapest(), "products"),
+    (SHOP, "products sorted by price", cheapest(), "products"),
+    (SHOP, "die günstigsten Produkte", cheapest(), "products"),
+    (SHOP, "the cheapest product", cheapest(1), "products"),
+    (SHOP, "najtańszy produkt", cheapest(1), "products"),
+    (SHOP, "das günstigste Angebot", cheapest(1), "products"),
+    (SHOP, "pierwsze 10 produktów posortowane po cenie", cheapest(10), "products"),
+    (SHOP, "die ersten 3 Produkte nach Preis absteigend", costliest(3), "products"),
+    (
+        SHOP,
+        "best rated products",
+        [(DROP, {"option": "best rated"}), (GEN, {}), (ORDER, {"by": "rating", "order": "desc"})],
+        "products",
+    ),
+    (HN, "the 5 stories with the most points", [(HNX, {}), (ORDER, by_points(5))], "articles"),
+    (HN, "3 artykuły z największą liczbą punktów", [(HNX, {}), (ORDER, by_points(3))], "articles"),
+    (HN, "die 5 Beiträge mit den meisten Punkten", [(HNX, {}), (ORDER, by_points(5))], "articles"),
+    (HN, "top 10 stories by points", [(HNX, {}), (ORDER, by_points(10))], "articles"),
+    (HN, "the 5 most upvoted posts", [(HNX, {}), (ORDER, by_points(5))], "articles"),
+    (
+        HN,
+        "stories sorted by comments",
+        [(HNX, {}), (ORDER, {"by": "comments", "order": "desc", "key": "articles"})],
+        "articles",
+    ),
+    (
+        HN,
+        "the story with the most comments",
+        [(HNX, {}), (ORDER, {"by": "comments", "order": "desc", "limit": 1})],
+        "articles",
+    ),
+    (
+        HN,
+        "stories with more than 100 points, most commented first",
+        [(HNX, {"min_points": 101}), (ORDER, {"by": "comments", "order": "desc"})],
+        "articles",
+    ),
+    (
+        HN,
+        "najnowsze artykuły",
+        [(DROP, {"option": "newest"}), (HNX, {}), (ORDER, {"by": "date", "order": "desc"})],
+        "articles",
+    ),
+    (
+        HN,
+        "die neuesten Beiträge",
+        [(DROP, {"option": "newest"}), (HNX, {}), (ORDER, {"by": "date", "order": "desc"})],
+        "articles",
+    ),
+    (REDDIT_URL, "the 5 most upvoted posts", [(REDDIT, {}), (ORDER, by_points(5))], "articles"),
+    (REDDIT_URL, "die 3 Beiträge mit den meisten Stimmen", [(REDDIT, {}), (ORDER, by_points(3))], "articles"),
+    (
+        REDDIT_URL,
+        "posty z największą liczbą komentarzy",
+        [(REDDIT, {}), (ORDER, {"by": "comments", "order": "desc"})],
+        "articles",
+    ),
+    # --- fields: exactly those, named as the extraction names them (EN/PL/DE) -------------------------
+    (SHOP, "only names and prices", [(GEN, {}), (SELECT, {"fields": ["name", "price"]})], "products"),
+    (SHOP, "tylko nazwy i ceny", [(GEN, {}), (SELECT, {"fields": ["name", "price"]})], "products"),
+    (SHOP, "nur Name und Preis", [(GEN, {}), (SELECT, {"fields": ["name", "price"]})], "products"),
+    (
+        SHOP,
+        "name, price and url of the products",
+        [(GEN, {}), (SELECT, {"fields": ["name", "price", "url"]})],
+        "products",
+    ),
+    (
+        SHOP,
+        "pobierz nazwy i ceny produktów",
+        [(GEN, {}), (SELECT, {"fields": ["name", "price"]})],
+        "products",
+    ),
+    (
+        SHOP,
+        "zeige Name und Preis der Produkte",
+        [(GEN, {}), (SELECT, {"fields": ["name", "price"]})],
+        "products",
+    ),
+    (
+        SHOP,
+        "the 3 cheapest products, only names and prices",
+        [*cheapest(3), (SELECT, {"fields": ["name", "price"]})],
+        "products",
+    ),
+    (HN, "only titles and points", [(HNX, {}), (SELECT, {"fields": ["title", "points"]})], "articles"),
+    (
+        HN,
+        "names and urls of the top 5 stories",
+        [(HNX, {"limit": 5}), (SELECT, {"fields": ["title", "url"]})],
+        "articles",
+    ),
+    (
+        REDDIT_URL,
+        "tylko tytuły i punkty",
+        [(REDDIT, {}), (SELECT, {"fields": ["title", "score"]})],
+        "articles",
+    ),
+    (
+        REDDIT_URL,
+        "nur Titel und Punkte",
+        [(REDDIT, {}), (SELECT, {"fields": ["title", "score"]})],
+        "articles",
+    ),
+    # --- counts for every extraction ------------------------------------------------------------------
+    (SHOP, "the first 10 links", [(LINKS, {"limit": 10, "pattern": ""})], "links"),
+    (SHOP, "die ersten 3 Tabellen", [(TABLES, {"limit": 3})], "tables"),
+    (
+        SHOP,
+        "pierwsze 5 linków do githuba",
+        [(LINKS, {"limit": 5, "pattern": site_pattern("githuba")})],
+        "links",
+    ),
+    # --- link targets named by site ---------------------------------------------------------------------
+    (HN, "links to github", [(LINKS, {"pattern": site_pattern("github")})], "links"),
+    (HN, "github links", [(LINKS, {"pattern": site_pattern("github")})], "links"),
+    (HN, "Links zu GitHub", [(LINKS, {"pattern": site_pattern("github")})], "links"),
+    (HN, "linki do githuba", [(LINKS, {"pattern": site_pattern("githuba")})], "links"),
+    (SHOP, "links to wikipedia", [(LINKS, {"pattern": site_pattern("wikipedia")})], "links"),
+    (SHOP, "linki do wikipedii", [(LINKS, {"pattern": site_pattern("wikipedii")})], "links"),
+    (SHOP, "Links zur Wikipedia", [(LINKS, {"pattern": site_pattern("wikipedia")})], "links"),
+    (SHOP, "links to en.wikipedia.org", [(LINKS, {"pattern": site_pattern("en.wikipedia.org")})], "links"),
+    (SHOP, "links to hacker news", [(LINKS, {"pattern": site_pattern("news.ycombinator.com")})], "links"),
+    (SHOP, "links to images", [(LINKS, {"pattern": r"\.(jpe?g|png|gif|webp|svg)($|\?)"})], "links"),
+    # --- parts no tool does: planned without them, named in the plan's warnings (EN/PL/DE) ------------
+    (SHOP, "log in and buy the cheapest", cheapest(1), "products"),
+    (SHOP, "zaloguj się i kup najtańszy produkt", cheapest(1), "products"),
+    (SHOP, "melde dich an und kaufe das günstigste Produkt", cheapest(1), "products"),
     # --- no URL: the site the instruction names ----------------------------------------------------
     (None, "top 5 stories on HN", [(HNX, {"limit": 5})], "articles"),
     (None, "produkty na ceneo poniżej 100 zł", price(hi=100, extractor=CENEO), "products"),
@@ -688,3 +833,211 @@ async def test_a_repeated_task_is_not_planned_again(registry, tmp_path, monkeypa
     await plan_task("find products under 150zł", SHOP + "kategoria/1", registry, use_cache=False)
     await plan_task("find products under 150zł", SHOP + "kategoria/1", registry, refresh=True)
     assert len(calls) == 3
+
+
+# --- the kinds of request, each in all three languages ---------------------------------------------
+
+KINDS = {
+    "ordering": (
+        ("the 5 stories with the most points", "5 cheapest products", "products sorted by price"),
+        ("3 artykuły z największą liczbą punktów", "produkty od najdroższego", "najtańsze produkty"),
+        ("die 5 Beiträge mit den meisten Punkten", "Produkte absteigend nach Preis sortiert"),
+    ),
+    "fields": (
+        ("only names and prices", "name, price and url of the products"),
+        ("tylko nazwy i ceny", "pobierz nazwy i ceny produktów"),
+        ("nur Name und Preis", "zeige Name und Preis der Produkte"),
+    ),
+    "counts": (
+        ("the first 10 links", "top 10 products under 300 zł"),
+        ("pierwsze 5 linków do githuba", "10 najtańszych produktów"),
+        ("die ersten 3 Tabellen", "die ersten 5 Ergebnisse unter 20 €"),
+    ),
+    "link targets": (
+        ("links to github", "github links", "links to wikipedia", "links to PDF files"),
+        ("linki do githuba", "linki do wikipedii", "linki do plików PDF"),
+        ("Links zu GitHub", "Links zur Wikipedia", "Links zu PDF-Dateien"),
+    ),
+    "refusal": (
+        ("log in and buy the cheapest",),
+        ("zaloguj się i kup najtańszy produkt",),
+        ("melde dich an und kaufe das günstigste Produkt",),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_is_in_the_table_in_three_languages(kind):
+    planned = {c[1] for c in CASES}
+    for lang, instructions in zip(("en", "pl", "de"), KINDS[kind], strict=True):
+        assert instructions, (kind, lang)
+        missing = [i for i in instructions if i not in planned]
+        assert not missing, f"{kind} ({lang}) has no case in CASES: {missing}"
+
+
+# --- honest refusal ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("instruction", "named"),
+    [
+        ("log in and buy the cheapest", ["log in", "buy"]),
+        ("zaloguj się i kup najtańszy produkt", ["log in", "buy"]),
+        ("melde dich an und kaufe das günstigste Produkt", ["log in", "buy"]),
+        ("find products under 100 zł and send them to my boss", ["send"]),
+        ("wyślij mi produkty poniżej 100 zł", ["send"]),
+        ("book a table and list the links", ["book"]),
+    ],
+)
+def test_what_no_tool_does_is_named_in_the_plan(registry, instruction, named):
+    planned = plan_with_rules(instruction, SHOP, registry)
+    assert len(planned.plan.warnings) == 1, planned.plan.warnings
+    warning = planned.plan.warnings[0]
+    assert warning.startswith("not done: ") and all(f"{n} (" in warning for n in named), warning
+    assert planned.plan.to_dict()["warnings"] == planned.plan.warnings
+
+
+def test_a_plan_without_such_parts_has_no_warnings(registry):
+    planned = plan_with_rules("the 5 cheapest products", SHOP, registry)
+    assert planned.plan.warnings == [] and "warnings" not in planned.plan.to_dict()
+    assert plan_with_rules("don't buy anything, list the products", SHOP, registry).plan.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("instruction", "message"),
+    [
+        ("what is the weather tomorrow", "weather ('weather')"),
+        ("jaka będzie jutro pogoda", "weather ('pogoda')"),
+        ("wie wird das Wetter morgen", "weather ('Wetter')"),
+        ("log in and pay", "log in ('log in'), pay ('pay')"),
+        ("zaloguj się", "log in"),
+        ("einloggen und bezahlen", "log in ('einloggen'), pay ('bezahlen')"),
+        ("tell me a joke", "names nothing to get"),
+        ("opowiedz dowcip", "names nothing to get"),
+        ("erzähl mir einen Witz", "names nothing to get"),
+        ("links to other pages", "name no target"),
+        ("linki do innych stron", "name no target"),
+        ("Links zu anderen Seiten", "name no target"),
+    ],
+)
+def test_nothing_doable_is_a_planning_error(registry, instruction, message):
+    with pytest.raises(PlanningError) as e:
+        plan_with_rules(instruction, SHOP, registry)
+    assert message in e.value.message and e.value.exit_code == 3 and e.value.code == "PLANNING_FAILED"
+
+
+def test_a_plugin_that_does_an_action_takes_it(tmp_path, monkeypatch):
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    _manifest(
+        tools,
+        "log_in",
+        category="forms",
+        sites=[],
+        produces=[],
+        params={"user": {"type": "string"}},
+        triggers=[r"\blog\s?in\b|\bzaloguj"],
+    )
+    monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
+    monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    from curllm_core.plugins import load_registry
+
+    planned = plan_with_rules("log in and buy the cheapest", SHOP, load_registry())
+    assert planned.plan.warnings == [
+        "not done: buy ('buy') (no installed tool does that); the plan only gets the products"
+    ]
+
+
+# --- untrusted text is read in bounded time -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["a", "1 ", "111 ", " ", "1 pages ", "20.07.2024 ", "x > y > ", "links to a", "only names and ", "'a' "],
+)
+def test_a_long_instruction_plans_in_bounded_time(registry, shape):
+    """10,000 characters of shapes that made passes quadratic (a 30,000-letter word took minutes)."""
+    import time
+
+    from curllm_core.planner.rules import MAX_INSTRUCTION_CHARS
+
+    text = (shape * (MAX_INSTRUCTION_CHARS // len(shape) + 1))[:MAX_INSTRUCTION_CHARS]
+    started = time.perf_counter()
+    try:
+        plan_with_rules(text, SHOP, registry)
+    except PlanningError:
+        pass  # nothing asked: fine, as long as it says so quickly
+    assert time.perf_counter() - started < 5  # linear: well under a second on a quiet machine
+
+
+@pytest.mark.parametrize("length", [10_001, 30_000, 100_000])
+def test_an_instruction_too_long_is_bad_input(registry, length):
+    import time
+
+    started = time.perf_counter()
+    with pytest.raises(UsageError) as e:
+        plan_with_rules("a" * length, SHOP, registry)
+    assert time.perf_counter() - started < 1
+    assert e.value.exit_code == 2 and f"{length:,} characters" in e.value.message
+    with pytest.raises(UsageError):
+        resolve_start_url("find products " + "x" * length, None, registry)
+
+
+# --- a plugin's tool is planned for its own examples, as a built-in one is --------------------------
+
+
+def test_the_tutorial_sort_items_is_planned_for_its_own_example(tmp_path, monkeypatch):
+    """docs/writing-tools-and-plugins.md builds `validation.sort_items` (a code-first @tool); with it
+    installed, its example plans it, although the built-in validation.order_items sorts too."""
+    pytest.importorskip("pydantic")
+    module = tmp_path / "tutorial_sort.py"
+    module.write_text(
+        '''from typing import Literal
+
+from curllm_core import ToolContext, tool
+
+
+@tool(
+    category="validation",
+    version="0.1.0",
+    consumes=["products"],
+    produces=["products"],
+    dependencies=[],
+    timeout_ms=5000,
+    triggers=[r"\\b(sort(ed)?|order(ed)?) by\\b", r"\\bposortuj\\b"],
+    examples=[{"instruction": "products sorted by price, cheapest first", "parameters": {"by": "price"}}],
+)
+async def sort_items(
+    ctx: ToolContext, by: str, order: Literal["asc", "desc"] = "asc", key: str = "products"
+) -> dict:
+    """Sort an item list by one field; items without that field go last.
+
+    Args:
+        by: The item field to sort by, e.g. price.
+        order: asc (smallest first) or desc.
+        key: Data key of the item list.
+    """
+    return {key: ctx.data[key]}
+''',
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    from curllm_core.plugins import load_registry
+
+    registry = load_registry()
+    from tutorial_sort import sort_items
+
+    registry.register(sort_items, source="curllm-headings")
+    for instruction, order in (
+        ("products sorted by price, cheapest first", "asc"),
+        ("products sorted by price", "asc"),
+        ("posortuj produkty po cenie malejąco", "desc"),
+    ):
+        planned = plan_with_rules(instruction, SHOP, registry)
+        steps = {s.tool: s for s in planned.plan.steps}
+        assert "validation.sort_items" in steps, (instruction, planned.reasoning)
+        assert "validation.order_items" not in steps
+        assert steps["validation.sort_items"].parameters == {"by": "price", "order": order, "key": "products"}
