@@ -93,13 +93,26 @@ async def arun(
     ("produkty na Ceneo"), else at ``CURLLM_DEFAULT_URL`` or the config's ``default_url``. A task
     whose steps need a page and that has none of these fails with ``NO_URL``. ``timeout`` (seconds)
     limits the whole task, planning included. ``max_replans`` (default 1, or ``options.settings``'
-    ``max_replans``) bounds how often a model may revise the plan after a failed step.
+    ``max_replans``) bounds how often a model may revise the plan after a failed step. ``fields``
+    (``["name", "price"]``) returns only those item fields, in that order, and ``limit`` at most that
+    many items, counted after the checks and the order: as "only names and prices" and "the first
+    10" in the instruction, and for a given ``plan`` too.
     """
     opts = _options(url, data, options, timeout_s=timeout, policy=policy, browser=browser_options)
-    if plan is not None:
+    if plan is not None and fields is None and limit is None:
         return await execute_plan(
             plan, registry=registry, options=opts, events=events, on_event=on_event, browser=browser
         )
+    if plan is not None:  # a given plan, its item list cut to ``limit`` with only ``fields``
+        spec = TaskSpec(
+            plan=plan,
+            url=opts.url,
+            data=opts.data,
+            options=opts,
+            fields=tuple(fields) if fields is not None else None,
+            limit=limit,
+        )
+        return await Runner(registry, browser).run(spec, events=_bus(events, on_event))
     if max_replans is None:
         max_replans = int(opts.settings.get("max_replans", 1) or 0)
     spec = TaskSpec(

@@ -34,13 +34,13 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 #: Field -> a regular expression of the words that name it (EN, PL, DE), for the planner. A field
 #: is a concept or one of its keys ("title" is the ``name`` concept, named as articles name it).
 WORDS: dict[str, str] = {
-    "name": r"names?|nazw[aąęyo]?|nazwami|namen?|bezeichnung\w*",
+    "name": r"names?|nazw[aąęyo]?|nazwami|nazwie|nazwach|namen?|bezeichnung\w*",
     "title": r"titles?|headlines?|tytuł\w*|tytul\w*|nagłówk\w*|titeln?|überschrift\w*|schlagzeile\w*",
     "price": r"prices?|costs?|cen[aąęyo]|cenami|cenach|cenie|koszt\w*|preis\w*",
     "currency": r"currenc(?:y|ies)|walut\w*|währung\w*",
     "url": r"urls?|links?|hrefs?|web ?addresses|adres\w*|odnośnik\w*|linki\w*|linków|linkiem|adressen?",
     "points": (
-        r"points?|pts|upvotes?|votes?|scores?|karma|punkt[yóo]w?|punktami|punkte?n?|głos\w*|glos\w*|"
+        r"points?|pts|upvotes?|votes?|scores?|karma|punkt\w*|głos\w*|glos\w*|"
         r"stimmen|punktzahl\w*"
     ),
     "comments": r"comments?|komentarz\w*|kommentar\w*",

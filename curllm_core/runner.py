@@ -241,6 +241,12 @@ class Runner:
         execution = Execution(Plan(steps=[]), self.registry, options, bus, self.browser)
         if spec.plan is not None:
             plan = spec.plan if isinstance(spec.plan, Plan) else self.check(spec.plan, set(data))
+            if spec.fields or spec.limit is not None:
+                from .planner.rules import with_fields_and_limit
+
+                plan = with_fields_and_limit(
+                    plan, self.registry, list(spec.fields or ()), spec.limit, set(data)
+                )
             bus.emit(
                 "init",
                 {

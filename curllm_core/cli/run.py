@@ -91,6 +91,18 @@ def split_url_and_instruction(words: tuple[str, ...], url: str | None) -> tuple[
     help="A litellm model that plans instead of the rule planner, e.g. gpt-4o-mini, ollama/llama3.1 "
     "(default: $CURLLM_MODEL, else config model, else none).",
 )
+@click.option(
+    "--fields",
+    metavar="LIST",
+    help="Return only these item fields, comma-separated, in this order, e.g. name,price,url "
+    '(as "only names, prices and urls" in the instruction; a field no item has fails the task).',
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1),
+    metavar="N",
+    help='Return at most N items, counted after the checks and the order (as "the first N").',
+)
 @click.option("--plan-only", is_flag=True, help="Print the plan as JSON and stop: no browser, no page fetch.")
 @click.option(
     "--no-cache", is_flag=True, help="Neither read nor write the plan cache (rule plans and model plans)."
@@ -120,6 +132,8 @@ def run_cmd(
     output_file: str | None,
     events_to: str | None,
     model: str | None,
+    fields: str | None,
+    limit: int | None,
     plan_only: bool,
     no_cache: bool,
     refresh_plan: bool,
@@ -144,6 +158,8 @@ def run_cmd(
             output_file,
             events_to,
             model,
+            _field_list(fields),
+            limit,
             plan_only,
             no_cache,
             refresh_plan,
@@ -165,6 +181,8 @@ def _run(
     output_file: str | None,
     events_to: str | None,
     model: str | None,
+    fields: tuple[str, ...] | None,
+    limit: int | None,
     plan_only: bool,
     no_cache: bool,
     refresh_plan: bool,
@@ -200,7 +218,10 @@ def _run(
         from ..plan import check_plan
 
         doc = read_json_arg(plan_file, "--plan")
+        from ..planner.rules import with_fields_and_limit
+
         plan = check_plan(doc, registry, initial_keys=set(data or {}))
+        plan = with_fields_and_limit(plan, registry, list(fields or ()), limit, set(data or {}))
         if plan_only:
             emit(json.dumps(plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
             return EXIT_OK
@@ -215,6 +236,8 @@ def _run(
             use_cache=not no_cache,
             refresh_plan=refresh_plan,
             max_replans=max_replans,
+            fields=fields,
+            limit=limit,
         )
         spec = replace(spec, url=runner.start_url(spec))
         # With --input data there may be nothing to open: plan on the data alone.
@@ -223,6 +246,7 @@ def _run(
         if plan_only:
             planned = asyncio.run(runner.plan(spec))
             emit(json.dumps(planned.plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
+            _warn(planned.plan.warnings)
             return EXIT_OK
 
     bus, closers = event_bus(events_to, verbose)
@@ -237,10 +261,32 @@ def _run(
     from ..render import render
 
     emit(render(result, fmt), output_file)
+    _warn(result.warnings)
     if not result.ok and fmt != "table":
         for error in result.errors:
             click.echo(f"curllm: error [{error.get('code')}]: {error.get('message')}", err=True)
     return EXIT_OK if result.ok else EXIT_NOT_OK
+
+
+def _field_list(value: str | None) -> tuple[str, ...] | None:
+    """``--fields name, price,url`` as ``("name", "price", "url")``; bad input says what to write."""
+    if value is None:
+        return None
+    fields = tuple(f.strip() for f in value.split(",") if f.strip())
+    if not fields:
+        raise UsageError("--fields needs field names separated by commas, e.g. --fields name,price,url")
+    bad = [f for f in fields if not all(c.isalnum() or c in "_-" for c in f)]
+    if bad:
+        raise UsageError(
+            f"--fields: {', '.join(map(repr, bad))} is not a field name (letters, digits, _ and -)"
+        )
+    return fields
+
+
+def _warn(warnings: list[str]) -> None:
+    """What the plan does not do of the instruction, on stderr: never dropped silently."""
+    for warning in warnings:
+        click.echo(f"curllm: warning: {warning}", err=True)
 
 
 def _no_url_message(instruction: str, registry: Any) -> str:

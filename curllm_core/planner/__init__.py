@@ -47,17 +47,29 @@ async def plan_task(
     events: EventBus | None = None,
     initial_keys: set[str] | frozenset = frozenset(),
     page_summary: PageSummary = None,
+    fields: list[str] | tuple[str, ...] | None = None,
+    limit: int | None = None,
 ) -> Planned:
     """Plan a task. Without ``model`` the rule planner decides; with one, the model.
 
     Plans are cached by task shape (instruction, site and path shape, planner, installed tools): a
     repeated task is not planned again, by rules or by a model. ``use_cache=False`` neither reads nor
     writes the cache; ``refresh=True`` skips the read and overwrites. Raises PlanningError when
-    neither planner can make a plan.
+    neither planner can make a plan. ``fields`` (``--fields name,price``) and ``limit``
+    (``--limit 10``) say the same as "only names and prices" and "the first 10" in the instruction,
+    and win over it.
     """
     from . import cache
 
-    key = cache.plan_key(instruction, url, model or "rules", registry.fingerprint, initial_keys)
+    fields = [f.strip() for f in fields if f and f.strip()] if fields is not None else None
+    extras = ("fields=" + ",".join(fields) if fields else "") + (f";limit={limit}" if limit else "")
+    key = cache.plan_key(
+        instruction,
+        url,
+        (model or "rules") + (f"|{extras}" if extras else ""),
+        registry.fingerprint,
+        initial_keys,
+    )
     if use_cache and not refresh:
         hit = _cached(key, registry, initial_keys, instruction, url)
         if hit is not None:
@@ -65,7 +77,9 @@ async def plan_task(
     rules: Planned | None
     rules_error: PlanningError | None = None
     try:
-        rules = plan_with_rules(instruction, url, registry, initial_keys=initial_keys)
+        rules = plan_with_rules(
+            instruction, url, registry, initial_keys=initial_keys, fields=fields or None, limit=limit
+        )
     except PlanningError as e:
         if not model:
             raise

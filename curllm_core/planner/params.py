@@ -584,6 +584,8 @@ def _order(t: _Text, facts: list[Fact]) -> None:
     ) or t.search(
         rf"\bnach\s+(?:dem\s+|der\s+|den\s+)?(?:{_RANK_FIELD})\s+(?:\w+\s+)?(?:sortiert|geordnet|sortieren)\b"
     )
+    if explicit is None:  # "price descending", "cena malejąco", "Preis absteigend"
+        explicit = t.search(rf"\b(?:{_RANK_FIELD})\s*:?\s+(?={_ASC}|{_DESC})")
     if explicit is None:  # "top 5 stories by points", "produkty według ceny", "Beiträge nach Punkten"
         explicit = t.search(
             rf"\b{_ITEM_NOUN}\s+(?:by|według|wedlug|wg\.?|nach)\s+(?:(?:the|their|its|dem|der|den)\s+)?"

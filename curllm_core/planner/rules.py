@@ -682,15 +682,22 @@ MAX_INSTRUCTION_CHARS = 10_000
 
 
 def plan_with_rules(
-    instruction: str, url: str | None, registry: Registry, *, initial_keys: set[str] | frozenset = frozenset()
+    instruction: str,
+    url: str | None,
+    registry: Registry,
+    *,
+    initial_keys: set[str] | frozenset = frozenset(),
+    fields: list[str] | None = None,
+    limit: int | None = None,
 ) -> Planned:
     """Plan without a model. Raises PlanningError when no installed tool can give what is asked for.
 
     Parts of the instruction no installed tool does ("log in", "buy") are named in the plan's
-    ``warnings``; when nothing else is asked, planning fails instead, naming them.
+    ``warnings``; when nothing else is asked, planning fails instead, naming them. ``fields`` and
+    ``limit`` (``--fields``, ``--limit``) count as the instruction saying them, and win over it.
     """
     check_instruction(instruction)
-    facts = extract_facts(instruction)
+    facts = _with_options(extract_facts(instruction), fields, limit)
     text = facts.instruction  # white space folded, as every pass reads it
     scored = score_tools(text, url, registry, facts)
     eligible = [s for s in scored if s.eligible]
@@ -746,6 +753,59 @@ def plan_with_rules(
         ]
     plan = _check(doc, registry, initial_keys)
     return Planned(plan, [f"{s.tool}: {s.description}" for s in plan.steps], "rules")
+
+
+def _with_options(facts: Facts, fields: list[str] | None, limit: int | None) -> Facts:
+    """The facts with ``--fields``/``--limit`` first (a fact of a kind is its first one)."""
+    given = []
+    end = len(facts.instruction)
+    if fields:
+        given.append(Fact("select_fields", list(fields), end, f"--fields {','.join(fields)}"))
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise UsageError(f"limit must be a whole number of at least 1, got {limit!r}")
+        given.append(Fact("limit", limit, end, f"--limit {limit}"))
+    if not given:
+        return facts
+    return Facts(facts.instruction, [*given, *facts], facts.lang)
+
+
+def with_fields_and_limit(
+    plan: Plan,
+    registry: Registry,
+    fields: list[str] | None,
+    limit: int | None,
+    initial_keys: set[str] | frozenset = frozenset(),
+) -> Plan:
+    """A given plan (``--plan``) with ``--limit``/``--fields`` as its last steps: the first ``limit``
+    items of its expected output, with only ``fields``. The plan unchanged when neither is given."""
+    if not fields and limit is None:
+        return plan
+    key = plan.expected_output
+    if not key:
+        raise UsageError("--fields and --limit need a plan with an expected_output (the item list to cut)")
+    doc = plan.to_dict()
+    for group, kind, value in (("count", "limit", limit), ("select", "select_fields", fields)):
+        if not value:
+            continue
+        tools = [
+            m for m in registry if m.category == "validation" and "key" in _props(m) and param_for(m, kind)[0]
+        ]
+        tools.sort(key=lambda m: (m.source != "builtin", -param_for(m, kind)[1], m.key))
+        if not tools:
+            raise UsageError(
+                f"no installed tool takes {kind.replace('_', ' ')} (validation.order_items does)"
+            )
+        m = tools[0]
+        name = param_for(m, kind)[0]
+        ok, fitted = fit_value(m, name, value)
+        if not ok:
+            raise UsageError(f"{m.key} does not take {name}={value!r}")
+        what = f"--limit {limit}" if group == "count" else f"--fields {','.join(fields or [])}"
+        doc["plan"].append(
+            {"tool": m.key, "parameters": _keyed(m, {name: fitted}, key), "description": f"{what} (given)"}
+        )
+    return check_plan(doc, registry, initial_keys=set(initial_keys))
 
 
 def check_instruction(instruction: str) -> None:

@@ -276,7 +276,12 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (LOCAL, "search results", [(ARTICLES, {})], "articles"),
     (LOCAL, "wyniki wyszukiwania", [(ARTICLES, {})], "articles"),
     (LOCAL, "Suchergebnisse", [(ARTICLES, {})], "articles"),
-    (LOCAL, "the 10 organic search results with title and url", [(ARTICLES, {"limit": 10})], "articles"),
+    (
+        LOCAL,
+        "the 10 organic search results with title and url",
+        [(ARTICLES, {"limit": 10}), (SELECT, {"fields": ["title", "url"]})],
+        "articles",
+    ),
     (LOCAL, "pierwsze 5 wyników wyszukiwania", [(ARTICLES, {"limit": 5})], "articles"),
     (LOCAL, "die ersten 3 Suchergebnisse", [(ARTICLES, {"limit": 3})], "articles"),
     (LOCAL, "the comments on this story", [(ARTICLES, {"kind": "comments"})], "articles"),
