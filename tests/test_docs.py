@@ -452,3 +452,140 @@ def _parses(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+# --- 6. docs/rule-planner.md: what the rule planner understands ------------------------------------
+
+
+def _quoted(cell: str) -> list[str]:
+    """The example instructions of a cell: its "double-quoted" strings."""
+    return re.findall(r'"([^"]+)"', cell)
+
+
+def _rows(title: str) -> list[list[str]]:
+    rows = table_rows(own_text(read("rule-planner.md"), title))
+    assert rows, f"rule-planner.md: no table under {title!r}"
+    return rows
+
+
+def _facts(instruction: str) -> dict:
+    from curllm_core.planner.params import extract_facts
+
+    return extract_facts(instruction).as_dict()
+
+
+def test_rule_planner_kinds(builtin_registry):
+    from curllm_core.planner.params import extract_facts
+    from curllm_core.planner.rules import KIND_WORDS, wanted_kind
+
+    problems, kinds = [], set()
+    for row in _rows("Kinds of data"):
+        kind = ticked(row[0])[0]
+        kinds.add(kind)
+        for lang, cell in zip(("en", "pl", "de"), row[1:4], strict=True):
+            examples = _quoted(cell)
+            problems += [f"{kind}: no {lang} example"] if not examples else []
+            for ex in examples:
+                got = wanted_kind(ex, extract_facts(ex), builtin_registry)[0]
+                if got != kind:
+                    problems.append(f"{ex!r} asks for {got}, the docs say {kind}")
+    assert kinds == set(KIND_WORDS), f"kinds documented {sorted(kinds)}, the planner's {sorted(KIND_WORDS)}"
+    assert not problems, "rule-planner.md, Kinds of data: " + "; ".join(problems)
+
+
+def test_rule_planner_counts():
+    problems = []
+    rows = _rows("Counts")
+    for row in rows:
+        [example], count = _quoted(row[0]), int(row[1])
+        if _facts(example).get("limit") != count:
+            problems.append(f"{example!r} gives count {_facts(example).get('limit')}, the docs say {count}")
+    assert len(rows) >= 12 and not problems, "rule-planner.md, Counts: " + "; ".join(problems)
+
+
+def test_rule_planner_order():
+    from curllm_core.item_fields import SORT_DEFAULT_ORDER
+
+    problems, fields = [], set()
+    for row in _rows("Order"):
+        field, order = ticked(row[0])[0], ticked(row[1])[0]
+        fields.add(field)
+        for lang, cell in zip(("en", "pl", "de"), row[2:5], strict=True):
+            examples = _quoted(cell)
+            problems += [f"{field} {order}: no {lang} example"] if not examples else []
+            for ex in examples:
+                got = _facts(ex)
+                if (got.get("sort_by"), got.get("sort_order")) != (field, order):
+                    problems.append(f"{ex!r} orders by {got.get('sort_by')} {got.get('sort_order')}")
+    missing = set(SORT_DEFAULT_ORDER) - fields - {"rank"}
+    assert not missing, f"rule-planner.md, Order: fields the planner orders by but not documented: {missing}"
+    assert not problems, "rule-planner.md, Order: " + "; ".join(problems)
+
+
+def test_rule_planner_fields():
+    from curllm_core.item_fields import CONCEPTS, WORDS, concept_of
+
+    problems, fields = [], set()
+    for row in _rows("Fields"):
+        field, keys = ticked(row[0])[0], ticked(row[1])
+        fields.add(field)
+        if field in WORDS and keys != list(CONCEPTS[concept_of(field)]):
+            problems.append(f"{field}: item keys {keys}, the code's {list(CONCEPTS[concept_of(field)])}")
+        for lang, cell in zip(("en", "pl", "de"), row[2:5], strict=True):
+            for ex in _quoted(cell) or [f"(no {lang} example)"]:
+                if field not in (_facts(ex).get("select_fields") or []):
+                    problems.append(
+                        f"{ex!r} does not choose field {field}: {_facts(ex).get('select_fields')}"
+                    )
+    assert fields == set(WORDS), f"fields documented {sorted(fields)}, the code's {sorted(WORDS)}"
+    assert not problems, "rule-planner.md, Fields: " + "; ".join(problems)
+
+
+def test_rule_planner_link_targets(builtin_registry):
+    from curllm_core.planner.rules import plan_with_rules
+
+    problems = []
+    for row in _rows("Link targets"):
+        [example] = _quoted(row[0])
+        plan = plan_with_rules(example, "https://shop.example/", builtin_registry).plan
+        step = plan.steps[0]
+        if step.tool != "extraction.links_by_pattern" or not step.parameters.get("pattern"):
+            problems.append(f"{example!r} plans {step.tool} {step.parameters}")
+            continue
+        rx = re.compile(step.parameters["pattern"], re.I)
+        problems += [f"{example!r} misses {u}" for u in ticked(row[1]) if not rx.search(u)]
+        problems += [f"{example!r} matches {u}" for u in ticked(row[2]) if rx.search(u)]
+    assert not problems, "rule-planner.md, Link targets: " + "; ".join(problems)
+
+
+def test_rule_planner_other_facts():
+    problems = []
+    for row in _rows("Other facts"):
+        [example], expected = _quoted(row[0]), json.loads(ticked(row[1])[0])
+        got = _facts(example)
+        wrong = {k: got.get(k) for k, v in expected.items() if got.get(k) != v}
+        if wrong:
+            problems.append(f"{example!r} gives {wrong}, the docs say {expected}")
+    assert not problems, "rule-planner.md, Other facts: " + "; ".join(problems)
+
+
+def test_rule_planner_actions(builtin_registry):
+    from curllm_core.planner.params import ACTIONS
+
+    problems, actions = [], set()
+    for row in _rows("What no tool does"):
+        action = ticked(row[0])[0]
+        actions.add(action)
+        for lang, cell in zip(("en", "pl", "de"), row[1:4], strict=True):
+            for ex in _quoted(cell) or [f"(no {lang} example)"]:
+                found = [a for a, *_ in _facts(ex).get("actions") or ()]
+                if action not in found:
+                    problems.append(f"{ex!r} is not read as {action} ({found})")
+    assert actions == set(ACTIONS), f"actions documented {sorted(actions)}, the planner's {sorted(ACTIONS)}"
+    assert not problems, "rule-planner.md, What no tool does: " + "; ".join(problems)
+
+
+def test_rule_planner_limit_is_documented():
+    from curllm_core.planner.rules import MAX_INSTRUCTION_CHARS
+
+    assert f"{MAX_INSTRUCTION_CHARS:,} characters" in own_text(read("rule-planner.md"), "Limits")

@@ -1172,7 +1172,7 @@ ACTIONS: dict[str, str] = {
         r"downvote|zasubskrybuj\w*|subskrybuj\w*|obserwuj\w*|polub\w*|abonnier\w*)"
     ),
     "translate": r"\b(?:translate|przetłumacz\w*|przetlumacz\w*|übersetz\w*)",
-    "summarize": r"\b(?:summari[sz]e|podsumuj\w*|streść|stresc|zusammenfass\w*)",
+    "summarize": r"\b(?:summari[sz]e|podsumuj\w*|streść|stresc|zusammenfass\w*|fasse\s+(?:\w+\s+){0,4}zusammen)",
     "weather": r"\b(?:weather|forecast|pogod\w*|prognoz\w*\s+pogody|wetter\w*)\b",
 }
 
