@@ -194,7 +194,8 @@ def main() -> None:
             "`finished_at`), so it includes the wait in the server's queue or for a batch worker. The server was "
             "already running with its browser started; the batch's span starts at its first task, after its "
             f"start-up (the whole batch process took {m['b_wall']:.1f} s). The server's figures include HTTP, "
-            "one SSE message per event and reading every stream to its end.",
+            "one SSE message per event and reading every stream to its end. Both run in the same repeat, on a "
+            "shared machine: absolute figures vary with its load, the ratio is the measure.",
         ],
     )
 

@@ -10,7 +10,7 @@ import click
 from ..errors import CurllmError, UsageError
 from .app import cli
 from .exits import fail
-from .options import browser_options, configure_logging, make_run_options
+from .options import browser_options, configure_logging, make_run_options, report_registry_problems
 
 
 def _missing(extra: str, error: ImportError) -> UsageError:
@@ -18,6 +18,15 @@ def _missing(extra: str, error: ImportError) -> UsageError:
         f"this command needs curllm's {extra!r} extra ({error.name or error} is not installed): "
         f"pip install 'curllm[{extra}]'"
     )
+
+
+def _registry():
+    """The installed tools, with their problems (clashes, bad manifests, broken plugins) on stderr."""
+    from ..plugins import load_registry
+
+    registry = load_registry()
+    report_registry_problems(registry)
+    return registry
 
 
 def _settings(browser_params: dict[str, Any], **kwargs: Any):
@@ -131,6 +140,7 @@ def serve_cmd(
         try:
             serve(
                 settings,
+                registry=_registry(),
                 on_ready=ready,
                 log_level="info" if verbose else "warning",
                 access_log=verbose > 0,
@@ -173,7 +183,7 @@ def mcp_cmd(concurrency: int, verbose: int, **browser_params: Any) -> None:
             raise _missing("mcp", e) from None
         from ..server.tasks import TaskService
 
-        asyncio.run(serve_stdio(TaskService(settings)))
+        asyncio.run(serve_stdio(TaskService(settings, _registry())))
     except CurllmError as e:
         fail(e)
     except KeyboardInterrupt:

@@ -6,6 +6,7 @@ import asyncio
 import socket
 from collections.abc import Callable
 
+from ..registry import Registry
 from .settings import ServerSettings
 
 
@@ -25,6 +26,7 @@ def url_of(sock: socket.socket) -> str:
 def serve(
     settings: ServerSettings,
     *,
+    registry: Registry | None = None,
     on_ready: Callable[[str], None] | None = None,
     log_level: str = "warning",
     access_log: bool = False,
@@ -34,7 +36,7 @@ def serve(
 
     from .app import create_app
 
-    app = create_app(settings)
+    app = create_app(settings, registry=registry)
     sock = bind(settings.host, settings.port)
     config = uvicorn.Config(
         app,

@@ -125,11 +125,11 @@ def parse_task(body: Any, *, need_instruction: bool = False) -> TaskRequest:
 
 def check_target(url: str) -> str:
     """A normalised start URL the server may open: http(s) only (never ``file:``, a path on the server)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        what = "a local path" if parts.scheme == "file" and "file:" not in url[:5] else f"{parts.scheme}:"
+    scheme = urlsplit(url).scheme
+    if scheme not in ("http", "https"):
+        # A local path arrives here as the file: URL the runner made of it.
         raise HTTPError(
-            400, code="BAD_URL", message=f"url {url!r}: the server opens only http(s) URLs, not {what}"
+            400, code="BAD_URL", message=f"url {url!r}: the server opens only http(s) URLs, not {scheme}:"
         )
     return url
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import CURLLM, ROOT, server_env, start_server
 
@@ -13,7 +15,15 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def stdio(tmp_path, browser_path) -> StdioServerParameters:
-    return StdioServerParameters(command=CURLLM, args=["mcp"], env=server_env(tmp_path), cwd=str(ROOT))
+    # A tool from outside curllm (a CURLLM_TOOLS_PATH directory, as a plugin's would be) is offered too.
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    doc = json.loads((ROOT / "tools_manifests/extraction/products_generic.json").read_text(encoding="utf-8"))
+    doc.update(name="shop_listing", description="Products of my shop's listings (a local tool).")
+    doc.pop("examples", None)
+    (tools / "shop_listing.json").write_text(json.dumps(doc), encoding="utf-8")
+    env = {**server_env(tmp_path), "CURLLM_TOOLS_PATH": str(tools)}
+    return StdioServerParameters(command=CURLLM, args=["mcp"], env=env, cwd=str(ROOT))
 
 
 async def test_tools_and_calls_in_one_session(stdio, site_url):
@@ -31,6 +41,7 @@ async def test_tools_and_calls_in_one_session(stdio, site_url):
             progress_callback=on_progress,
         )
         single = await client.call_tool("extraction_products_generic", {"url": f"{site_url}/", "limit": 2})
+        local = await client.call_tool("extraction_shop_listing", {"url": f"{site_url}/", "limit": 1})
         planned = await client.call_tool(
             "plan", {"instruction": "find products under 150zł", "url": f"{site_url}/"}
         )
@@ -64,6 +75,8 @@ async def test_tools_and_calls_in_one_session(stdio, site_url):
     # A page tool on its own; plan, then run_plan of that plan elsewhere; list_tools.
     assert not single.is_error, single.content
     assert len(single.structured_content["products"]) == 2
+    assert tools["extraction_shop_listing"].description.startswith("Products of my shop's listings")
+    assert not local.is_error and len(local.structured_content["products"]) == 1
     assert plan["plan"] and plan["expected_output"] == "products"
     assert not replayed.is_error and replayed.structured_content["products"]
     assert "extraction.products_generic" in {t["name"] for t in listed.structured_content["tools"]}
