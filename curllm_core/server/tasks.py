@@ -291,10 +291,6 @@ class TaskService:
     def spec(self, req: TaskRequest) -> TaskSpec:
         """The runner's task spec for a request (the server's defaults, what the request may change)."""
         options = _run_options(self.settings, req, None)
-        if (req.fields is not None or req.limit is not None) and not _planner_takes_fields():
-            raise bad_request(
-                "fields and limit are not supported by this version's planner; say them in the instruction"
-            )
         return TaskSpec(
             instruction=req.instruction,
             plan=req.plan,
@@ -393,15 +389,6 @@ class TaskService:
         """Run a task to its end (waiting for a slot first) and return its Result."""
         async with ticket:
             return await self.execute(spec, EventBus())
-
-
-def _planner_takes_fields() -> bool:
-    """Whether the installed planner understands ``fields``/``limit`` (the runner passes them on)."""
-    import inspect
-
-    from ..planner import plan_task
-
-    return "fields" in inspect.signature(plan_task).parameters
 
 
 def error_event(exc: BaseException | None) -> dict:

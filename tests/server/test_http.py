@@ -137,6 +137,34 @@ def test_a_plan_runs_as_given(server, site_url):
     assert doc["plan"]["plan"][0]["tool"] == "extraction.products_generic"
 
 
+def test_fields_and_limit_as_the_cli_takes_them(server, site_url, tmp_path):
+    body = {"instruction": TASK, "url": f"{site_url}/", "fields": ["name", "price"], "limit": 3}
+    with server.client() as client:
+        doc = client.post("/api/scrape", json={**body, "options": {"cache": False}}).json()
+    cli = subprocess.run(
+        [
+            CURLLM,
+            TASK,
+            "--url",
+            f"{site_url}/",
+            "--fields",
+            "name,price",
+            "--limit",
+            "3",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        cwd=ROOT,
+        env=server_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert doc["ok"] and len(doc["data"]["products"]) == 3
+    assert _stable(doc) == _stable(json.loads(cli.stdout))
+
+
 def test_tools_routes(server):
     with server.client() as client:
         tools = client.get("/api/tools").json()

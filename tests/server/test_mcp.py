@@ -42,6 +42,10 @@ async def test_tools_and_calls_in_one_session(stdio, site_url):
         )
         single = await client.call_tool("extraction_products_generic", {"url": f"{site_url}/", "limit": 2})
         local = await client.call_tool("extraction_shop_listing", {"url": f"{site_url}/", "limit": 1})
+        limited = await client.call_tool(
+            "run",
+            {"instruction": "find products", "url": f"{site_url}/", "fields": ["name", "price"], "limit": 2},
+        )
         planned = await client.call_tool(
             "plan", {"instruction": "find products under 150zł", "url": f"{site_url}/"}
         )
@@ -77,6 +81,7 @@ async def test_tools_and_calls_in_one_session(stdio, site_url):
     assert len(single.structured_content["products"]) == 2
     assert tools["extraction_shop_listing"].description.startswith("Products of my shop's listings")
     assert not local.is_error and len(local.structured_content["products"]) == 1
+    assert not limited.is_error and len(limited.structured_content["products"]) == 2
     assert plan["plan"] and plan["expected_output"] == "products"
     assert not replayed.is_error and replayed.structured_content["products"]
     assert "extraction.products_generic" in {t["name"] for t in listed.structured_content["tools"]}
