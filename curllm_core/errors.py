@@ -131,3 +131,14 @@ class StepTimeout(ToolError):
 
 class OutputInvalid(ToolError):
     code = "OUTPUT_INVALID"
+
+
+class SubmitFailed(ToolError):
+    """A form, sort or search submit landed on an HTTP error or a browser error page.
+
+    ``undone`` is true when the tool took the page back to where it was: the executor then reports
+    the step as a failed optional step and the plan goes on.
+    """
+
+    code = "SUBMIT_FAILED"
+    undone = False

@@ -267,7 +267,9 @@ class Execution:
                         index,
                         step.id,
                         fallback_for,
-                        optional=step.optional,
+                        # a tool that undid what it did (a form that broke the page) leaves the plan
+                        # able to go on: its failure counts as an optional step's
+                        optional=step.optional or getattr(e, "undone", False),
                         code=error_code(e),
                     )
                 await asyncio.sleep(min(self.options.backoff_s * 2 ** (attempt - 1), 2.0))
@@ -312,7 +314,8 @@ class Execution:
         params = step.parameters
         result = await self.attempts(index, step, manifest, params, data)
         # No fallback can help when the page itself cannot be had.
-        if not result.success and result.code not in PAGE_ERRORS:
+        undone = result.optional and not step.optional  # the tool put the page back: nothing to fall back on
+        if not result.success and result.code not in PAGE_ERRORS and not undone:
             for fb in self.fallbacks(step, manifest):
                 fb_params = self.fallback_params(fb, step.parameters)
                 if fb_params is None:
@@ -338,12 +341,12 @@ class Execution:
                 self.outputs[step.id] = dict(result.result)
             return True
         await self.screenshot(index, manifest)
-        what = "optional step" if step.optional else "step"
+        what = "optional step" if result.optional else "step"
         entry = error_entry(
             result.code, f"{what} {index} ({step.tool}) failed: {result.error}", step=index, tool=step.tool
         )
-        self.errors.append(entry | {"optional": True} if step.optional else entry)
-        return step.optional
+        self.errors.append(entry | {"optional": True} if result.optional else entry)
+        return result.optional
 
     def record(self, result: StepResult) -> None:
         self.emit_step(result)
@@ -367,7 +370,8 @@ class Execution:
                 "error": result.error,
                 "duration_ms": result.duration_ms,
                 "attempts": result.attempts,
-            },
+            }
+            | ({"optional": True} if result.optional and not result.success else {}),
         )
 
     async def screenshot(self, index: int, manifest: Manifest) -> None:

@@ -16,12 +16,12 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urldefrag, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from ..errors import ToolError
+from ..errors import SubmitFailed, ToolError
 
 REF_ATTR = "data-curllm-ref"
 
@@ -200,7 +200,8 @@ return JSON.stringify({url: location.href, lang: (document.documentElement.lang 
 }"""
 )
 
-_SET_VALUE_JS = r"""(el, value) => {
+_SET_VALUE_JS = r"""([sel, value]) => {
+  const el = document.querySelector(sel);
   // The native setter, so frameworks that track the value (React) see the change.
   const proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
   const setter = Object.getOwnPropertyDescriptor(proto, "value").set;
@@ -210,7 +211,52 @@ _SET_VALUE_JS = r"""(el, value) => {
   return el.value;
 }"""
 
-_FIND_SUBMIT_JS = r"""(el, words) => {
+# Ready a field for typing as a user would: focused, its text selected (typing replaces it). False
+# when a user could not type into it (disabled, read-only, hidden, a type whose value is not typed).
+_FOCUS_JS = r"""(sel) => {
+  const el = document.querySelector(sel);
+  if (!el || el.disabled || el.readOnly) return false;
+  const type = (el.getAttribute("type") || "text").toLowerCase();
+  if (el.tagName === "INPUT" && ["date", "time", "datetime-local", "month", "week", "color", "range"].includes(type)) return false;
+  const r = el.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return false;
+  el.focus();
+  if (document.activeElement !== el) return false;
+  try { el.select(); } catch (e) { return false; }
+  return true;
+}"""
+
+_CHANGED_JS = r"""(sel) => {
+  const el = document.querySelector(sel);
+  el.dispatchEvent(new Event("change", {bubbles: true}));
+  return el.value;
+}"""
+
+# Where a user would click the element: its centre, scrolled into view; ``hit`` is false when
+# something else (a cookie banner) is on top there.
+_CLICK_POINT_JS = r"""(sel) => {
+  const el = document.querySelector(sel);
+  if (!el) return null;
+  let r = el.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return {hit: false};
+  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+    el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+    r = el.getBoundingClientRect();
+  }
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const top = document.elementFromPoint(x, y);
+  return {x, y, hit: !!top && (top === el || el.contains(top))};
+}"""
+
+_DISPATCH_CLICK_JS = r"""(sel) => {
+  const el = document.querySelector(sel);
+  if (!el) return false;
+  el.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, composed: true, view: window}));
+  return true;
+}"""
+
+_FIND_SUBMIT_JS = r"""([sel, words]) => {
+  const el = document.querySelector(sel);
   const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
   const fold = (s) => squash(s).toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/ł/g, "l");
   const visible = (b) => {
@@ -437,33 +483,33 @@ async def fill_value(
 ) -> str:
     """Type ``value`` into a field like a user, then fire ``change``; the field's value afterwards.
 
-    Read-only or covered inputs (JS date pickers, masked fields) refuse a user's typing; their value
-    is set as the page's own script would, with input and change events (``typed=False`` goes there
-    directly, for fields known to be read-only, instead of waiting for them to become editable).
+    The field is focused, its text selected and ``value`` typed over it (trusted input events, as
+    from a keyboard). Read-only or covered inputs (JS date pickers, masked fields) refuse a user's
+    typing; their value is set as the page's own script would, with input and change events
+    (``typed=False`` goes there directly, for fields known to be read-only). A few in-page calls, no
+    locator: Playwright's first locator call on a page costs ~40 ms of set-up.
     """
-    locator = page.locator(selector)
-    if typed:
-        try:
-            await locator.fill(value, timeout=timeout_ms)
-            return await locator.evaluate(
-                "el => { el.dispatchEvent(new Event('change', {bubbles: true})); return el.value; }"
-            )
-        except PlaywrightError:
-            pass  # not editable for a user after all: set it the way the page's own script would
-    return await locator.evaluate(_SET_VALUE_JS, value)
+    if typed and await page.evaluate(_FOCUS_JS, selector):
+        if value:
+            await page.keyboard.insert_text(value)
+        else:
+            await page.keyboard.press("Delete")
+        return await page.evaluate(_CHANGED_JS, selector)
+    return await page.evaluate(_SET_VALUE_JS, [selector, value])
 
 
 async def click_like_user(page: Any, selector: str, *, visible: bool = True, timeout_ms: int = 5000) -> str:
-    """Click as a user; when something covers the element (a cookie banner) or it is not visible,
-    fire the click on the element itself. Returns "click" or "dispatch"."""
-    locator = page.locator(selector).first
+    """Click as a user (the mouse, at the element's centre); when something covers the element (a
+    cookie banner) or it is not visible, fire the click on the element itself. Returns "click" or
+    "dispatch". Unlike Playwright's ``click`` it does not wait for the element to stop moving (two
+    animation frames, ~35 ms a click): the elements clicked here were just found by a scan."""
     if visible:
-        try:
-            await locator.click(timeout=timeout_ms)
+        point = await page.evaluate(_CLICK_POINT_JS, selector)
+        if point and point.get("hit"):
+            await page.mouse.click(point["x"], point["y"])
             return "click"
-        except PlaywrightError:
-            pass  # the pointer is intercepted; the element's own handlers still work
-    await locator.dispatch_event("click")
+    if not await page.evaluate(_DISPATCH_CLICK_JS, selector):
+        raise ToolError(f"the element to click ({selector}) is no longer on the page")
     return "dispatch"
 
 
@@ -473,57 +519,172 @@ APPLY_WORDS = (
 )
 
 
-async def submit_from(page: Any, selector: str, watch: PageWatch, timeout_ms: int = 15000) -> dict:
+async def submit_from(
+    page: Any, selector: str, watch: PageWatch, timeout_ms: int = 15000, *, what: str = "the form's submit"
+) -> dict:
     """Submit the form of the field at ``selector``, as a user would, and wait for the result.
 
     The form's submit button if it has a visible one; else an "apply"-like button near the field;
-    else Enter in the field; and if Enter did not load a new page, a GET form's ``requestSubmit()``
-    (Enter submits nothing natively when a form has several text fields; the page's own Enter
-    handler, if it fetched results instead, runs again harmlessly). Returns ``{"method", "navigated"}``.
+    else Enter in the field; and if Enter submitted nothing at all (Enter submits nothing natively
+    when a form has several text fields), a GET form's ``requestSubmit()``. Returns
+    ``{"method", "navigated"}``. A submit that lands on an HTTP error or a browser error page is
+    undone (`undo_broken`): SubmitFailed is raised with the page back where it was.
     """
-    locator = page.locator(selector)
-    found = await locator.evaluate(_FIND_SUBMIT_JS, APPLY_WORDS)
+    before = page.url
+    found = await page.evaluate(_FIND_SUBMIT_JS, [selector, APPLY_WORDS])
     if found.get("how"):
         await click_like_user(page, f'[{REF_ATTR}="submit"]')
         method = f"{found['how']}: {found.get('text') or found.get('tag')}"
     else:
-        await locator.press("Enter", timeout=5000)
+        await page.evaluate("(sel) => document.querySelector(sel).focus()", selector)
+        await page.keyboard.press("Enter")
         method = "enter"
     settled = await watch.settle(timeout_ms)
-    if method == "enter" and found.get("getForm") and not settled.navigated:
+    if method == "enter" and found.get("getForm") and not settled.navigated and not settled.submitted:
         await watch.reset()
-        await locator.evaluate("el => (el.form || el.closest('form')).requestSubmit()")
+        await page.evaluate(
+            "(sel) => { const el = document.querySelector(sel); (el.form || el.closest('form')).requestSubmit(); }",
+            selector,
+        )
         method = "form.requestSubmit()"
         settled = await watch.settle(timeout_ms)
+    await undo_broken(page, settled, before, f"{what} ({method})")
     return {"method": method, "navigated": settled.navigated}
+
+
+async def undo_broken(page: Any, settled: Settled, before: str, what: str) -> None:
+    """When an action landed on an HTTP error or a browser error page, go back to ``before`` and raise
+    SubmitFailed (``undone`` when the page is back as it was, so the plan can go on without it)."""
+    if not settled.broken:
+        return
+    landed = f"HTTP {settled.status}" if settled.status and settled.status >= 400 else "a browser error page"
+    target = settled.target or settled.url
+    back = await go_back_to(page, before)
+    err = SubmitFailed(
+        f"{what} landed on {landed} ({target}); "
+        + (
+            "went back to the page as it was"
+            if back
+            else f"could not go back to {before} (now at {page.url})"
+        )
+    )
+    err.undone = back
+    raise err
+
+
+async def go_back_to(page: Any, url: str, timeout_ms: int = 15000) -> bool:
+    """Back in the page's history to ``url`` (as a user's Back button: the page as it was), else load
+    it again; whether the page is at ``url`` afterwards."""
+    try:
+        await page.go_back(wait_until="domcontentloaded", timeout=timeout_ms)
+    except PlaywrightError:
+        pass  # no history entry, or it failed: loaded again below
+    if urldefrag(page.url)[0] != urldefrag(url)[0]:
+        try:
+            await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
+        except PlaywrightError:
+            return False
+    try:
+        await page.wait_for_load_state("load", timeout=5000)
+    except PlaywrightError:
+        pass  # a slow sub-resource: the document is there
+    return urldefrag(page.url)[0] == urldefrag(url)[0]
 
 
 @dataclass
 class Settled:
-    """What happened after an action: a navigation, network traffic, DOM changes."""
+    """What happened after an action: a navigation (and how its response ended), network traffic,
+    DOM changes, whether a form's submit event was fired."""
 
     navigated: bool
     requests: int
     mutations: int
+    submitted: bool = False
+    status: int | None = None  # HTTP status of the main frame's last document response
+    url: str = ""  # the page's URL afterwards
+    target: str = ""  # the URL the last navigation asked for (a chrome-error page does not show it)
 
     @property
     def reacted(self) -> bool:
         """Whether the page did anything at all."""
         return self.navigated or self.requests > 0 or self.mutations > 0
 
+    @property
+    def broken(self) -> bool:
+        """The action navigated to an HTTP error (400 or more) or a browser error page."""
+        if not self.navigated:
+            return False
+        return (self.status is not None and self.status >= 400) or self.url.startswith("chrome-error:")
 
+
+# The in-page side of PageWatch. It counts DOM changes, and notes the work an action has set going
+# that a moment later shows as a reaction: a submit or link click that no script prevented, or a
+# form.submit() (the browser is about to load another document), fetches and XHRs (requests), and
+# timers due soon (a debounced handler). Listeners and wrappers go in once per document; each reset
+# starts afresh.
 _WATCH_JS = r"""() => {
-  const w = window.__curllmWatch = {count: 0, last: performance.now()};
+  window.__curllmWatch = {count: 0, last: performance.now(), submits: 0, event: null, leaving: false,
+                          calls: 0, due: 0};
   if (window.__curllmObserver) window.__curllmObserver.disconnect();
   window.__curllmObserver = new MutationObserver((records) => {
+    const w = window.__curllmWatch;
     for (const r of records) {
       if (r.type === "attributes" && r.attributeName && r.attributeName.startsWith("data-curllm")) continue;
       w.count++; w.last = performance.now();
     }
   });
   window.__curllmObserver.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  if (window.__curllmListening) return true;
+  window.__curllmListening = true;
+  const watch = () => window.__curllmWatch;
+  const here = (t) => !t || t === "_self" || t === window.name;
+  // Capture phase on window: first to see the event, even when a handler stops its propagation;
+  // whether a script prevented its default is read later, when that is final.
+  window.addEventListener("submit", (e) => {
+    const w = watch(), f = e.target;
+    w.submits++;
+    if (here(f.getAttribute("target")) && !/^\s*javascript:/i.test(f.getAttribute("action") || "")) w.event = e;
+  }, true);
+  window.addEventListener("click", (e) => {
+    const a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a || a.hasAttribute("download") || !here(a.getAttribute("target"))) return;
+    const href = a.href || "";
+    if (/^(https?|file):/i.test(href) && href.split("#")[0] !== location.href.split("#")[0]) watch().event = e;
+  }, true);
+  window.addEventListener("beforeunload", () => { watch().leaving = true; });
+  const submit = HTMLFormElement.prototype.submit;
+  HTMLFormElement.prototype.submit = function () { watch().leaving = true; return submit.apply(this, arguments); };
+  if (window.fetch) {
+    const fetch = window.fetch;
+    window.fetch = function () { watch().calls++; return fetch.apply(this, arguments); };
+  }
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function () { watch().calls++; return send.apply(this, arguments); };
+  const setTimeout = window.setTimeout;
+  window.setTimeout = function (fn, ms) {
+    const w = watch(), delay = Number(ms) || 0;
+    if (delay <= 1500) w.due = Math.max(w.due, performance.now() + delay);
+    return setTimeout.apply(this, arguments);
+  };
   return true;
 }"""
+# [DOM changes, ms since the last one, submit events, a navigation is coming, fetch/XHR calls,
+#  ms until the last timer set since the reset is due]
+_STATE_JS = r"""() => {
+  const w = window.__curllmWatch;
+  if (!w) return null;
+  const now = performance.now();
+  return [w.count, now - w.last, w.submits, (!!w.event && !w.event.defaultPrevented) || w.leaving, w.calls,
+          Math.max(0, w.due - now)];
+}"""
+
+#: How long an action has to show a reaction (a request, a DOM change) when it set nothing going
+#: that the page watch can see: an action after which nothing happens costs about this much. Timers
+#: it set extend the wait to when they are due (up to 1.5 s); a submit or link click that no script
+#: prevented waits for the next document (its first request within PENDING_MS).
+GRACE_MS = 60
+PENDING_MS = 3000
+TIMERS_MS = 1600
 
 
 class PageWatch:
@@ -540,15 +701,25 @@ class PageWatch:
         self.requests = 0
         self.nav_started = False
         self.navigated = asyncio.Event()
+        self.status: int | None = None
+        self.target = ""
+
+    def _main_navigation(self, request: Any) -> bool:
+        try:
+            return request.is_navigation_request() and request.frame == self.page.main_frame
+        except PlaywrightError:
+            return False  # a service worker's request: not a navigation of this page
 
     def _on_request(self, request: Any) -> None:
         self.requests += 1
         self.inflight.add(request)
-        try:
-            if request.is_navigation_request() and request.frame == self.page.main_frame:
-                self.nav_started = True
-        except PlaywrightError:
-            pass  # a service worker's request: not a navigation of this page
+        if self._main_navigation(request):
+            self.nav_started = True
+            self.target = request.url
+
+    def _on_response(self, response: Any) -> None:
+        if self._main_navigation(response.request):
+            self.status = response.status
 
     def _on_done(self, request: Any) -> None:
         self.inflight.discard(request)
@@ -557,21 +728,23 @@ class PageWatch:
         if frame == self.page.main_frame:
             self.navigated.set()
 
+    def _listeners(self) -> tuple:
+        return (
+            ("request", self._on_request),
+            ("response", self._on_response),
+            ("requestfinished", self._on_done),
+            ("requestfailed", self._on_done),
+            ("framenavigated", self._on_navigated),
+        )
+
     async def __aenter__(self) -> PageWatch:
-        self.page.on("request", self._on_request)
-        self.page.on("requestfinished", self._on_done)
-        self.page.on("requestfailed", self._on_done)
-        self.page.on("framenavigated", self._on_navigated)
+        for event, fn in self._listeners():
+            self.page.on(event, fn)
         await self.reset()
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        for event, fn in (
-            ("request", self._on_request),
-            ("requestfinished", self._on_done),
-            ("requestfailed", self._on_done),
-            ("framenavigated", self._on_navigated),
-        ):
+        for event, fn in self._listeners():
             self.page.remove_listener(event, fn)
 
     async def reset(self) -> None:
@@ -579,6 +752,8 @@ class PageWatch:
         self.requests = 0
         self.nav_started = False
         self.navigated.clear()
+        self.status = None
+        self.target = ""
         await self._evaluate(_WATCH_JS)
 
     async def _evaluate(self, script: str) -> Any:
@@ -587,34 +762,44 @@ class PageWatch:
         except PlaywrightError:
             return None  # the document is being replaced: a navigation, which the events report
 
-    async def _mutations(self) -> int:
-        """DOM changes since the watch was (re)started; 0 when the document is gone."""
-        return await self._evaluate("() => window.__curllmWatch ? window.__curllmWatch.count : 0") or 0
-
-    async def settle(self, timeout_ms: int = 10000, grace_ms: int = 600) -> Settled:
+    async def settle(self, timeout_ms: int = 10000, grace_ms: int = GRACE_MS) -> Settled:
         """Wait until the page is done reacting, never longer than ``timeout_ms``.
 
         A navigation is waited for to its ``load`` event and then for the fetches still in flight;
         otherwise fetches until none is in flight for 300 ms (capped at 5 s, since pages with polling
-        never go quiet); DOM changes until none for 200 ms.
-        ``grace_ms`` is how long a reaction may take to start at all.
+        never go quiet); DOM changes until none for 200 ms. ``grace_ms`` is how long a reaction may
+        take to start at all: an action after which nothing happened costs about that much, unless a
+        submit or link click went through unprevented (then the next document is waited for).
         """
         loop = asyncio.get_running_loop()
         start = loop.time()
         deadline = start + timeout_ms / 1000
+        pending_until = min(deadline, start + PENDING_MS / 1000)
+        timers_until = start + TIMERS_MS / 1000  # a page that keeps setting timers is not waited on forever
 
         def left() -> float:
             return max(0.0, deadline - loop.time())
 
-        # 1. did anything start? a navigation request shows within a few ms of a click or submit;
-        # once a fetch or a DOM change shows the page reacted in place, there is no need to wait on.
-        polls = 0
-        while loop.time() < start + grace_ms / 1000 and not (self.nav_started or self.navigated.is_set()):
-            await asyncio.sleep(0.05)
-            polls += 1
-            if polls >= 3 and (self.requests or (polls % 2 and await self._mutations())):
+        # 1. did anything start? A navigation request shows within a few ms of a click or submit;
+        # a fetch or a DOM change shows the page reacted in place.
+        submitted, state = False, None
+        while not (self.nav_started or self.navigated.is_set()):
+            state = await self._evaluate(_STATE_JS)
+            if state:
+                submitted = submitted or state[2] > 0
+            if self.requests or (state and (state[0] or state[4])):
                 break
+            if state is None or state[3]:  # the document is going away, or about to be replaced
+                until = pending_until
+            else:  # nothing seen yet: a short grace, or until the timers set since are due
+                due = loop.time() + state[5] / 1000 + 0.02 if state[5] else 0.0
+                until = min(deadline, timers_until, max(start + grace_ms / 1000, due))
+            if loop.time() >= until:
+                break
+            await asyncio.sleep(0.015)
         navigated = self.nav_started or self.navigated.is_set()
+        if not (navigated or self.requests or (state and (state[0] or state[4]))):
+            return Settled(False, 0, 0, submitted, None, self.page.url)
         if navigated:
             try:
                 await asyncio.wait_for(self.navigated.wait(), left())
@@ -638,18 +823,18 @@ class PageWatch:
         mutations = 0
         if not (navigated or self.navigated.is_set()):
             while loop.time() < deadline:
-                state = await self._evaluate(
-                    "() => window.__curllmWatch ? [window.__curllmWatch.count, "
-                    "performance.now() - window.__curllmWatch.last] : null"
-                )
+                state = await self._evaluate(_STATE_JS)
                 if not state:
                     break
                 mutations = state[0]
+                submitted = submitted or state[2] > 0
                 if state[1] >= 200:
                     break
                 await asyncio.sleep(0.1)
         navigated = navigated or self.navigated.is_set()
-        return Settled(navigated, self.requests, mutations)
+        return Settled(
+            navigated, self.requests, mutations, submitted, self.status, self.page.url, self.target
+        )
 
 
 # --- links --------------------------------------------------------------------------------------

@@ -16,7 +16,17 @@ from typing import Any
 
 from ...errors import ToolError
 from ...tool import ToolContext
-from ..page_helpers import REF_ATTR, Field, PageWatch, fold, require_page, scan_fields, squash, words
+from ..page_helpers import (
+    REF_ATTR,
+    Field,
+    PageWatch,
+    fold,
+    require_page,
+    scan_fields,
+    squash,
+    undo_broken,
+    words,
+)
 
 PRICE = r"price|cen\w*|preis\w*|prix|precio|koszt|cost"
 ASC = (
@@ -192,6 +202,7 @@ async def run(
         "submitted": False,
         "navigated": False,
     }
+    before = page.url
     async with PageWatch(page) as watch:
         # force: custom dropdown widgets hide the native select but still read it
         await page.locator(f.selector).select_option(index=opt["index"], force=not f.visible, timeout=5000)
@@ -217,5 +228,11 @@ async def run(
                 report["method"] = "form.requestSubmit()"
             settled = await watch.settle(timeout_ms=15000)
             report.update(submitted=True, navigated=settled.navigated)
+        await undo_broken(
+            page,
+            settled,
+            before,
+            f"choosing {opt['text']!r}" + (" and submitting" if report["submitted"] else ""),
+        )
     report["url"] = page.url
     return {"dropdown_select": report}

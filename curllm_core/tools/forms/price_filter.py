@@ -162,7 +162,7 @@ async def run(
     if submit:
         last = choice.max if max is not None and choice.max else choice.min
         async with PageWatch(page) as watch:
-            outcome = await submit_from(page, last.selector, watch)
+            outcome = await submit_from(page, last.selector, watch, what="the price filter")
         report.update(submitted=True, method=outcome["method"], navigated=outcome["navigated"])
     report["url"] = page.url
     return {"price_filter": report}

@@ -83,7 +83,7 @@ async def run(ctx: ToolContext, query: str, submit: bool = True, **_: Any) -> di
     report: dict[str, Any] = {"query": value, "field": box.describe(), "submitted": False, "method": None}
     if submit:
         async with PageWatch(page) as watch:
-            outcome = await submit_from(page, box.selector, watch)
+            outcome = await submit_from(page, box.selector, watch, what="the search")
         report.update(submitted=True, method=outcome["method"], navigated=outcome["navigated"])
     report["url"] = page.url
     return {"search_query": report}
