@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import markup
 from .browser import Browser, BrowserOptions, Session
 from .browser_path import find_browser
 from .errors import CurllmError, NavigationError, OutputInvalid, PolicyError, StepTimeout, ToolError
@@ -103,6 +104,7 @@ class Execution:
         self.session: Session | None = None
         self.opened = False  # the start URL is loaded in the session's page
         self.warm_up: asyncio.Task | None = None  # a browser launch started early (see api.arun)
+        self.open_error: Exception | None = None  # opening the page failed before the step's first attempt
         self.data: dict = dict(options.data)
         self.outputs: dict[str, dict] = {}
         self.steps: list[StepResult] = []
@@ -185,6 +187,9 @@ class Execution:
     async def call(self, manifest: Manifest, params: dict, data: dict, timeout_ms: int) -> dict:
         """One attempt: run the tool under its time limit and check its output."""
         if manifest.needs_page:
+            if self.open_error is not None:  # that failure is this attempt's: the page is not opened twice
+                e, self.open_error = self.open_error, None
+                raise e
             await self.ensure_page()
         fn = load_callable(manifest, self.registry.impls.get(manifest.key))
         try:
@@ -312,7 +317,11 @@ class Execution:
             extracted_data={"tool": manifest.key, "params": step.parameters},
         )
         params = step.parameters
+        choice = await self.choose(index, manifest, params)
+        if choice is not None:
+            manifest, params = choice.manifest, choice.params
         result = await self.attempts(index, step, manifest, params, data)
+        result.choice = choice.report() if choice else None
         # No fallback can help when the page itself cannot be had.
         undone = result.optional and not step.optional  # the tool put the page back: nothing to fall back on
         if not result.success and result.code not in PAGE_ERRORS and not undone:
@@ -333,6 +342,8 @@ class Execution:
                 result = await self.attempts(index, step, fb, fb_params, data, fallback_for=step.tool)
                 if result.success:
                     break
+        if result.success:
+            manifest, params, result = await self.when_empty(index, step, manifest, params, data, result)
         self.record(result)
         if result.success:
             _, produces = step_io(manifest, params, self.registry)
@@ -348,7 +359,64 @@ class Execution:
         self.errors.append(entry | {"optional": True} if result.optional else entry)
         return result.optional
 
+    async def choose(self, index: int, manifest: Manifest, params: dict) -> markup.Choice | None:
+        """The tool the page's markup calls for instead of the planned extraction (see markup.py)."""
+        if not (manifest.needs_page and self.page_tools(manifest, params)):
+            return None
+        try:
+            await self.ensure_page()
+        except Exception as e:  # reported by the step's first attempt, without opening the page again
+            self.open_error = e
+            return None
+        choice = await markup.choose(self.page, self.registry, manifest, params)
+        if choice is not None:
+            self.announce(index, choice)
+        return choice
+
+    def announce(self, index: int, choice: markup.Choice) -> None:
+        self.events.step(
+            index,
+            "tool_call",
+            "running",
+            f"{choice.chosen}: {choice.reason}",
+            url=self.url,
+            extracted_data={"tool": choice.manifest.key, "params": choice.params, "choice": choice.report()},
+        )
+
+    def page_tools(self, manifest: Manifest, params: dict) -> bool:
+        """Whether any tool declares markup for what this step extracts (no browser call otherwise)."""
+        inner = self.registry.get(params["extract"]) if isinstance(params.get("extract"), str) else manifest
+        if inner is None or inner.category != "extraction":
+            return False
+        return any(m.key != inner.key for m in markup.candidates(self.registry, list(inner.produces)))
+
+    async def when_empty(
+        self, index: int, step: Step, manifest: Manifest, params: dict, data: dict, result: StepResult
+    ) -> tuple[Manifest, dict, StepResult]:
+        """An extraction that found nothing: try the tools whose markup the page shows, then the generic
+        tools of the same kind (each must take the step's parameters); the first that finds something
+        wins. Without one, the empty result stands (and the end-of-run check reports EMPTY_OUTPUT)."""
+        _, produces = step_io(manifest, params, self.registry)
+        if not markup.empty(result.result, produces) or self.page is None:
+            return manifest, params, result
+        tried = {params["extract"] if isinstance(params.get("extract"), str) else manifest.key}
+        best = result
+        for alt in await markup.alternatives(self.page, self.registry, manifest, params, tried):
+            self.record(result)  # the empty one, or an alternative that failed
+            self.announce(index, alt)
+            instead = step.tool if alt.manifest.key != step.tool else None
+            result = await self.attempts(index, step, alt.manifest, alt.params, data, fallback_for=instead)
+            result.choice = alt.report()
+            if result.success:
+                manifest, params, best = alt.manifest, alt.params, result
+                if not markup.empty(result.result, produces):
+                    break
+        self.record(result)
+        return manifest, params, best
+
     def record(self, result: StepResult) -> None:
+        if any(r is result for r in self.steps[-3:]):
+            return  # already reported (an empty extraction whose alternatives were tried)
         self.emit_step(result)
         self.steps.append(result)
 
@@ -371,7 +439,8 @@ class Execution:
                 "duration_ms": result.duration_ms,
                 "attempts": result.attempts,
             }
-            | ({"optional": True} if result.optional and not result.success else {}),
+            | ({"optional": True} if result.optional and not result.success else {})
+            | ({"choice": result.choice} if result.choice else {}),
         )
 
     async def screenshot(self, index: int, manifest: Manifest) -> None:

@@ -53,6 +53,7 @@ class Manifest:
     consumes: tuple[str, ...] = ()
     produces: tuple[str, ...] = ()
     sites: tuple[str, ...] = ()
+    detect: tuple[str, ...] = ()  # CSS selectors of the site's markup (a string in the file is one)
     effects: str = "read"
     selectors: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)  # x-* fields, kept as given
@@ -74,6 +75,8 @@ class Manifest:
         tuples = ("triggers", "examples", "dependencies", "consumes", "produces", "sites")
         known = {f for f in cls.__dataclass_fields__ if f not in ("extra", "source", "path")}
         values = {k: (tuple(v) if k in tuples else v) for k, v in doc.items() if k in known}
+        if "detect" in doc:
+            values["detect"] = (doc["detect"],) if isinstance(doc["detect"], str) else tuple(doc["detect"])
         values["parameters"] = normalize_parameters(doc["parameters"])
         extra = {k: v for k, v in doc.items() if k.startswith("x-")}
         return cls(**values, extra=extra, source=source, path=path)
@@ -148,6 +151,7 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
             problems.append(
                 Problem(f"trigger is not a valid regular expression: {e}", f"/triggers/{i}", source)
             )
+    problems += detect_problems(doc.get("detect", []), source)
     if problems:
         return problems
     params = Draft202012Validator(normalize_parameters(doc["parameters"]))
@@ -160,6 +164,21 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
                     source,
                 )
             )
+    return problems
+
+
+def detect_problems(detect: str | list, source: str = "") -> list[Problem]:
+    """``detect`` selectors that are not valid CSS (parsed by selectolax, as the extraction tools do)."""
+    from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
+    probe = LexborHTMLParser("<p></p>")
+    problems = []
+    for i, selector in enumerate([detect] if isinstance(detect, str) else detect):
+        try:
+            probe.css(selector)
+        except SelectolaxError:
+            where = "/detect" if isinstance(detect, str) else f"/detect/{i}"
+            problems.append(Problem(f"not a valid CSS selector: {selector!r}", where, source))
     return problems
 
 

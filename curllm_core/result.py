@@ -22,6 +22,9 @@ class StepResult:
     optional: bool = False
     code: str | None = None  # the error code of a failure (e.g. STEP_TIMEOUT, HTTP_ERROR)
     screenshot: str | None = None  # taken when the step failed and --screenshots was given
+    #: ``{"planned", "chosen", "reason"}`` when the page's markup (or an empty result) made another
+    #: extraction tool run than the plan named (see markup.py)
+    choice: dict | None = None
 
     def to_dict(self) -> dict:
         doc = {
@@ -43,6 +46,8 @@ class StepResult:
             doc["code"] = self.code
         if self.screenshot is not None:
             doc["screenshot"] = self.screenshot
+        if self.choice is not None:
+            doc["choice"] = self.choice
         return doc
 
 
