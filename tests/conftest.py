@@ -129,6 +129,29 @@ def _never_the_users_cache_or_config(_private_dirs, monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(scope="session")
+def realpages_url() -> str:
+    """Base URL (no trailing slash) of ../shared/realpages served over http from 127.0.0.1 by the
+    standard library's file server (a form's POST answers 501, a missing page 404); skips when absent."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    if not REALPAGES.is_dir():
+        pytest.skip(f"real page snapshots not available ({REALPAGES_REASON})")
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(REALPAGES)))
+    thread = threading.Thread(target=server.serve_forever, name="curllm-realpages", daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.fixture
 def isolated_env(tmp_path, monkeypatch):
     """No third-party plugins, a private cache, no model: what a fresh user has."""

@@ -1,0 +1,295 @@
+"""Tools chosen by the page, end to end: the real `curllm` and `curllm batch` commands on real page
+snapshots served over http from 127.0.0.1 and opened as files. A site tool's `detect` markup makes it
+run wherever the page comes from; an extraction that finds nothing tries the tool whose markup the
+page shows, then the generic tool; a page without site markup stays on the generic tool."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.conftest import REALPAGES, REALPAGES_REASON, realpage
+
+pytestmark = pytest.mark.browser
+SITE = Path(__file__).resolve().parent / "site"
+
+
+def curllm(*args: str, tmp: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    full.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache"), **(env or {})})
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=full, timeout=300
+    )
+    assert "Traceback" not in out.stderr, out.stderr
+    return out
+
+
+def truth(name: str) -> list[dict]:
+    path = REALPAGES / "TRUTH.json"
+    if not path.is_file():
+        pytest.skip(f"TRUTH.json not available ({REALPAGES_REASON})")
+    return json.loads(path.read_text(encoding="utf-8"))[name]["items"]
+
+
+def names(items: list[dict]) -> list[str]:
+    return [" ".join((x.get("title") or x.get("name") or "").split()) for x in items]
+
+
+def ident(key: str, item: dict) -> object:
+    """An item by its link's path and query, or a product by its price: the text of a page served
+    without a charset is the charset's business, and a relative link's host the server's, not the
+    business of tests of tool choice."""
+    return urlsplit(item["url"])[2:4] if key == "articles" else item["price"]
+
+
+# pages with checked truth in TRUTH.json
+TRUTHFUL = {
+    "hn_front_2026.html",
+    "hackernews_front_2020.html",
+    "reddit_old_dataisbeautiful_top.html",
+    "ceneo_search_canon.html",
+    "amazon_de_search_katzenfutter.html",
+}
+# (page, the tool a plan names, its parameters, the tool the page's markup makes run, items expected)
+CASES = [
+    ("hn_front_2026.html", "extraction.articles_reddit", {"limit": 5}, "extraction.articles_hn", 5),
+    ("hackernews_front_2020.html", "extraction.articles_reddit", {}, "extraction.articles_hn", 30),
+    ("hn_item_36817231.html", "extraction.articles_reddit", {}, "extraction.articles_hn", 1),
+    (
+        "reddit_old_dataisbeautiful_top.html",
+        "extraction.articles_hn",
+        {"limit": 10},
+        "extraction.articles_reddit",
+        10,
+    ),
+    ("ceneo_search_canon.html", "extraction.products_generic", {}, "extraction.products_ceneo", 30),
+    (
+        "amazon_de_search_katzenfutter.html",
+        "extraction.products_generic",
+        {},
+        "extraction.products_amazon",
+        60,
+    ),
+    (
+        "amazon_de_bestsellers_electronics.html",
+        "extraction.products_generic",
+        {},
+        "extraction.products_amazon",
+        30,
+    ),
+    ("geizhals_de_grafikkarten_2024.html", "extraction.products_generic", {}, None, None),  # no site markup
+]
+
+
+def test_the_page_chooses_the_site_tool_over_http_and_from_files(realpages_url, tmp_path):
+    tasks = []
+    for page, tool, params, _, _ in CASES:
+        realpage(page)
+        key = "articles" if "articles" in tool else "products"
+        plan = {"plan": [{"tool": tool, "parameters": params}], "expected_output": key}
+        for how, url in (("http", f"{realpages_url}/{page}"), ("file", (REALPAGES / page).as_uri())):
+            tasks.append({"id": f"{page}:{how}", "url": url, "plan": plan})
+    tasks_file = tmp_path / "tasks.jsonl"
+    tasks_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    out = curllm("batch", str(tasks_file), "--out", str(tmp_path / "out.jsonl"), "-j", "2", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = {x["id"]: x for x in map(json.loads, (tmp_path / "out.jsonl").read_text().splitlines())}
+    for page, tool, _, chosen, count in CASES:
+        for how in ("http", "file"):
+            line = lines[f"{page}:{how}"]
+            assert line["ok"], (page, how, line["errors"])
+            (step,) = line["steps"]
+            key, items = next((k, v) for k, v in line["data"].items() if isinstance(v, list))
+            if chosen is None:  # no site's markup: the planned generic tool runs, nothing to report
+                assert step["tool"] == tool and "choice" not in step and items
+                continue  # (how exact the generic tool is on this page is its own tests' business)
+            assert len(items) == count, (page, how)
+            assert step["tool"] == chosen, (page, how, step)
+            assert step["choice"]["planned"] == tool and step["choice"]["chosen"] == chosen
+            assert f"the page shows {chosen}'s markup" in step["choice"]["reason"]
+            if page in TRUTHFUL:
+                expected = [ident(key, x) for x in truth(page)][:count]
+                assert [ident(key, x) for x in items] == expected, (page, how)
+    for how in ("http", "file"):
+        (story,) = lines[f"hn_item_36817231.html:{how}"]["data"]["articles"]
+        assert story["id"] == "36817231" and story["comments"] > 0
+
+
+def test_a_tool_that_cannot_take_the_steps_parameter_is_not_chosen_silently(realpages_url, tmp_path):
+    """articles_hn knows no min_score: it does not stand in for articles_reddit (the threshold would
+    be dropped); the report says why, and the empty result is an error, not a different answer."""
+    page = realpage("hn_front_2026.html").name
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps(
+            {
+                "plan": [{"tool": "extraction.articles_reddit", "parameters": {"min_score": 101}}],
+                "expected_output": "articles",
+            }
+        )
+    )
+    out = curllm("--plan", str(plan), "--url", f"{realpages_url}/{page}", "--format", "json", tmp=tmp_path)
+    assert out.returncode == 1
+    result = json.loads(out.stdout)
+    assert [e["code"] for e in result["errors"]] == ["EMPTY_OUTPUT"]
+    choice = result["steps"][0]["choice"]
+    assert choice["chosen"] == choice["planned"] == "extraction.articles_reddit"
+    assert (
+        "extraction.articles_hn's markup" in choice["reason"] and "cannot take min_score" in choice["reason"]
+    )
+
+
+TOOL = {
+    "name": "stories_broken",
+    "version": "0.1.0",
+    "description": "A site tool whose site changed its markup: it finds nothing any more.",
+    "category": "extraction",
+    "parameters": {
+        "type": "object",
+        "properties": {"limit": {"type": "integer", "minimum": 1}, "min_rating": {"type": "number"}},
+        "additionalProperties": False,
+    },
+    "output_schema": {
+        "type": "object",
+        "required": ["articles"],
+        "properties": {"articles": {"type": "array"}},
+    },
+    "entrypoint": "broken:run",
+    "dependencies": ["playwright", "page"],
+    "produces": ["articles"],
+    "sites": ["mirror.example"],
+    "detect": "tr.athing, li.item",
+}
+
+
+def tools_dir(tmp_path: Path, key: str) -> Path:
+    folder = tmp_path / "tools"
+    folder.mkdir(exist_ok=True)
+    name = f"{key}_broken"
+    (folder / f"{name}.json").write_text(
+        json.dumps(
+            {
+                **TOOL,
+                "name": name,
+                "produces": [key],
+                "output_schema": {
+                    "type": "object",
+                    "required": [key],
+                    "properties": {key: {"type": "array"}},
+                },
+            }
+        )
+    )
+    (folder / "broken.py").write_text(f"async def run(ctx, **params):\n    return {{{key!r}: []}}\n")
+    return folder
+
+
+def test_an_empty_extraction_tries_the_tool_whose_markup_the_page_shows(realpages_url, tmp_path):
+    page = realpage("hn_front_2026.html").name
+    env = {"CURLLM_TOOLS_PATH": str(tools_dir(tmp_path, "articles"))}
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps({"plan": [{"tool": "extraction.articles_broken", "parameters": {"limit": 3}}]})
+    )
+    out = curllm(
+        "--plan", str(plan), "--url", f"{realpages_url}/{page}", "--format", "json", tmp=tmp_path, env=env
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout)
+    expected = [ident("articles", x) for x in truth(page)][:3]
+    assert [ident("articles", x) for x in result["data"]["articles"]] == expected
+    first, second = result["steps"]
+    assert first["tool"] == "extraction.articles_broken" and first["result"] == {"articles": []}
+    assert (
+        second["tool"] == "extraction.articles_hn" and second["fallback_for"] == "extraction.articles_broken"
+    )
+    assert second["choice"]["reason"].startswith(
+        "extraction.articles_broken found no articles; the page shows"
+    )
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+def test_an_empty_extraction_then_tries_the_generic_tool(site_url, tmp_path, how):
+    url = f"{site_url}/test/inert-filter.html" if how == "http" else (SITE / "inert-filter.html").as_uri()
+    env = {"CURLLM_TOOLS_PATH": str(tools_dir(tmp_path, "products"))}
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps({"plan": [{"tool": "extraction.products_broken", "parameters": {"limit": 30}}]})
+    )
+    out = curllm("--plan", str(plan), "--url", url, "--format", "json", tmp=tmp_path, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout)
+    assert len(result["data"]["products"]) == 24
+    assert [s["tool"] for s in result["steps"]] == [
+        "extraction.products_broken",
+        "extraction.products_generic",
+    ]
+    assert (
+        "extraction.products_generic is the generic tool for products"
+        in result["steps"][1]["choice"]["reason"]
+    )
+    # a parameter the generic tool does not take: it is not tried, and the empty result is an error
+    plan.write_text(
+        json.dumps(
+            {
+                "plan": [{"tool": "extraction.products_broken", "parameters": {"min_rating": 4}}],
+                "expected_output": "products",
+            }
+        )
+    )
+    out = curllm("--plan", str(plan), "--url", url, "--format", "json", tmp=tmp_path, env=env)
+    assert out.returncode == 1
+    result = json.loads(out.stdout)
+    assert [s["tool"] for s in result["steps"]] == ["extraction.products_broken"]
+    assert [e["code"] for e in result["errors"]] == ["EMPTY_OUTPUT"]
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+@pytest.mark.parametrize(
+    "page, instruction, lo, hi",
+    [
+        ("ceneo_search_canon.html", "produkty od 100 do 200 zł", 100, 200),
+        ("amazon_de_search_katzenfutter.html", "Produkte unter 15 €", 0, 15),
+    ],
+)
+def test_a_filter_form_that_breaks_a_saved_page_is_undone_and_the_plan_goes_on(
+    realpages_url, tmp_path, how, page, instruction, lo, hi
+):
+    url = f"{realpages_url}/{page}" if how == "http" else realpage(page).as_uri()
+    events = tmp_path / "events.jsonl"
+    out = curllm(instruction, "--url", url, "--format", "json", "--events", str(events), tmp=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout)
+    wanted = [p for p in truth(page) if p["price"] is not None and lo <= p["price"] <= hi]
+    assert sorted(names(result["data"]["products"])) == sorted(names(wanted)) and wanted
+    (error,) = result["errors"]
+    assert error["code"] == "SUBMIT_FAILED" and error["optional"] and error["tool"] == "forms.price_filter"
+    assert ("HTTP" if how == "http" else "browser error page") in error["message"]
+    # the extraction read the page as it was, not the error page
+    assert result["steps"][1]["result"]["pagination"]["urls"][0] == url
+    failed = [
+        e["data"]
+        for e in map(json.loads, events.read_text().splitlines())
+        if e["type"] == "step" and e["data"]["status"] == "failed"
+    ]
+    assert len(failed) == 1 and failed[0]["extracted_data"]["optional"] is True
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+def test_local_shop_whose_filter_breaks_the_page(site_url, tmp_path, how):
+    url = f"{site_url}/test/broken-pl.html" if how == "http" else (SITE / "broken-pl.html").as_uri()
+    out = curllm("produkty od 100 do 200 zł", "--url", url, "--format", "json", tmp=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout)
+    assert sorted(p["name"] for p in result["data"]["products"]) == [
+        "Kubek podróżny Stal",
+        "Kubek termiczny Kawa",
+        "Zestaw kubków Rodzina",
+    ]
+    assert [e["code"] for e in result["errors"]] == ["SUBMIT_FAILED"]

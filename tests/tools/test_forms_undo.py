@@ -1,0 +1,104 @@
+"""Forms that break the page are undone, and forms that do nothing cost no long wait: the form tools
+in a real browser on local pages (PL/EN/DE, served over http and opened as files) and real snapshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from curllm_core.errors import SubmitFailed
+from curllm_core.tool import ToolContext
+from curllm_core.tools.forms import dropdown_select, price_filter, search_query
+from tests.conftest import realpage
+
+pytestmark = pytest.mark.browser
+SITE = Path(__file__).resolve().parent.parent / "site"
+
+
+def address(site_url: str, name: str, how: str) -> str:
+    return f"{site_url}/test/{name}" if how == "http" else (SITE / name).as_uri()
+
+
+async def undone(page, action) -> SubmitFailed:
+    """Run ``action``; it must raise SubmitFailed with the page taken back."""
+    with pytest.raises(SubmitFailed) as caught:
+        await action
+    err = caught.value
+    assert err.code == "SUBMIT_FAILED" and err.undone, err.message
+    assert "went back to the page as it was" in err.message
+    return err
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+@pytest.mark.parametrize(
+    "name, params, items, landed_http",
+    [
+        ("broken-pl.html", {"min": 100, "max": 200}, "#lista li", "HTTP 501"),  # POST: not answered
+        ("broken-en.html", {"max": 30}, "#items li", "HTTP 404"),  # GET to a missing page
+        ("broken-de.html", {"min": 20, "max": 40}, "#produkte li", "HTTP 501"),  # Enter, form.submit()
+    ],
+)
+async def test_a_price_filter_that_breaks_the_page_is_undone(
+    page, site_url, how, name, params, items, landed_http
+):
+    url = address(site_url, name, how)
+    await page.goto(url)
+    before = await page.locator(items).count()
+    err = await undone(page, price_filter.run(ToolContext(page=page), **params))
+    assert (landed_http if how == "http" else "a browser error page") in err.message
+    assert page.url == url and await page.locator(items).count() == before
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+async def test_a_search_and_a_sort_that_break_the_page_are_undone(page, site_url, how):
+    url = address(site_url, "broken-pl.html", how)
+    await page.goto(url)
+    err = await undone(page, search_query.run(ToolContext(page=page), query="kubek"))
+    assert "the search" in err.message and "szukaj-nie-ma" in err.message
+    assert page.url == url
+    err = await undone(page, dropdown_select.run(ToolContext(page=page), option="Cena: od najniższej"))
+    assert "choosing 'Cena: od najniższej'" in err.message and "sortuj-nie-ma" in err.message
+    assert page.url == url and await page.locator("#lista li").count() == 6
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+@pytest.mark.parametrize(
+    "name, params, landed_http",
+    [
+        ("ceneo_search_canon.html", {"min": 100, "max": 200}, "HTTP 501"),
+        ("amazon_de_search_katzenfutter.html", {"max": 15}, "HTTP 404"),
+    ],
+)
+async def test_real_snapshots_whose_filter_form_breaks_the_page(
+    page, realpages_url, how, name, params, landed_http
+):
+    url = f"{realpages_url}/{name}" if how == "http" else realpage(name).as_uri()
+    await page.goto(url, wait_until="domcontentloaded")
+    err = await undone(page, price_filter.run(ToolContext(page=page), **params))
+    assert (landed_http if how == "http" else "a browser error page") in err.message
+    assert page.url == url
+
+
+async def test_a_filter_that_does_nothing_is_reported_as_submitted_without_effect(page, site_url):
+    url = f"{site_url}/test/inert-filter.html"
+    await page.goto(url)
+    report = (await price_filter.run(ToolContext(page=page), max=150))["price_filter"]
+    assert report["submitted"] and report["method"] == "button: Filtruj" and report["navigated"] is False
+    assert page.url == url and await page.locator("#lista li").count() == 24
+
+
+@pytest.mark.parametrize("mode", ["sync", "timer", "fetch"])
+async def test_a_scripted_filter_is_waited_for(page, site_url, mode):
+    """A reaction in place, at once, after a timer (a debounced handler) or after a request: the tool
+    returns once the list shows it."""
+    await page.goto(f"{site_url}/test/js-filter.html?mode={mode}")
+    report = (await price_filter.run(ToolContext(page=page), max=20))["price_filter"]
+    assert report["submitted"] and report["navigated"] is False
+    assert await page.locator("#produkte .produkt a").all_inner_texts() == ["Becher", "Kaffeetasse"]
+
+
+async def test_a_filter_that_loads_a_good_page_is_not_undone(page, site_url):
+    await page.goto(site_url + "/test/en-shop.html")
+    report = (await price_filter.run(ToolContext(page=page), max=20))["price_filter"]
+    assert report["navigated"] and "max=20" in page.url
