@@ -24,6 +24,14 @@ from ``tests/site/``:
 ``/test/table.html``          a data table of CPUs with prices, and a layout table.
 ``/test/menu.html``           collapsed category tree (details/summary) linking into the shop.
 ``/test/buttons.html``        buttons, role=button, summary, input[type=submit]; clicks log to ``#log``.
+``/test/inert-filter.html``   24 products and a price filter whose script cancels the submit and does
+                              nothing else (a form after which nothing happens).
+``/test/js-filter.html``      a price filter applied by script, as ``?mode=`` says: ``sync``, ``timer``
+                              (400 ms later), ``fetch`` (after a request), ``none``.
+``/test/broken-pl.html``      forms whose submit breaks the page: a POST filter (HTTP 501), a search
+                              and a sort select leading to missing pages (404).
+``/test/broken-en.html``      a GET filter (number fields "Min/Max price") to a missing page (404).
+``/test/broken-de.html``      "Preis von/bis" posted by the page's Enter handler (HTTP 501).
 
 ``/real/<name>.html`` serves a real page snapshot from ``../shared/realpages/`` byte for byte, as
 ``text/html; charset=utf-8`` (404 when the folder or the page is absent; tests skip before that).
