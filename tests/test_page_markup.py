@@ -45,7 +45,10 @@ def ident(key: str, item: dict) -> object:
     """An item by its link's path and query, or a product by its price: the text of a page served
     without a charset is the charset's business, and a relative link's host the server's, not the
     business of tests of tool choice."""
-    return urlsplit(item["url"])[2:4] if key == "articles" else item["price"]
+    if key != "articles":
+        return item["price"]
+    parts = urlsplit(item["url"])
+    return parts.path.lstrip("/"), parts.query
 
 
 # pages with checked truth in TRUTH.json
@@ -123,7 +126,8 @@ def test_the_page_chooses_the_site_tool_over_http_and_from_files(realpages_url, 
 
 def test_a_tool_that_cannot_take_the_steps_parameter_is_not_chosen_silently(realpages_url, tmp_path):
     """articles_hn knows no min_score: it does not stand in for articles_reddit (the threshold would
-    be dropped); the report says why, and the empty result is an error, not a different answer."""
+    be dropped), and the report says why. The empty result then goes to the generic tool, which takes
+    min_score: exactly the stories over 100 points."""
     page = realpage("hn_front_2026.html").name
     plan = tmp_path / "plan.json"
     plan.write_text(
@@ -135,14 +139,20 @@ def test_a_tool_that_cannot_take_the_steps_parameter_is_not_chosen_silently(real
         )
     )
     out = curllm("--plan", str(plan), "--url", f"{realpages_url}/{page}", "--format", "json", tmp=tmp_path)
-    assert out.returncode == 1
+    assert out.returncode == 0, out.stdout + out.stderr
     result = json.loads(out.stdout)
-    assert [e["code"] for e in result["errors"]] == ["EMPTY_OUTPUT"]
-    choice = result["steps"][0]["choice"]
-    assert choice["chosen"] == choice["planned"] == "extraction.articles_reddit"
+    first, second = result["steps"]
     assert (
-        "extraction.articles_hn's markup" in choice["reason"] and "cannot take min_score" in choice["reason"]
+        first["tool"]
+        == first["choice"]["chosen"]
+        == first["choice"]["planned"]
+        == "extraction.articles_reddit"
     )
+    assert "extraction.articles_hn's markup" in first["choice"]["reason"]
+    assert "cannot take min_score" in first["choice"]["reason"] and first["result"]["articles"] == []
+    assert second["tool"] == "extraction.articles_generic" and second["fallback_for"] == first["tool"]
+    wanted = [ident("articles", x) for x in truth(page) if x["points"] is not None and x["points"] > 100]
+    assert [ident("articles", x) for x in result["data"]["articles"]] == wanted and wanted
 
 
 TOOL = {
