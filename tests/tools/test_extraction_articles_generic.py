@@ -129,6 +129,35 @@ def test_search_engine_results_are_the_organic_ten():
     ] == BING_TITLES[:3]
 
 
+PRODUCT_TRUTHS = [
+    "ceneo_search_canon.html",
+    "amazon_de_search_katzenfutter.html",
+    "amazon_de_search_plastikfrei_besteck.html",
+    "ceneo_pl_bluray_sensacyjne_list.html",
+    "ceneo_pl_gitary_yamaha_grid.html",
+    "geizhals_de_grafikkarten_2024.html",
+    "geizhals_de_mainboards_am5_2024.html",
+    "leboncoin_fr_voitures_2018.html",
+    "leboncoin_fr_voitures_laguna_2016.html",
+]
+
+
+@pytest.mark.parametrize("name", PRODUCT_TRUTHS)
+def test_a_sites_results_page_gives_its_results_without_ads(name):
+    """ "search results" on a shop's or a classifieds site's results page: every result, titled as the
+    page titles it, the ones marked as ads left out (and flagged when asked for)."""
+    from curllm_core.charset import decode_html
+
+    html = decode_html(realpage(name).read_bytes())  # two of them are not UTF-8
+    expected = truth()[name]["items"]
+    with_ads = extract(html, "https://shop.example/search", include_ads=True)
+    assert [(a["title"], a["sponsored"]) for a in with_ads] == [
+        (t["name"], bool(t.get("sponsored"))) for t in expected
+    ]
+    organic = extract(html, "https://shop.example/search")
+    assert [a["title"] for a in organic] == [t["name"] for t in expected if not t.get("sponsored")]
+
+
 # --- local fixtures -----------------------------------------------------------------------------------
 
 

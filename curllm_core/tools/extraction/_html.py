@@ -58,7 +58,8 @@ _BAD_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:", "blob:", "s
 LEAN_ATTRIBUTES = (
     "class id href src data-src data-original data-lazy-src alt title aria-label aria-hidden aria-level "
     "aria-roledescription role hidden itemprop itemtype data-test data-testid data-a-strike style "
-    "data-component-type rel property content colspan rowspan"
+    "data-component-type rel property content colspan rowspan datetime data-ad data-ad-id data-sponsored "
+    "data-promoted"
 ).split()
 
 #: JavaScript for ``page.evaluate(PAGE_HTML_JS, [lean, keep])``: the document as compact HTML, built

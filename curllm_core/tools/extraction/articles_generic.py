@@ -56,6 +56,7 @@ from ._html import (
 MIN_GROUP = 2
 MAX_LEVELS = 12  # how far up from an anchor an item may start
 DECOY_FACTOR = 0.25
+SPREAD_FACTOR = 0.4  # weight of a group whose members mostly have a parent of their own
 MIN_BODY_CHARS = 40
 MAX_TITLE = 300  # a longer link text is a teaser paragraph, not a title
 COMMENT_TITLE = 120  # a comment's title: its text cut to about this many characters
@@ -135,6 +136,8 @@ _DECOY_PARTS = frozenset(
     }
 )
 _DECOY_TAGS = frozenset({"nav", "header", "footer", "aside"})
+# Filter and facet boxes ("Radeon RX (259)"): links that narrow the list, not items of it.
+_FILTER_RE = re.compile(r"filter|facet|refine|refinement", re.IGNORECASE)
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _TITLE_CLASS_RE = re.compile(r"title|headline|subject|topic|heading", re.IGNORECASE)
 _BLOCK_TEXT_TAGS = frozenset({"p", "div", "span", "td", "li", "blockquote", "section", "article", "dd"})
@@ -170,10 +173,20 @@ def _first_class(node: LexborNode) -> str:
 # --- anchors ----------------------------------------------------------------------------------------
 
 
+_FACET_RE = re.compile(r"\(\s*(\d[\d.,\s]*)\)\s*$")
+
+
+def _facet(text: str) -> bool:
+    """A filter choice with its count: "GeForce RTX (712)" (a year in brackets is a title's: "(2019)")."""
+    m = _FACET_RE.search(text)
+    return bool(m) and not re.fullmatch(r"(19|20)\d\d", m.group(1).strip())
+
+
 def _meta_text(text: str) -> bool:
-    """Texts that are details, not titles: counts, times, dates, single words."""
+    """Texts that are details, not titles: counts, times, dates, filter choices."""
     return bool(
-        _COMMENTS_TEXT_RE.match(text)
+        _facet(text)
+        or _COMMENTS_TEXT_RE.match(text)
         or _NO_COMMENTS_RE.match(text)
         or _POINTS_TEXT_RE.match(text)
         or _AGO_RE.search(text)
@@ -366,7 +379,8 @@ def _cluster(group: _Group) -> list[LexborNode]:
 
 
 def _decoy(node: LexborNode, memo: dict[int, float]) -> float:
-    """A quarter for lists inside navigation, headers, footers, sidebars, related boxes and ad blocks."""
+    """A quarter for lists inside navigation, headers, footers, sidebars, related boxes, filter boxes
+    and ad blocks."""
     chain: list[int] = []
     current: LexborNode | None = node.parent
     result = 1.0
@@ -386,6 +400,10 @@ def _decoy(node: LexborNode, memo: dict[int, float]) -> float:
         if parts & _DECOY_PARTS or parts & _AD_PARTS:
             result = DECOY_FACTOR
             break
+        # A filter box; unless it wraps the page's content (a form around everything).
+        if any(_FILTER_RE.search(p) for p in parts) and current.css_first("h1, h2, main, article") is None:
+            result = DECOY_FACTOR
+            break
         current = current.parent
     for key in chain:
         memo[key] = result
@@ -401,28 +419,45 @@ class _Choice:
 
 
 def _best_group(groups: list[_Group], kind: str) -> _Choice | None:
+    """The list of the page: the best-scoring group; ties go to the outer level (it holds the whole
+    item). Comments must show who or when (most of them an author, a date or points): paragraphs of
+    an article are not comments."""
     decoy_memo: dict[int, float] = {}
-    best: _Choice | None = None
+    options: list[_Choice] = []
     for group in groups:
         members = _cluster(group)
         ids = {m.mem_id for m in members}
         n_titled = len(ids & group.titled)
         n_texted = len(ids & (group.texted - group.titled))
-        options = []
+        found = []
         if kind in ("any", "posts") and n_titled >= MIN_GROUP:
-            options.append(("posts", [m for m in members if m.mem_id in group.titled], float(n_titled)))
+            found.append(("posts", [m for m in members if m.mem_id in group.titled], float(n_titled)))
         if kind in ("any", "comments") and n_texted >= MIN_GROUP and n_texted > n_titled:
             texted = [m for m in members if m.mem_id in group.texted and m.mem_id not in group.titled]
-            options.append(("comments", texted, 0.9 * n_texted))
-        for what, chosen, score in options:
+            found.append(("comments", texted, 0.9 * n_texted))
+        for what, chosen, score in found:
+            # A list's items are siblings. Blocks that each sit in a parent of their own (columns of
+            # a product row, the inner table of a comment) repeat inside the items: a lower level.
+            parents = len({m.parent.mem_id for m in chosen if m.parent is not None})
+            if parents > max(2, len(chosen) / 3):
+                score *= SPREAD_FACTOR
             factor = _decoy(chosen[0], decoy_memo)
             score *= factor
             if factor < 1 and score < MIN_GROUP:
                 continue  # a few links in a footer or menu are no list
-            # Ties go to the outer level (it holds the whole item: title, details, text).
-            if best is None or (score, -group.depth) > (best.score, -best.depth):
-                best = _Choice(what, chosen, score, group.depth)
-    return best
+            options.append(_Choice(what, chosen, score, group.depth))
+    options.sort(key=lambda c: (-c.score, c.depth))
+    for choice in options:
+        if choice.kind == "posts" or _signed(choice.members):
+            return choice
+    return None
+
+
+def _signed(members: list[LexborNode], sample: int = 8) -> bool:
+    """Whether most of (the first few) members show an author, a date or points."""
+    probe = members[:sample]
+    signed = sum(1 for m in probe if _author([m])[0] or _date([m])[0] or _points([m]) is not None)
+    return signed >= 0.5 * len(probe)
 
 
 # --- fields -----------------------------------------------------------------------------------------
@@ -469,6 +504,35 @@ def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
             if node is None or node.mem_id == member.mem_id:
                 break
     return links[0]
+
+
+_BLOCKS = "div, p, section, h1, h2, h3, h4, h5, h6, ul, li, article, header, footer, table"
+_NAMED_RE = re.compile(r"title|name|headline", re.IGNORECASE)
+
+
+def _link_title(link: LexborNode) -> str:
+    """The title a link shows. A link wrapping a whole card (image, title, price, place) shows it in
+    a heading or a title/name element inside, else in its label attribute."""
+    text = visible_text(link)
+    if link.css_first(_BLOCKS) is None:
+        return text
+    heading = link.css_first("h1, h2, h3, h4, h5, h6, [role=heading]")
+    if heading is not None and visible_text(heading):
+        return visible_text(heading)
+    for node in link.css("[class], [data-test], [data-testid], [itemprop]"):
+        attrs = node.attributes
+        flags = " ".join(
+            filter(None, (attrs.get(k) for k in ("class", "data-test", "data-testid", "itemprop")))
+        )
+        if _NAMED_RE.search(flags) and not _AUTHOR_CLASS_RE.search(flags):
+            named = visible_text(node)
+            if named and len(named) < len(text):
+                return named
+    for key in ("aria-label", "title"):
+        label = " ".join((link.attributes.get(key) or "").split())
+        if label and label in text:
+            return label
+    return text
 
 
 _REDIRECT_KEYS = ("u", "url", "q", "uddg", "target", "dest", "destination", "redirect", "to", "link")
@@ -557,24 +621,30 @@ def _children(node: LexborNode) -> list[LexborNode]:
     return out
 
 
+_NOT_POINTS_RE = re.compile(r"rank|rating|star|review|opini|bewert|meta|report", re.IGNORECASE)
+
+
 def _points_context(node: LexborNode, block: LexborNode) -> bool:
-    """A bare number is a score when it or a near ancestor is named so (class, id, label)."""
+    """A bare number is a score when it or a near ancestor is named so (class, id, label), and
+    nothing near says it is a rank, a rating or a count of reviews."""
+    named = False
     current: LexborNode | None = node
     for _ in range(3):
         if current is None:
-            return False
+            break
         attrs = current.attributes
         label = " ".join(
             filter(
                 None, (attrs.get("class"), attrs.get("id"), attrs.get("aria-label"), attrs.get("data-testid"))
             )
         )
-        if label and _POINTS_ATTR_RE.search(label) and not re.search(r"rank|rating|star", label, re.I):
-            return True
-        if current.mem_id == block.mem_id:
+        if label and _NOT_POINTS_RE.search(label):
             return False
+        named = named or bool(label and _POINTS_ATTR_RE.search(label))
+        if current.mem_id == block.mem_id:
+            break
         current = current.parent
-    return False
+    return named
 
 
 def _median_sibling(node: LexborNode, text: str) -> int | None:
@@ -596,6 +666,8 @@ def _median_sibling(node: LexborNode, text: str) -> int | None:
 def _comments(scope: list[LexborNode]) -> int | None:
     for block in scope:
         for node in block.css("a, span, div, li, button, td, p, small, dd"):
+            if len(node.text(deep=True)) > 120:  # cheap first: only short elements can be a count
+                continue
             text = visible_text(node)
             if not text or len(text) > 30:
                 continue
@@ -642,6 +714,8 @@ def _date(scope: list[LexborNode]) -> tuple[str | None, int | None]:
             if m:
                 return m.group(1), node.mem_id
         for node in block.css("a, span, div, small, p, td"):
+            if len(node.text(deep=True)) > 160:
+                continue
             text = visible_text(node)
             if text and len(text) <= 40 and _is_date(text):
                 # The innermost element that says it ("· 3 yr. ago" holds a link "3 yr. ago").
@@ -658,6 +732,9 @@ def _rank(member: LexborNode, before: LexborNode | None) -> int | None:
     for node in member.css("span, td, div, strong, b"):
         if before is not None and node.mem_id == before.mem_id:
             break
+        raw = node.text(deep=True)
+        if len(raw) > 40 or not any(ch.isdigit() for ch in raw):
+            continue
         text = visible_text(node)
         m = _RANK_TEXT_RE.match(text) if text else None
         if m:
@@ -724,23 +801,32 @@ def _shorten(text: str, size: int = COMMENT_TITLE) -> str:
     return cut + "…"
 
 
-def _sponsored(member: LexborNode, scope: list[LexborNode]) -> bool:
+def _sponsored(member: LexborNode, scope: list[LexborNode], strict_hidden: HiddenIndex) -> str | None:
+    """Whether the item is an ad: classed so (``ad``, ``sponsored``, ``promoted``), flagged in data
+    attributes, or labelled "Ad", "Sponsored", "Anzeige", "Reklama", ... in text a user sees (a label
+    kept from assistive technology is not trusted: some sites print one into every result and decide
+    with CSS which ones show). "markup" or "label" (how it says so), None for no ad."""
     if _class_parts(member) & _AD_PARTS - {"promo"}:
-        return True
+        return "markup"
     attrs = member.attributes
     if any(k in attrs for k in ("data-ad", "data-ad-id", "data-sponsored", "data-promoted")) and (
         attrs.get("data-promoted", "true") != "false"
     ):
-        return True
+        return "markup"
     label = (attrs.get("aria-label") or "").strip()
     if label and _SPONSORED_LABEL_RE.match(label):
-        return True
+        return "label"
     for block in scope:
-        for node in block.css("span, div, small, b, strong, p, em, i, label"):
+        for node in block.css("span, div, small, b, strong, p, em, i, label, h2, h3, h4, h5, h6"):
             text = (node.text(deep=True) or "").strip()
-            if text and len(text) <= 24 and _SPONSORED_LABEL_RE.match(text.strip(" ·•|:")):
-                return True
-    return False
+            if (
+                text
+                and len(text) <= 24
+                and _SPONSORED_LABEL_RE.match(text.replace("\u200b", "").strip(" ·•|:"))
+                and not strict_hidden(node)
+            ):
+                return "label"
+    return None
 
 
 def _anchor_ids(nodes: list[LexborNode]) -> set[int]:
@@ -761,7 +847,10 @@ def _at_path(member: LexborNode, path: tuple) -> list[LexborNode]:
     """The descendants of ``member`` at ``path`` (see `_path`)."""
     level = [member]
     for tag, cls in path:
-        level = [c for node in level for c in _children(node) if c.tag == tag and _first_class(c) == cls]
+        same_tag = [c for node in level for c in _children(node) if c.tag == tag]
+        # The same class where there is one; an item may style one step differently ("go-to-shop"
+        # instead of "go-to-product"): then the same tag.
+        level = [c for c in same_tag if _first_class(c) == cls] or same_tag
         if not level:
             break
     return level
@@ -808,7 +897,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     if body is None:
         return None, []
     _FIRST_CLASS.clear()  # memory ids are only unique within one parse
-    hidden = HiddenIndex(tree)
+    hidden, strict_hidden = HiddenIndex.pair(tree)
     title_links = _find_title_links(body, hidden)
     bodies = _find_bodies(body, hidden)
     choice = _best_group(_groups(title_links, bodies), kind)
@@ -837,15 +926,18 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
         item: dict[str, Any] = {}
         skip: set[int] = set()
         if choice.kind == "posts":
+            at_path = [a for a in _at_path(member, path) if a.tag == "a"] if path is not None else []
+            if not at_path and _several_items(member, title_ids):
+                continue  # a block of several items (a carousel, a box of suggestions), not an item
             link = _title_link(member, title_ids)
-            if link is None and path is not None:
-                link = next((a for a in _at_path(member, path) if a.tag == "a" and visible_text(a)), None)
+            if link is None:
+                link = next((a for a in at_path if visible_text(a)), None)
             if link is None:
                 continue
             url = absolute_url(link.attributes.get("href"), base)
             if not url:
                 continue
-            item["title"] = visible_text(link)
+            item["title"] = _link_title(link)
             item["url"] = _unwrap(url)
             skip.add(link.mem_id)
         elif member.css_first("a[href]") is not None and _title_link(member, title_ids) is not None:
@@ -867,9 +959,33 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             item["snippet"] = _snippet(scope, skip, body_ids, date)
         item.update({"points": points, "comments": comments, "author": author, "date": date})
         item["rank"] = _rank(member, None) if choice.kind == "posts" else None
-        item["sponsored"] = _sponsored(member, scope)
+        item["sponsored"] = _sponsored(member, scope, strict_hidden)
         items.append(item)
+    # A label on (nearly) every item is no ad label: the page prints it everywhere and hides it with
+    # CSS where it does not apply (in a browser, what CSS hides is left out before this point).
+    labelled = sum(1 for item in items if item["sponsored"] == "label")
+    trust_labels = not (len(items) >= 5 and labelled >= 0.9 * len(items))
+    for item in items:
+        item["sponsored"] = item["sponsored"] == "markup" or (item["sponsored"] == "label" and trust_labels)
     return choice.kind, items
+
+
+def _in_heading(link: LexborNode) -> bool:
+    node = link.parent
+    for _ in range(3):
+        if node is None:
+            return False
+        if node.tag in _HEADINGS or node.attributes.get("role") == "heading":
+            return True
+        node = node.parent
+    return False
+
+
+def _several_items(member: LexborNode, title_ids: set[int]) -> bool:
+    """A block holding three titles or more of which not exactly one is a heading: a carousel or a
+    box of suggestions (a result with sub-links under its own heading is still one item)."""
+    titles = [a for a in member.css("a[href]") if a.mem_id in title_ids]
+    return len(titles) >= 3 and sum(1 for a in titles if _in_heading(a)) != 1
 
 
 def _inside_any(node: LexborNode, ids: set[int]) -> bool:
@@ -992,8 +1108,9 @@ async def run(
     min_score: int | None = None,
     include_promoted: bool = False,
 ) -> dict:
-    """Tool entry point: one round trip for the HTML, then `extract`."""
-    html, url = await page_html(ctx)
+    """Tool entry point: one round trip for the HTML (what the page's CSS hides left out: ad labels
+    some sites print into every item, templates), then `extract`."""
+    html, url = await page_html(ctx, lean=True)
     return extract(
         html,
         url,
