@@ -179,7 +179,7 @@ _FACET_RE = re.compile(r"\(\s*(\d[\d.,\s]*)\)\s*$")
 def _facet(text: str) -> bool:
     """A filter choice with its count: "GeForce RTX (712)" (a year in brackets is a title's: "(2019)")."""
     m = _FACET_RE.search(text)
-    return bool(m) and not re.fullmatch(r"(19|20)\d\d", m.group(1).strip())
+    return m is not None and not re.fullmatch(r"(19|20)\d\d", m.group(1).strip())
 
 
 def _meta_text(text: str) -> bool:
@@ -650,14 +650,14 @@ def _points_context(node: LexborNode, block: LexborNode) -> bool:
 def _median_sibling(node: LexborNode, text: str) -> int | None:
     """A vote widget may print the count for every vote state side by side (n-1, n, n+1): the middle one."""
     parent = node.parent
-    values = []
+    values: list[int] = []
     if parent is not None:
         for sibling in _children(parent):
             if sibling.is_element_node and sibling.tag == node.tag:
                 value = visible_text(sibling)
-                if _BARE_COUNT_RE.match(value or ""):
-                    values.append(parse_count(value))
-    values = [v for v in values if v is not None]
+                count = parse_count(value) if _BARE_COUNT_RE.match(value or "") else None
+                if count is not None:
+                    values.append(count)
     if len(values) >= 3 and max(values) - min(values) <= 2:
         return sorted(values)[len(values) // 2]
     return parse_count(text)
@@ -907,8 +907,8 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     members = [m for m in _siblings_alike(choice.members) if not hidden(m)]
     member_ids = {m.mem_id for m in members}
     titled_rows = set()
-    for link in title_links:  # blocks at the members' level that hold a title: never continuation rows
-        node: LexborNode | None = link
+    for anchor in title_links:  # blocks at the members' level that hold a title: never continuation rows
+        node: LexborNode | None = anchor
         for _ in range(MAX_LEVELS):
             if node is None:
                 break
@@ -929,9 +929,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             at_path = [a for a in _at_path(member, path) if a.tag == "a"] if path is not None else []
             if not at_path and _several_items(member, title_ids):
                 continue  # a block of several items (a carousel, a box of suggestions), not an item
-            link = _title_link(member, title_ids)
-            if link is None:
-                link = next((a for a in at_path if visible_text(a)), None)
+            link = _title_link(member, title_ids) or next((a for a in at_path if visible_text(a)), None)
             if link is None:
                 continue
             url = absolute_url(link.attributes.get("href"), base)
