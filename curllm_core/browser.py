@@ -17,7 +17,14 @@ from typing import Any
 from urllib.parse import urljoin
 
 from .browser_path import find_browser
-from .errors import BrowserError, NavigationError, PolicyError
+from .errors import (
+    BrowserLaunchFailed,
+    NavigationError,
+    NavigationRefused,
+    NavigationTimeout,
+    PolicyError,
+    http_status_error,
+)
 from .policy import NetworkPolicy
 from .urls import normalize_url
 
@@ -122,9 +129,8 @@ class Browser:
             except Exception as e:
                 await self._pw.stop()
                 self._pw = None
-                raise BrowserError(
-                    f"could not start the browser {executable}: {str(e).splitlines()[0]}",
-                    code="BROWSER_LAUNCH_FAILED",
+                raise BrowserLaunchFailed(
+                    f"could not start the browser {executable}: {str(e).splitlines()[0]}"
                 ) from e
             return self._browser
 
@@ -236,23 +242,19 @@ class Session:
         try:
             response = await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout)
         except PlaywrightTimeout:
-            raise NavigationError(
-                f"timed out after {timeout} ms opening {url}", code="NAVIGATION_TIMEOUT"
-            ) from None
+            raise NavigationTimeout(f"timed out after {timeout} ms opening {url}") from None
         except PlaywrightError as e:
             if self.blocked:
                 raise self.blocked[-1] from None
             reason = str(e).splitlines()[0].replace("Page.goto: ", "")
-            err = NavigationError(f"could not open {url}: {reason}")
-            err.transient = not any(code in reason for code in PERMANENT_NET_ERRORS)
-            raise err from None
+            permanent = any(code in reason for code in PERMANENT_NET_ERRORS)
+            raise (NavigationRefused if permanent else NavigationError)(
+                f"could not open {url}: {reason}"
+            ) from None
         if response is not None and response.status >= 400:
-            err = NavigationError(
-                f"HTTP {response.status} {response.status_text} for {url}", code="HTTP_ERROR"
+            raise http_status_error(
+                response.status, f"HTTP {response.status} {response.status_text} for {url}"
             )
-            err.transient = response.status >= 500
-            err.status = response.status
-            raise err
         if await _redirect_target_misread(response):
             await self.page.goto(self.page.url, wait_until="domcontentloaded", timeout=timeout)
         try:

@@ -1,14 +1,54 @@
-"""One error hierarchy. Every error has a stable ``code`` and a message that says what to do next.
+"""One error hierarchy: the class of an error *is* its category, and each class owns its ``code``.
 
-The CLI maps the families to exit codes: bad input (manifest, plan, options, missing browser) is 2,
-a planning failure is 3. Errors raised *inside* a running task (a tool failing, a page that does not
-load, a URL the network policy refuses) never escape the executor: they become a failed step result,
-and the task's result is not ok (exit 1).
+    CurllmError                      CURLLM_ERROR   the base (exit 1)
+    ├── InputError                                  bad input, nothing ran (exit 2)
+    │   ├── UsageError               BAD_USAGE      options, arguments, config
+    │   │   └── BadURL               BAD_URL        a start URL no browser can open
+    │   ├── ManifestError            BAD_MANIFEST
+    │   ├── PlanError                BAD_PLAN       a plan that fails the check
+    │   ├── ToolNotFound             UNKNOWN_TOOL
+    │   └── BrowserNotFound          BROWSER_NOT_FOUND   (also a BrowserError)
+    ├── PlanningError                PLANNING_FAILED     no plan for the instruction (exit 3)
+    └── RunError                                    while a task runs: a failed step, never an escape
+        ├── TaskTimeout              TASK_TIMEOUT
+        ├── PageUnavailable                         the page cannot be had: no fallback tool helps
+        │   ├── NoURL                NO_URL
+        │   ├── PolicyError          BLOCKED_URL    refused by the network policy
+        │   │   └── SSRFBlocked      SSRF_BLOCKED_URL
+        │   └── BrowserError         BROWSER_ERROR
+        │       ├── BrowserLaunchFailed  BROWSER_LAUNCH_FAILED
+        │       └── NavigationError  NAVIGATION_FAILED   transient
+        │           ├── NavigationRefused                a permanent network error (not transient)
+        │           ├── NavigationTimeout  NAVIGATION_TIMEOUT   transient
+        │           └── HTTPStatusError    HTTP_ERROR    (4xx; `HTTPServerError` for 5xx is transient)
+        └── ToolError                TOOL_FAILED    a tool failed; the step's fallback may help
+            ├── StepTimeout          STEP_TIMEOUT   transient
+            ├── OutputInvalid        OUTPUT_INVALID
+            ├── BadParams            BAD_PARAMS     a parameter value its schema cannot rule out
+            ├── BadSelectors         BAD_SELECTORS  a manifest's `selectors` the engine cannot use
+            ├── NoPage               NO_PAGE
+            ├── EntrypointImport     ENTRYPOINT_IMPORT
+            ├── EntrypointInvalid    ENTRYPOINT_INVALID
+            ├── ElementNotFound      ELEMENT_NOT_FOUND
+            │   ├── FieldNotFound    FIELD_NOT_FOUND
+            │   ├── OptionNotFound   OPTION_NOT_FOUND
+            │   └── NoMatch          NO_MATCH
+            └── SubmitFailed         SUBMIT_FAILED  a submit landed on an error page
+                └── SubmitUndone                    ... and the tool put the page back (undone)
+
+``exit_code`` is what the CLI exits with when the error ends a command. ``transient`` (a class
+attribute) says the cause may pass by itself, so the executor tries the step again; it never retries
+a write tool that ran (it may have submitted something already). The executor tries a step's
+fallback unless the failure is a `PageUnavailable`, and a model re-plans only after a tool failure.
+
+A third-party tool may still raise ``ToolError(message, code=...)`` for a code of its own,
+and any exception with ``transient = True`` is retried.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 
 @dataclass(frozen=True)
@@ -32,12 +72,14 @@ class CurllmError(Exception):
     """Base of every error curllm raises on purpose."""
 
     code = "CURLLM_ERROR"
-    exit_code = 1
+    exit_code: ClassVar[int] = 1
+    #: The cause may pass by itself (a timeout, a server error): worth another attempt.
+    transient: ClassVar[bool] = False
 
     def __init__(self, message: str, *, code: str | None = None, problems: list[Problem] | None = None):
         super().__init__(message)
         self.message = message
-        if code:
+        if code:  # a third-party tool's own code; curllm's own errors take their class's
             self.code = code
         self.problems: list[Problem] = list(problems or [])
 
@@ -45,6 +87,9 @@ class CurllmError(Exception):
         if not self.problems:
             return self.message
         return self.message + "".join(f"\n  - {p}" for p in self.problems)
+
+    def __reduce__(self):  # picklable with its keyword arguments (a batch worker in another process)
+        return (_rebuild, (type(self), self.message, self.code, self.problems, dict(self.__dict__)))
 
     def to_dict(self) -> dict:
         return {
@@ -54,25 +99,54 @@ class CurllmError(Exception):
         }
 
 
-class UsageError(CurllmError):
+def _rebuild(cls: type[CurllmError], message: str, code: str, problems: list, state: dict) -> CurllmError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(state)
+    error.message, error.code, error.problems = message, code, list(problems)
+    return error
+
+
+# --- bad input: nothing ran (exit 2) ------------------------------------------------------------
+
+
+class InputError(CurllmError):
+    """Bad input found before anything ran: options, a manifest, a plan, a tool name."""
+
+    exit_code = 2
+
+
+class UsageError(InputError):
     """Bad options or arguments."""
 
     code = "BAD_USAGE"
-    exit_code = 2
 
 
-class ManifestError(CurllmError):
+class BadURL(UsageError):
+    """A start URL a browser cannot open (not http(s)/file, no host, a bad port)."""
+
+    code = "BAD_URL"
+
+
+class ManifestError(InputError):
     """A manifest file is unreadable or invalid."""
 
     code = "BAD_MANIFEST"
-    exit_code = 2
 
 
-class PlanError(CurllmError):
+class PlanError(InputError):
     """A plan document is unreadable or fails the check; nothing has run."""
 
     code = "BAD_PLAN"
-    exit_code = 2
+
+
+class ToolNotFound(InputError):
+    """No tool by that name, or a bare name more than one category has."""
+
+    code = "UNKNOWN_TOOL"
+
+
+# --- planning (exit 3) ----------------------------------------------------------------------------
 
 
 class PlanningError(CurllmError):
@@ -82,63 +156,192 @@ class PlanningError(CurllmError):
     exit_code = 3
 
 
-class TaskTimeout(CurllmError):
+# --- while a task runs: failed steps and error entries (exit 1) ---------------------------------
+
+
+class RunError(CurllmError):
+    """Something went wrong while a task ran; the executor records it in the result."""
+
+
+class TaskTimeout(RunError):
     """The task's time limit ran out (while planning; the executor records it in the result)."""
 
     code = "TASK_TIMEOUT"
 
 
-class ToolError(CurllmError):
-    """A tool failed while running (turned into a failed step result by the executor)."""
-
-    code = "TOOL_FAILED"
+class PageUnavailable(RunError):
+    """The task's page cannot be had at all: a fallback tool would meet the same wall."""
 
 
-class ToolNotFound(CurllmError):
-    code = "UNKNOWN_TOOL"
-    exit_code = 2
+class NoURL(PageUnavailable):
+    """A step needs a page but the task has no start URL."""
+
+    code = "NO_URL"
 
 
-class BrowserError(CurllmError):
+class PolicyError(PageUnavailable):
+    """A URL refused by the network policy (a blocked or not-allowed domain or scheme)."""
+
+    code = "BLOCKED_URL"
+
+
+class SSRFBlocked(PolicyError):
+    """``--block-private``: the host resolves to a non-public address, or cannot be resolved."""
+
+    code = "SSRF_BLOCKED_URL"
+
+
+class BrowserError(PageUnavailable):
     """The browser could not be started or a page could not be opened."""
 
     code = "BROWSER_ERROR"
 
 
-class BrowserNotFound(BrowserError):
+class BrowserNotFound(InputError, BrowserError):
+    """No Chromium to start: bad set-up, reported before any step (exit 2)."""
+
     code = "BROWSER_NOT_FOUND"
-    exit_code = 2
+
+
+class BrowserLaunchFailed(BrowserError):
+    """Chromium was found but did not start."""
+
+    code = "BROWSER_LAUNCH_FAILED"
 
 
 class NavigationError(BrowserError):
-    """A page failed to load (HTTP status >= 400, DNS failure, timeout). Retried when ``transient``."""
+    """A page failed to load (DNS, connection, ...); retried, as the network may recover."""
 
     code = "NAVIGATION_FAILED"
     transient = True
-    status: int | None = None
+    status: int | None = None  # the HTTP status, for `HTTPStatusError`
 
 
-class PolicyError(CurllmError):
-    """A URL refused by the network policy (``BLOCKED_URL``, ``SSRF_BLOCKED_URL``)."""
+class NavigationRefused(NavigationError):
+    """A network error that another attempt cannot fix (an unknown host, a refused certificate)."""
 
-    code = "BLOCKED_URL"
+    transient = False
+
+
+class NavigationTimeout(NavigationError):
+    """Opening the page took longer than the navigation timeout."""
+
+    code = "NAVIGATION_TIMEOUT"
+
+
+class HTTPStatusError(NavigationError):
+    """The page answered with an HTTP status of 400 or more (a client error: not retried)."""
+
+    code = "HTTP_ERROR"
+    transient = False
+
+    def __init__(self, message: str, *, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+class HTTPServerError(HTTPStatusError):
+    """The page answered with an HTTP status of 500 or more: the server may recover."""
+
+    transient = True
+
+
+def http_status_error(status: int, message: str) -> HTTPStatusError:
+    """The error for a page that answered ``status`` (>= 400): transient for a server error."""
+    return (HTTPServerError if status >= 500 else HTTPStatusError)(message, status=status)
+
+
+class ToolError(RunError):
+    """A tool failed while running (turned into a failed step result by the executor)."""
+
+    code = "TOOL_FAILED"
 
 
 class StepTimeout(ToolError):
+    """An attempt exceeded its step's ``timeout_ms``."""
+
     code = "STEP_TIMEOUT"
     transient = True
 
 
 class OutputInvalid(ToolError):
+    """A tool returned a non-object or an output that fails its ``output_schema``."""
+
     code = "OUTPUT_INVALID"
 
 
-class SubmitFailed(ToolError):
-    """A form, sort or search submit landed on an HTTP error or a browser error page.
+class BadParams(ToolError):
+    """A parameter value its schema cannot rule out (an invalid regular expression, ...)."""
 
-    ``undone`` is true when the tool took the page back to where it was: the executor then reports
-    the step as a failed optional step and the plan goes on.
-    """
+    code = "BAD_PARAMS"
+
+
+class BadSelectors(ToolError):
+    """A manifest's ``selectors`` block the layouts engine cannot use."""
+
+    code = "BAD_SELECTORS"
+
+
+class NoPage(ToolError):
+    """A tool that reads the page ran without one."""
+
+    code = "NO_PAGE"
+
+
+class EntrypointImport(ToolError):
+    """A tool's entrypoint module does not import."""
+
+    code = "ENTRYPOINT_IMPORT"
+
+
+class EntrypointInvalid(ToolError):
+    """A tool's entrypoint is neither a `BaseTool` subclass nor an async function."""
+
+    code = "ENTRYPOINT_INVALID"
+
+
+class ElementNotFound(ToolError):
+    """Nothing on the page to act on: no element shows the text."""
+
+    code = "ELEMENT_NOT_FOUND"
+
+
+class FieldNotFound(ElementNotFound):
+    """No such form field on the page."""
+
+    code = "FIELD_NOT_FOUND"
+
+
+class OptionNotFound(ElementNotFound):
+    """No such option in a select."""
+
+    code = "OPTION_NOT_FOUND"
+
+
+class NoMatch(ElementNotFound):
+    """Nothing on the page matches what names it (a table's words, an ordinal past the last)."""
+
+    code = "NO_MATCH"
+
+
+class SubmitFailed(ToolError):
+    """A form, sort or search submit landed on an HTTP error or a browser error page."""
 
     code = "SUBMIT_FAILED"
-    undone = False
+    #: The tool took the page back to where it was: the executor then reports the step as a failed
+    #: optional step and the plan goes on (`SubmitUndone`).
+    undone: ClassVar[bool] = False
+
+
+class SubmitUndone(SubmitFailed):
+    """A submit that broke the page, undone: the page is back as it was."""
+
+    undone = True
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth another attempt: the class says so (or a third-party exception's ``transient``), or a
+    Playwright ``TimeoutError``."""
+    if getattr(exc, "transient", False):
+        return True
+    return type(exc).__name__ == "TimeoutError" and type(exc).__module__.startswith("playwright")

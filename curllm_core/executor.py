@@ -21,7 +21,16 @@ from typing import Any
 from . import markup
 from .browser import Browser, BrowserOptions, Session
 from .browser_path import find_browser
-from .errors import CurllmError, NavigationError, OutputInvalid, PolicyError, StepTimeout, ToolError
+from .errors import (
+    CurllmError,
+    NoURL,
+    OutputInvalid,
+    PageUnavailable,
+    StepTimeout,
+    SubmitUndone,
+    ToolError,
+    is_transient,
+)
 from .events import EventBus, preview
 from .manifest import Manifest
 from .plan import DEFAULT_RETRIES, Plan, Step, fill_defaults, step_io
@@ -46,15 +55,6 @@ class RunOptions:
     settings: dict = field(default_factory=dict)  # handed to tools as ctx.settings
 
 
-def is_transient(exc: BaseException) -> bool:
-    """Worth another attempt: timeouts and navigation errors, not bugs, bad input or repeated writes."""
-    if getattr(exc, "no_retry", False):
-        return False
-    if getattr(exc, "transient", False):
-        return True
-    return type(exc).__name__ == "TimeoutError" and type(exc).__module__.startswith("playwright")
-
-
 def describe(exc: BaseException) -> str:
     """``Type: message``, the form every step error takes."""
     if isinstance(exc, CurllmError):
@@ -77,19 +77,6 @@ def _output_validator(manifest: Manifest):
     if key not in _validators:
         _validators[key] = Draft202012Validator(manifest.output_schema)
     return _validators[key]
-
-
-# Failures of getting the page at all: a fallback tool would meet the same wall.
-PAGE_ERRORS = {
-    "NO_URL",
-    "BLOCKED_URL",
-    "SSRF_BLOCKED_URL",
-    "BROWSER_NOT_FOUND",
-    "BROWSER_LAUNCH_FAILED",
-    "HTTP_ERROR",
-    "NAVIGATION_FAILED",
-    "NAVIGATION_TIMEOUT",
-}
 
 
 class Execution:
@@ -132,11 +119,10 @@ class Execution:
         if self.opened:
             return
         if not self.options.url:
-            raise ToolError(
+            raise NoURL(
                 # Worded for every entry point: a library caller has no --url to pass.
                 "this step needs a web page but no URL was given: give the task a start URL (or name"
-                " a site the installed tools know)",
-                code="NO_URL",
+                " a site the installed tools know)"
             )
         await self.options.policy.check(self.options.url)  # refuse before starting anything
         if self.session is None:
@@ -150,7 +136,7 @@ class Execution:
         started = time.perf_counter()
         try:
             await self.session.open(url)
-        except (NavigationError, PolicyError) as e:
+        except PageUnavailable as e:
             self.timings["navigation_ms"] += _ms(started)
             self.events.emit(
                 "url_complete",
@@ -196,13 +182,8 @@ class Execution:
             output = await asyncio.wait_for(
                 fn(self.context(manifest, dict(data)), **params), timeout_ms / 1000
             )
-        except Exception as e:
-            if isinstance(e, TimeoutError):
-                e = StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms")
-            if manifest.effects == "write":
-                # It may have submitted something already: trying again could do it twice.
-                e.no_retry = True
-            raise e from None
+        except TimeoutError:
+            raise StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms") from None
         if not isinstance(output, dict):
             raise OutputInvalid(f"{manifest.key} returned {type(output).__name__}, not an object")
         errors = sorted(
@@ -259,7 +240,10 @@ class Execution:
                     optional=step.optional,
                 )
             except Exception as e:  # every failure of a tool becomes a step result, never an escape
-                if not is_transient(e) or attempt > retries:
+                # A write tool that ran may have submitted something already: trying again could do
+                # it twice. Failing to open the page first (the tool never ran) is retried as usual.
+                wrote = manifest.effects == "write" and (self.opened or not manifest.needs_page)
+                if wrote or not is_transient(e) or attempt > retries:
                     if not isinstance(e, CurllmError):
                         log.debug("step %s failed", index, exc_info=True)
                     return StepResult(
@@ -274,8 +258,9 @@ class Execution:
                         fallback_for,
                         # a tool that undid what it did (a form that broke the page) leaves the plan
                         # able to go on: its failure counts as an optional step's
-                        optional=step.optional or getattr(e, "undone", False),
+                        optional=step.optional or isinstance(e, SubmitUndone),
                         code=error_code(e),
+                        failure=e,
                     )
                 await asyncio.sleep(min(self.options.backoff_s * 2 ** (attempt - 1), 2.0))
 
@@ -324,7 +309,7 @@ class Execution:
         result.choice = choice.report() if choice else None
         # No fallback can help when the page itself cannot be had.
         undone = result.optional and not step.optional  # the tool put the page back: nothing to fall back on
-        if not result.success and result.code not in PAGE_ERRORS and not undone:
+        if not result.success and not isinstance(result.failure, PageUnavailable) and not undone:
             for fb in self.fallbacks(step, manifest):
                 fb_params = self.fallback_params(fb, step.parameters)
                 if fb_params is None:

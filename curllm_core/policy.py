@@ -15,7 +15,7 @@ import socket
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from .errors import PolicyError
+from .errors import PolicyError, SSRFBlocked
 
 LOCAL_SCHEMES = {"file", "data", "about", "blob", "chrome-error"}
 
@@ -62,20 +62,16 @@ class NetworkPolicy:
         if parts.scheme in LOCAL_SCHEMES:
             return
         if parts.scheme not in ("http", "https", "ws", "wss"):
-            raise PolicyError(
-                f"blocked URL {url}: scheme {parts.scheme!r} is not allowed", code="BLOCKED_URL"
-            )
+            raise PolicyError(f"blocked URL {url}: scheme {parts.scheme!r} is not allowed")
         host = parts.hostname or ""
         for domain in self.block:
             if domain_matches(host, domain):
                 raise PolicyError(
                     f"blocked URL {url}: domain {host} is blocked (--block-domain {domain})",
-                    code="BLOCKED_URL",
                 )
         if self.allow and not any(domain_matches(host, d) for d in self.allow):
             raise PolicyError(
                 f"blocked URL {url}: domain {host} is not in the allowed domains ({', '.join(self.allow)})",
-                code="BLOCKED_URL",
             )
 
     async def check(self, url: str) -> None:
@@ -90,16 +86,14 @@ class NetworkPolicy:
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
             except socket.gaierror as e:
-                raise PolicyError(
+                raise SSRFBlocked(
                     f"blocked URL {url}: cannot resolve {host} to check it ({e.strerror})",
-                    code="SSRF_BLOCKED_URL",
                 ) from None
             addresses = sorted({info[4][0] for info in infos})
             self._resolved[host] = addresses
         bad = [a for a in addresses if is_private_address(a)]
         if bad:
-            raise PolicyError(
+            raise SSRFBlocked(
                 f"blocked URL {url}: {host} resolves to the non-public address {bad[0]} "
                 "(--block-private refuses loopback, private, link-local and reserved addresses)",
-                code="SSRF_BLOCKED_URL",
             )

@@ -25,6 +25,9 @@ class StepResult:
     #: ``{"planned", "chosen", "reason"}`` when the page's markup (or an empty result) made another
     #: extraction tool run than the plan named (see markup.py)
     choice: dict | None = None
+    #: The exception of a failure, for the executor's and re-planner's decisions (its class is its
+    #: category, see errors.py); not part of the JSON.
+    failure: BaseException | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         doc = {

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .browser import Browser
-from .errors import CurllmError, PlanError, TaskTimeout, UsageError
+from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
 from .events import EventBus, preview
 from .executor import Execution, RunOptions
 from .plan import Plan, check_plan
@@ -141,30 +141,24 @@ def check_start_url(raw: Any, base_dir: Path | None = None) -> str:
     from .urls import looks_like_url, normalize_url
 
     if not isinstance(raw, str):
-        raise UsageError(f"url must be a string, not {type(raw).__name__}", code="BAD_URL")
+        raise BadURL(f"url must be a string, not {type(raw).__name__}")
     text = raw.strip()
     # A relative page path is taken relative to base_dir (a task file's folder), as plan paths are.
     if base_dir is not None and text and "://" not in text and (base_dir / text).is_file():
         text = str(base_dir / text)
     if not looks_like_url(text):
-        raise UsageError(
-            f"bad URL {raw!r}: expected http(s)://…, file://… or the path of a local page", code="BAD_URL"
-        )
+        raise BadURL(f"bad URL {raw!r}: expected http(s)://…, file://… or the path of a local page")
     url = normalize_url(text)
     parts = urlsplit(url)
     try:
         parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
     except ValueError:
-        raise UsageError(
-            f"bad URL {raw!r}: the port is not a number from 0 to 65535", code="BAD_URL"
-        ) from None
+        raise BadURL(f"bad URL {raw!r}: the port is not a number from 0 to 65535") from None
     if parts.scheme in ("http", "https") and parts.hostname:
         return url
     if parts.scheme == "file" and parts.path:
         return url
-    raise UsageError(
-        f"bad URL {raw!r}: only http(s) and file URLs with a host or path can be opened", code="BAD_URL"
-    )
+    raise BadURL(f"bad URL {raw!r}: only http(s) and file URLs with a host or path can be opened")
 
 
 def known_sites_hint(registry: Registry) -> str:
@@ -533,13 +527,12 @@ class Replanner:
         self.usage: dict | None = None
 
     async def __call__(self, execution: Execution, index: int) -> Plan | None:
-        from .executor import PAGE_ERRORS
         from .planner import warn
         from .planner.llm import LLMFailure, merge_usage, replan_with_llm, summarize_page
 
         failed = execution.steps[-1] if execution.steps else None
         # A page that cannot be had defeats any plan; and the number of rounds is bounded.
-        if failed is None or failed.code in PAGE_ERRORS or self.rounds >= self.limit:
+        if failed is None or isinstance(failed.failure, PageUnavailable) or self.rounds >= self.limit:
             return None
         self.rounds += 1
         history = [

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ToolError
+from .errors import EntrypointImport, EntrypointInvalid
 from .manifest import Manifest, check_manifest
 
 Emit = Callable[[str, dict], None]
@@ -105,9 +105,8 @@ def load_callable(manifest: Manifest, impl: Any = None) -> ToolFunc:
             for part in attr.split("."):
                 target = getattr(target, part)
         except Exception as e:  # any import-time failure of third-party code is reported, not raised
-            raise ToolError(
-                f"{manifest.key}: entrypoint {manifest.entrypoint!r} does not import: {type(e).__name__}: {e}",
-                code="ENTRYPOINT_IMPORT",
+            raise EntrypointImport(
+                f"{manifest.key}: entrypoint {manifest.entrypoint!r} does not import: {type(e).__name__}: {e}"
             ) from e
     if isinstance(target, type) and issubclass(target, BaseTool):
         cls = target
@@ -118,9 +117,8 @@ def load_callable(manifest: Manifest, impl: Any = None) -> ToolFunc:
         return run_tool
     fn = getattr(target, "__curllm_func__", target)
     if not inspect.iscoroutinefunction(fn):
-        raise ToolError(
-            f"{manifest.key}: entrypoint {manifest.entrypoint!r} is neither a BaseTool subclass nor an async function",
-            code="ENTRYPOINT_INVALID",
+        raise EntrypointInvalid(
+            f"{manifest.key}: entrypoint {manifest.entrypoint!r} is neither a BaseTool subclass nor an async function"
         )
     return fn
 

@@ -58,6 +58,12 @@ class TaskError(CurllmError):
     code = "BAD_TASK"
 
 
+class BadTaskURL(TaskError):
+    """A task ``url`` a browser cannot open."""
+
+    code = "BAD_URL"
+
+
 Entry = Task | BadTask
 
 
@@ -193,11 +199,11 @@ def check_task_url(raw: Any, base_dir: Path | None = None) -> str:
     from ..runner import check_start_url
 
     if not isinstance(raw, str):
-        raise TaskError(f"url must be a string, not {_kind(raw)}", code="BAD_URL")
+        raise BadTaskURL(f"url must be a string, not {_kind(raw)}")
     try:
         return check_start_url(raw, base_dir)
     except UsageError as e:
-        raise TaskError(e.message, code="BAD_URL") from None
+        raise BadTaskURL(e.message) from None
 
 
 def _kind(value: Any) -> str:

@@ -21,7 +21,7 @@ from urllib.parse import urldefrag, urlsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from ..errors import SubmitFailed, ToolError
+from ..errors import SubmitFailed, SubmitUndone, ToolError
 
 REF_ATTR = "data-curllm-ref"
 
@@ -560,7 +560,7 @@ async def undo_broken(page: Any, settled: Settled, before: str, what: str) -> No
     landed = f"HTTP {settled.status}" if settled.status and settled.status >= 400 else "a browser error page"
     target = settled.target or settled.url
     back = await go_back_to(page, before)
-    err = SubmitFailed(
+    raise (SubmitUndone if back else SubmitFailed)(
         f"{what} landed on {landed} ({target}); "
         + (
             "went back to the page as it was"
@@ -568,8 +568,6 @@ async def undo_broken(page: Any, settled: Settled, before: str, what: str) -> No
             else f"could not go back to {before} (now at {page.url})"
         )
     )
-    err.undone = back
-    raise err
 
 
 async def go_back_to(page: Any, url: str, timeout_ms: int = 15000) -> bool:

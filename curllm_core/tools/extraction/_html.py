@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ...errors import ToolError
+from ...errors import BadParams, NoPage
 from ...prices import currency_for_domain
 
 #: Elements that never contribute visible text; removed before anything else looks at the tree.
@@ -158,7 +158,7 @@ async def page_html(ctx: Any, *, lean: bool = False) -> tuple[str, str]:
     """
     page = ctx.page
     if page is None:
-        raise ToolError("this extraction tool needs a page, but the context has none", code="NO_PAGE")
+        raise NoPage("this extraction tool needs a page, but the context has none")
     result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES])
     if "gzip" in result:
         html = zlib.decompress(base64.b64decode(result["gzip"]), wbits=31).decode("utf-8")
@@ -454,5 +454,5 @@ def apply_limit(items: list, limit: int | None) -> list:
     if limit is None:
         return items
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ToolError(f"limit must be an integer >= 1, got {limit!r}", code="BAD_PARAMS")
+        raise BadParams(f"limit must be an integer >= 1, got {limit!r}")
     return items[:limit]

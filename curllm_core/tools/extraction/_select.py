@@ -26,7 +26,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ...errors import ToolError
+from ...errors import BadSelectors
 from ...prices import parse_price
 from ._html import absolute_url, fold, parse_count, parse_number, raw_text, visible_text
 
@@ -66,9 +66,7 @@ def select_items(tree: LexborHTMLParser, layout: dict) -> list[LexborNode]:
         items = tree.css(layout["item"])
         excluded = {n.mem_id for n in tree.css(layout["exclude"])} if layout.get("exclude") else set()
     except Exception as e:  # selectolax raises a bare error for a selector it cannot parse
-        raise ToolError(
-            f"bad selector in layout {layout.get('name', '?')!r}: {e}", code="BAD_SELECTORS"
-        ) from e
+        raise BadSelectors(f"bad selector in layout {layout.get('name', '?')!r}: {e}") from e
     return [n for n in items if n.mem_id not in excluded]
 
 
@@ -160,7 +158,7 @@ def best_layout(
     """The layout of ``selectors["layouts"]`` that finds the most items on this page, and its items."""
     layouts = selectors.get("layouts") or []
     if not layouts:
-        raise ToolError("the manifest's selectors define no layouts", code="BAD_SELECTORS")
+        raise BadSelectors("the manifest's selectors define no layouts")
     best: tuple[str | None, list[dict]] = (None, [])
     for layout in layouts:
         records = extract_layout(tree, layout, base, currency)

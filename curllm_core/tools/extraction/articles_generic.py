@@ -37,7 +37,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ...errors import ToolError
+from ...errors import BadParams
 from ...tool import ToolContext
 from ._html import (
     GLUE_TAGS,
@@ -1041,7 +1041,7 @@ def _doc_order(body: LexborNode):
 
 def _check_count(name: str, value: Any) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ToolError(f"{name} must be an integer, got {value!r}", code="BAD_PARAMS")
+        raise BadParams(f"{name} must be an integer, got {value!r}")
 
 
 def extract(
@@ -1070,7 +1070,7 @@ def extract(
     _check_count("min_points", min_points)
     _check_count("min_comments", min_comments)
     if kind not in ("any", "posts", "comments"):
-        raise ToolError(f"kind must be any, posts or comments, got {kind!r}", code="BAD_PARAMS")
+        raise BadParams(f"kind must be any, posts or comments, got {kind!r}")
     tree = parse_html(html)
     base = page_base(tree, base_url)
     strip_junk(tree)

@@ -6,7 +6,7 @@ import re
 from typing import Any
 from urllib.parse import urljoin
 
-from ...errors import ToolError
+from ...errors import BadParams
 from ...tool import ToolContext
 from ._html import apply_limit, page_base, page_html, parse_count, parse_html, strip_junk
 from ._select import best_layout
@@ -36,7 +36,7 @@ def extract(
     that many points, then ``limit`` keeps the first N. URLs are absolute (Ask HN items point to
     their discussion page)."""
     if min_points is not None and (isinstance(min_points, bool) or not isinstance(min_points, int)):
-        raise ToolError(f"min_points must be an integer, got {min_points!r}", code="BAD_PARAMS")
+        raise BadParams(f"min_points must be an integer, got {min_points!r}")
     selectors = selectors or {}
     tree = parse_html(html)
     base = page_base(tree, base_url, selectors.get("origin"))

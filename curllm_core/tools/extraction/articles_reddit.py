@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import BadParams
 from ...tool import ToolContext
 from ._html import apply_limit, page_base, page_html, parse_count, parse_html, strip_junk
 from ._select import best_layout
@@ -36,7 +36,7 @@ def extract(
     scores count as missing), then ``limit`` keeps the first N. Promoted posts are left out unless
     ``include_promoted``."""
     if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, int)):
-        raise ToolError(f"min_score must be an integer, got {min_score!r}", code="BAD_PARAMS")
+        raise BadParams(f"min_score must be an integer, got {min_score!r}")
     selectors = selectors or {}
     tree = parse_html(html)
     base = page_base(tree, base_url, selectors.get("origin"))

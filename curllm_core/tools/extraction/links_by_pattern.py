@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import BadParams
 from ...tool import ToolContext
 from ._html import (
     absolute_url,
@@ -25,13 +25,11 @@ def _compile(pattern: str | None, what: str) -> re.Pattern | None:
     if pattern is None:
         return None
     if not isinstance(pattern, str):
-        raise ToolError(f"{what} must be a string (a regular expression), got {pattern!r}", code="BAD_PARAMS")
+        raise BadParams(f"{what} must be a string (a regular expression), got {pattern!r}")
     try:
         return re.compile(pattern, re.IGNORECASE)
     except re.error as e:
-        raise ToolError(
-            f"{what} {pattern!r} is not a valid regular expression: {e}", code="BAD_PARAMS"
-        ) from None
+        raise BadParams(f"{what} {pattern!r} is not a valid regular expression: {e}") from None
 
 
 def _same_site(host: str, own: str) -> bool:

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode
 
-from ...errors import ToolError
+from ...errors import BadParams, NoMatch
 from ...tool import ToolContext
 from ._html import apply_limit, hidden_in_tree, page_html, parse_html, strip_junk, visible_text
 
@@ -455,10 +455,9 @@ def choose_tables(
             scored = [(_strength(terms, t, node), t, node) for t, node in tables]
             best = max((s for s, _, _ in scored), default=0.0)
             if best <= 0:
-                raise ToolError(
+                raise NoMatch(
                     f"no table on the page matches {match!r}; the data tables are: "
-                    + ("; ".join(_describe(t) for t, _ in tables) or "none"),
-                    code="NO_MATCH",
+                    + ("; ".join(_describe(t) for t, _ in tables) or "none")
                 )
             # Close matches are all candidates; the biggest of them is the data table the words
             # point at (a small side table with the word in a header never wins over it).
@@ -467,10 +466,9 @@ def choose_tables(
             chosen = close if (nth is not None or largest) else [c for c in close if len(c[0]["rows"]) == top]
     if nth is not None:
         if nth == 0 or abs(nth) > len(chosen):
-            raise ToolError(
+            raise NoMatch(
                 f"table {nth} was asked for, but the page has {len(chosen)} matching data table(s): "
-                + ("; ".join(_describe(t) for t, _ in chosen) or "none"),
-                code="NO_MATCH",
+                + ("; ".join(_describe(t) for t, _ in chosen) or "none")
             )
         chosen = [chosen[nth - 1 if nth > 0 else nth]]
     if largest and chosen:
@@ -481,7 +479,7 @@ def choose_tables(
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ToolError(f"{name} must be an integer >= {minimum}, got {value!r}", code="BAD_PARAMS")
+        raise BadParams(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def extract(
@@ -501,9 +499,7 @@ def extract(
     tables, from 1) and ``index`` (its place among all ``<table>`` elements, from 0)."""
     _check_int("min_rows", min_rows, 1)
     if nth is not None and (isinstance(nth, bool) or not isinstance(nth, int) or nth == 0):
-        raise ToolError(
-            f"nth must be a non-zero integer (1 = first, -1 = last), got {nth!r}", code="BAD_PARAMS"
-        )
+        raise BadParams(f"nth must be a non-zero integer (1 = first, -1 = last), got {nth!r}")
     tree = parse_html(html)
     strip_junk(tree)
     hidden: dict[int, bool] = {}

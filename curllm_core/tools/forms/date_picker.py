@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import FieldNotFound, ToolError
 from ...tool import ToolContext
 from ..page_helpers import (
     Field,
@@ -261,9 +261,8 @@ async def run(ctx: ToolContext, to: str | None = None, submit: bool = False, **p
     first, second = choose_fields(scan.items, scan.lang, start is not None, end is not None)
     missing = [n for n, d, f in (("from", start, first), ("to", end, second)) if d is not None and f is None]
     if missing:
-        raise ToolError(
-            f"no date field found on {scan.url} for {' and '.join(missing)}: looked for {LOOKED_FOR}",
-            code="FIELD_NOT_FOUND",
+        raise FieldNotFound(
+            f"no date field found on {scan.url} for {' and '.join(missing)}: looked for {LOOKED_FOR}"
         )
 
     filled: dict[str, str | None] = {"from": None, "to": None}

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import OptionNotFound, ToolError
 from ...tool import ToolContext
 from ..page_helpers import (
     REF_ATTR,
@@ -189,9 +189,7 @@ async def run(
             or "the page has no <select>"
         )
         where = f" matching field {field!r}" if field else ""
-        raise ToolError(
-            f"no option {option!r} in a select{where} on {scan.url} ({known})", code="OPTION_NOT_FOUND"
-        )
+        raise OptionNotFound(f"no option {option!r} in a select{where} on {scan.url} ({known})")
 
     f, opt = pick.field, pick.option
     changed = not opt.get("selected")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import FieldNotFound, ToolError
 from ...tool import ToolContext
 from ..page_helpers import (
     Field,
@@ -143,10 +143,9 @@ async def run(
         if value is not None and f is None
     ]
     if missing:
-        raise ToolError(
+        raise FieldNotFound(
             f"no price filter field found on {scan.url}: looked for {' and '.join(missing)} fields by "
-            f"{LOOKED_FOR}",
-            code="FIELD_NOT_FOUND",
+            f"{LOOKED_FOR}"
         )
 
     filled: dict[str, str | None] = {"min": None, "max": None}

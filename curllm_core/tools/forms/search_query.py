@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import FieldNotFound, ToolError
 from ...tool import ToolContext
 from ..page_helpers import (
     Field,
@@ -78,7 +78,7 @@ async def run(ctx: ToolContext, query: str, submit: bool = True, **_: Any) -> di
     scan = await scan_fields(page)
     box = choose_box(scan.items)
     if box is None:
-        raise ToolError(f"no search box found on {scan.url}: looked for {LOOKED_FOR}", code="FIELD_NOT_FOUND")
+        raise FieldNotFound(f"no search box found on {scan.url}: looked for {LOOKED_FOR}")
     value = await fill_value(page, box.selector, query)
     report: dict[str, Any] = {"query": value, "field": box.describe(), "submitted": False, "method": None}
     if submit:

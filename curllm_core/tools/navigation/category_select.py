@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import ElementNotFound, ToolError
 from ...tool import ToolContext
 from ..page_helpers import (
     Clickable,
@@ -69,10 +69,9 @@ async def run(ctx: ToolContext, path: list[str], timeout_ms: int = 15000, **_: A
         )
         ranked = [(s, c) for s, c in ranked if s[0] > 0]
         if not ranked:
-            raise ToolError(
+            raise ElementNotFound(
                 f"category {name!r} (level {level} of {names}) not found on {scan.url}: no link, button "
-                "or menu entry shows that text",
-                code="ELEMENT_NOT_FOUND",
+                "or menu entry shows that text"
             )
         (_score, kind), target = ranked[0]
         async with PageWatch(page) as watch:

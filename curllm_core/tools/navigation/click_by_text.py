@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import ElementNotFound, ToolError
 from ...tool import ToolContext
 from ..page_helpers import Clickable, PageWatch, click_like_user, require_page, scan_clickables, text_match
 
@@ -43,10 +43,9 @@ async def run(ctx: ToolContext, text: str, timeout_ms: int = 15000, **_: Any) ->
     ranked = [(key, c) for key, c in matching if c.visible and not c.disabled]
     if not ranked:
         hidden = f"; {len(matching)} hidden or disabled element(s) show it" if matching else ""
-        raise ToolError(
+        raise ElementNotFound(
             f"nothing visible and clickable shows the text {text!r} on {scan.url}{hidden} (looked at "
-            "links, buttons, role=button/link/tab/menuitem, submit inputs, summary, onclick elements)",
-            code="ELEMENT_NOT_FOUND",
+            "links, buttons, role=button/link/tab/menuitem, submit inputs, summary, onclick elements)"
         )
     (key, kind), target = ranked[0]
     async with PageWatch(page) as watch:
