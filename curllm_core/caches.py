@@ -95,10 +95,10 @@ def plan_entries() -> list[CacheEntry]:
     """Every cached plan, oldest first, with what it was made for."""
     out = []
     for path in _plan_files():
-        doc = _read_json(path)
-        doc = doc if isinstance(doc, dict) else {}
-        plan = doc.get("plan") if isinstance(doc.get("plan"), dict) else {}
-        steps = plan.get("plan") if isinstance(plan.get("plan"), list) else []
+        read = _read_json(path)
+        doc: dict = read if isinstance(read, dict) else {}
+        plan: dict = doc["plan"] if isinstance(doc.get("plan"), dict) else {}
+        steps: list = plan["plan"] if isinstance(plan.get("plan"), list) else []
         out.append(
             CacheEntry(
                 path.stem,

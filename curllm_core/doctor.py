@@ -389,7 +389,7 @@ def _cache() -> Finding:
 
     directory = cache_dir()
     infos = describe()
-    data = {"path": str(directory), "caches": [i.to_dict() for i in infos]}
+    data: dict = {"path": str(directory), "caches": [i.to_dict() for i in infos]}
     parts = ", ".join(f"{i.kind} {i.entries} ({human_size(i.size)})" for i in infos)
     existing = next((p for p in (directory, *directory.parents) if p.exists()), None)
     writable = existing is not None and os.access(existing, os.W_OK)
