@@ -7,6 +7,11 @@ written right before or after it, and takes the first priced number (a range's l
 bound kept). Thousands and decimal separators are told apart by structure, not by locale: the last of
 two different separators is the decimal one; a single separator followed by exactly three digits
 groups thousands (prices almost never have three decimals); anything else is a decimal point.
+Cents written apart ("$ 19 97", what "$19<sup>97</sup>" shows as text) join their whole number: a
+group of two digits never groups thousands.
+
+`find_prices` gives every price of a text with the words around it ("Reg. CAD 51.66 Sale CAD
+34.42", "UVP 29,99 € 19,99 €"), for a caller that tells a sale price from a regular one.
 """
 
 from __future__ import annotations
@@ -17,11 +22,16 @@ from functools import lru_cache
 
 __all__ = [
     "Price",
+    "PriceSpan",
     "parse_price",
+    "find_prices",
+    "in_price_range",
+    "filter_by_price",
     "has_currency_mark",
     "remove_currency_marks",
     "currency_for_domain",
     "DOLLAR_CURRENCIES",
+    "CURRENCY_CODES",
 ]
 
 
@@ -34,6 +44,16 @@ class Price:
     upper: float | None = None
 
 
+@dataclass(frozen=True)
+class PriceSpan:
+    """One price in a text, with its surroundings: ``before`` is the text between the previous price
+    (or the start) and this one, its currency mark excluded; ``after`` the text up to the next price."""
+
+    price: Price
+    before: str
+    after: str
+
+
 #: Currencies written with a plain "$": a page's own currency wins over USD for a bare "$".
 DOLLAR_CURRENCIES = frozenset({"USD", "NZD", "AUD", "CAD", "HKD", "SGD", "MXN", "TWD", "ARS", "CLP", "COP"})
 _KRONA = frozenset({"SEK", "NOK", "DKK", "ISK"})
@@ -44,6 +64,8 @@ _ISO_CODES = (
     "EUR USD GBP PLN CHF CZK SEK NOK DKK ISK HUF RON BGN HRK RSD UAH RUB TRY ILS JPY CNY HKD TWD KRW INR "
     "IDR THB VND PHP MYR SGD AUD NZD CAD MXN BRL ARS CLP COP PEN ZAR AED SAR QAR EGP NGN KES MAD"
 ).split()
+#: The ISO 4217 codes the parser knows.
+CURRENCY_CODES = frozenset(_ISO_CODES)
 
 # Multi-character marks first so "NZ$" wins over "$" and "R$" over "R".
 _DOLLAR_PREFIXES = {
@@ -187,6 +209,10 @@ class _Num:
     value: float
     currency: str | None
     glued: bool  # touches a letter that is not a currency mark ("16GB", "iPhone12")
+    whole: bool = False  # written without separators or decimals ("19", not "19.9" or "1,099")
+    # Where the number and the currency mark attached to it begin and end.
+    outer_start: int = -1
+    outer_end: int = -1
 
 
 def _tokens(text: str, default: str | None) -> list[_Num]:
@@ -206,7 +232,7 @@ def _tokens(text: str, default: str | None) -> list[_Num]:
             value = _to_float(m.group("num"))
         except ValueError:  # pragma: no cover - the pattern only admits parsable numbers
             continue
-        nums.append(_Num(m.start(), m.end(), value, None, False))
+        nums.append(_Num(m.start(), m.end(), value, None, False, m.group(0).isdigit(), m.start(), m.end()))
     if not nums:
         return nums
     prefix_style = bool(marks) and marks[0][0] < nums[0].start
@@ -231,10 +257,12 @@ def _tokens(text: str, default: str | None) -> list[_Num]:
         ):
             if nxt.currency is None:
                 nxt.currency = currency
+                nxt.outer_start = start
             attached_before.add(j)
         else:
             if prev.currency is None or j - 1 not in attached_before:
                 prev.currency = currency
+            prev.outer_end = end
             attached_after.add(j - 1)
     for i, num in enumerate(nums):
         before = text[num.start - 1] if num.start > 0 else ""
@@ -242,7 +270,78 @@ def _tokens(text: str, default: str | None) -> list[_Num]:
         num.glued = (before.isalpha() and i not in attached_before) or (
             (after.isalpha() or after == "%") and i not in attached_after
         )
-    return nums
+    return _join_cents(text, nums, attached_before, attached_after)
+
+
+#: Words a price label may start with before its number ("od 19 99 zł", "ab 5 99 €").
+_LEAD_WORDS = frozenset(
+    {
+        "",
+        "od",
+        "ab",
+        "from",
+        "ca",
+        "ca.",
+        "only",
+        "nur",
+        "now",
+        "jetzt",
+        "teraz",
+        "tylko",
+        "dès",
+        "desde",
+        "da",
+    }
+)
+
+
+def _join_cents(text: str, nums: list[_Num], marked_before: set[int], marked_after: set[int]) -> list[_Num]:
+    """Cents written apart from their whole number ("$ 19 97", "19 99 zł") joined to it.
+
+    Two digits after a space never group thousands, so "19 97" next to a currency mark is 19.97:
+    the mark written before the whole number, or after the cents of a label that starts with the
+    number (at most a short word such as "od" or "ab" before it).
+    """
+    out: list[_Num] = []
+    i = 0
+    while i < len(nums):
+        a = nums[i]
+        b = nums[i + 1] if i + 1 < len(nums) else None
+        if (
+            b is not None
+            and a.whole
+            and not a.glued
+            and b.end - b.start == 2
+            and b.whole
+            and text[a.end : b.start] == " "
+            and (a.currency is None or b.currency in (None, a.currency))
+            and (
+                (i in marked_before and i + 1 not in marked_before)
+                or (
+                    i + 1 in marked_after
+                    and a.currency is None
+                    and text[: a.start].strip().lower() in _LEAD_WORDS
+                )
+            )
+        ):
+            currency = a.currency or b.currency
+            out.append(
+                _Num(
+                    a.start,
+                    b.end,
+                    a.value + int(text[b.start : b.end]) / 100,
+                    currency,
+                    False,
+                    False,
+                    a.outer_start,
+                    b.outer_end,
+                )
+            )
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
 
 
 def _range_upper(text: str, first: _Num, second: _Num) -> float | None:
@@ -273,22 +372,44 @@ def parse_price(text: str, default_currency: str | None = None) -> Price | None:
     return _parse_cached(text, default_currency if isinstance(default_currency, str) else None)
 
 
+def _mentions(text: str, nums: list[_Num]) -> list[tuple[Price, int, int]]:
+    """Every priced number of ``text`` (a range counts once): (price, start, end), the currency mark
+    included."""
+    found: list[tuple[Price, int, int]] = []
+    i = 0
+    while i < len(nums):
+        num = nums[i]
+        if num.currency is None:
+            # "12 - 20 zł": the mark after the range's upper bound prices both ends.
+            nxt = nums[i + 1] if i + 1 < len(nums) else None
+            if nxt is not None and nxt.currency is not None and not num.glued:
+                upper = _range_upper(text, num, nxt)
+                if upper is not None:
+                    found.append((Price(num.value, nxt.currency, upper), num.start, nxt.outer_end))
+                    i += 2
+                    continue
+            i += 1
+            continue
+        nxt = nums[i + 1] if i + 1 < len(nums) else None
+        upper = _range_upper(text, num, nxt) if nxt is not None else None
+        if upper is not None:
+            found.append((Price(num.value, num.currency, upper), num.outer_start, nxt.outer_end))
+            i += 2
+        else:
+            found.append((Price(num.value, num.currency), num.outer_start, num.outer_end))
+            i += 1
+    return found
+
+
 @lru_cache(maxsize=8192)
 def _parse_cached(text: str, default_currency: str | None) -> Price | None:
     """`parse_price` proper; listings repeat the same labels, and a Price is immutable."""
     try:
         text = _normalize(text)
         nums = _tokens(text, default_currency)
-        for i, num in enumerate(nums):
-            if num.currency is None:
-                continue
-            # "12 - 20 zł": the mark after the range's upper bound prices both ends.
-            if i > 0 and nums[i - 1].currency is None and not nums[i - 1].glued:
-                upper = _range_upper(text, nums[i - 1], num)
-                if upper is not None:
-                    return Price(nums[i - 1].value, num.currency, upper)
-            upper = _range_upper(text, num, nums[i + 1]) if i + 1 < len(nums) else None
-            return Price(num.value, num.currency, upper)
+        mentions = _mentions(text, nums)
+        if mentions:
+            return mentions[0][0]
         free = [n for n in nums if not n.glued]
         if not free:
             return None
@@ -296,6 +417,63 @@ def _parse_cached(text: str, default_currency: str | None) -> Price | None:
         return Price(free[0].value, default_currency, upper)
     except Exception:  # noqa: BLE001 - documented never to raise; a parser bug must not break a tool
         return None
+
+
+def find_prices(text: str, default_currency: str | None = None) -> list[PriceSpan]:
+    """Every price in ``text`` written with a currency mark, in order, each with the words around it.
+
+    ``"Reg. CAD 51.66 Sale CAD 34.42"`` gives 51.66 (before ``"Reg. "``) and 34.42 (before
+    ``" Sale "``); ``"€2.95/kg"`` gives 2.95 with after ``"/kg"``. A text without any currency mark
+    gives its first number, as `parse_price` does (an empty list when it has none). White space is
+    folded in ``before``/``after``. Never raises.
+    """
+    if not isinstance(text, str) or not text:
+        return []
+    return list(_find_cached(text[:2000], default_currency if isinstance(default_currency, str) else None))
+
+
+@lru_cache(maxsize=4096)
+def _find_cached(text: str, default_currency: str | None) -> tuple[PriceSpan, ...]:
+    try:
+        text = _normalize(text)
+        nums = _tokens(text, default_currency)
+        mentions = _mentions(text, nums)
+        if not mentions:
+            price = _parse_cached(text, default_currency)
+            return (PriceSpan(price, "", ""),) if price is not None else ()
+        spans = []
+        for k, (price, start, end) in enumerate(mentions):
+            prev_end = mentions[k - 1][2] if k > 0 else 0
+            next_start = mentions[k + 1][1] if k + 1 < len(mentions) else len(text)
+            spans.append(PriceSpan(price, text[prev_end:start], text[end:next_start]))
+        return tuple(spans)
+    except Exception:  # noqa: BLE001 - documented never to raise
+        return ()
+
+
+def in_price_range(
+    price: float | None, min_price: float | None = None, max_price: float | None = None
+) -> bool:
+    """Whether ``price`` lies in [``min_price``, ``max_price``] (a missing bound does not limit). An item
+    without a price is in range only when neither bound is given: it cannot be shown to fit."""
+    if min_price is None and max_price is None:
+        return True
+    if price is None or isinstance(price, bool) or not isinstance(price, int | float):
+        return False
+    return (min_price is None or price >= min_price) and (max_price is None or price <= max_price)
+
+
+def filter_by_price(
+    items: list[dict], min_price: float | None = None, max_price: float | None = None
+) -> list[dict]:
+    """The items whose ``price`` lies in [``min_price``, ``max_price``], in order (see `in_price_range`).
+
+    A price range's ``price`` is its lower bound, so "od 12 do 40 zł" fits "under 20 zł": it can be
+    had for 12. Every ``products_*`` tool applies its ``min_price``/``max_price`` with this.
+    """
+    if min_price is None and max_price is None:
+        return items
+    return [item for item in items if in_price_range(item.get("price"), min_price, max_price)]
 
 
 def has_currency_mark(text: str) -> bool:
@@ -382,8 +560,8 @@ _TLD_CURRENCY = {
 def currency_for_domain(host: str | None) -> str | None:
     """The currency a site's country domain implies (``"www.ceneo.pl"`` -> ``"PLN"``), or None.
 
-    Accepts a host or a whole URL. Generic domains (.com, .org, ...) imply nothing, except the
-    well-known national shops under .com (amazon.com prices in USD).
+    Accepts a host or a whole URL. Generic domains (.com, .org, ...) imply nothing: the page's own
+    marks and statements decide there.
     """
     if not host:
         return None
@@ -394,7 +572,4 @@ def currency_for_domain(host: str | None) -> str | None:
     parts = host.split(".")
     if len(parts) < 2:
         return None
-    tld = parts[-1]
-    if tld == "com" and len(parts) >= 2 and parts[-2] in ("amazon", "ebay", "walmart", "bestbuy", "target"):
-        return "USD"
-    return _TLD_CURRENCY.get(tld)
+    return _TLD_CURRENCY.get(parts[-1])

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from curllm_core.prices import (
     Price,
     currency_for_domain,
+    find_prices,
     has_currency_mark,
     parse_price,
     remove_currency_marks,
@@ -112,7 +113,7 @@ def test_currency_marks():
         ("https://www.amazon.de/s?k=x", "EUR"),
         ("amazon.co.uk", "GBP"),
         ("pricespy.co.nz", "NZD"),
-        ("www.amazon.com", "USD"),
+        ("www.amazon.com", None),  # a generic domain: the page decides
         ("example.com", None),
         ("shop.ch:8080", "CHF"),
         ("", None),
@@ -204,3 +205,79 @@ def test_never_raises_on_arbitrary_text(text):
 def test_never_raises_on_price_like_noise(text):
     parsed = parse_price(text)
     assert parsed is None or (math.isfinite(parsed.amount) and parsed.amount >= 0)
+
+
+# --- cents written apart; every price of a label --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, amount, currency",
+    [
+        ("$ 19 97", 19.97, "USD"),
+        ("$19 97", 19.97, "USD"),
+        ("€ 62 99", 62.99, "EUR"),
+        ("19 99 zł", 19.99, "PLN"),
+        ("od 19 99 zł", 19.99, "PLN"),
+        ("ab 5 49 €", 5.49, "EUR"),
+        ("£ 1 99", 1.99, "GBP"),
+        ("CAD 34 42", 34.42, "CAD"),
+        # not cents: three digits group thousands; a word before the number; a range
+        ("1 299 zł", 1299.0, "PLN"),
+        ("Pack of 12 24 €", 24.0, "EUR"),
+        ("Size 42 59 €", 59.0, "EUR"),
+        ("12 - 20 zł", 12.0, "PLN"),
+        ("$19.99 12 pcs", 19.99, "USD"),
+    ],
+)
+def test_cents_written_apart(text, amount, currency):
+    parsed = parse_price(text)
+    assert (parsed.amount, parsed.currency) == (amount, currency)
+
+
+def spans(text: str, default: str | None = None) -> list[tuple]:
+    return [
+        (s.price.amount, s.price.currency, s.price.upper, s.before, s.after)
+        for s in find_prices(text, default)
+    ]
+
+
+def test_find_prices_gives_every_price_with_its_words():
+    assert spans("Reg. CAD 51.66 Sale CAD 34.42") == [
+        (51.66, "CAD", None, "Reg. ", " Sale "),
+        (34.42, "CAD", None, " Sale ", ""),
+    ]
+    assert spans("UVP 29,99 € 19,99 €") == [(29.99, "EUR", None, "UVP ", " "), (19.99, "EUR", None, " ", "")]
+    assert spans("was £20 now £15") == [
+        (20.0, "GBP", None, "was ", " now "),
+        (15.0, "GBP", None, " now ", ""),
+    ]
+    assert spans("29,99 € statt 39,99 €")[1][3] == " statt "
+    assert spans("+ EUR 4,90 Versandkosten") == [(4.9, "EUR", None, "+ ", " Versandkosten")]
+    assert spans("(3,50 €/kg)") == [(3.5, "EUR", None, "(", "/kg)")]
+    assert spans("£1.20/100g") == [(1.2, "GBP", None, "", "/100g")]
+    assert spans("od 12 do 40 zł") == [(12.0, "PLN", 40.0, "od ", "")]
+    assert spans("US $0-2550 / Unit") == [(0.0, "USD", 2550.0, "", " / Unit")]
+    assert spans("Pack of 12, now €5.99") == [(5.99, "EUR", None, "Pack of 12, now ", "")]
+    # Without a currency mark: the first number, as parse_price reads it.
+    assert spans("12.99", "PLN") == [(12.99, "PLN", None, "", "")]
+    assert spans("") == [] and spans("no price") == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cents=st.lists(st.integers(min_value=1, max_value=9_999_999), min_size=1, max_size=3),
+    style=st.sampled_from(sorted(STYLES)),
+    currency=st.sampled_from(CURRENCIES),
+    words=st.lists(
+        st.sampled_from(["was", "now", "UVP", "statt", "Reg.", "przed obniżką", "+", "(", "Sale"]),
+        min_size=3,
+        max_size=3,
+    ),
+)
+def test_find_prices_round_trip(cents, style, currency, words):
+    mark, iso = currency
+    label = " ".join(f"{w} {fmt(c, style, True)} {mark}" for w, c in zip(words, cents, strict=False))
+    found = find_prices(label)
+    assert [round(s.price.amount * 100) for s in found] == cents, label
+    assert {s.price.currency for s in found} == {iso}
+    assert [s.before.strip() for s in found][0] == words[0]

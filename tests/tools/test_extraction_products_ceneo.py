@@ -85,3 +85,45 @@ async def test_run_in_a_real_browser(page):
     out = await products_ceneo.run(context(page, "products_ceneo"))
     assert_matches_truth(out["products"])
     assert_valid_output("products_ceneo", out)
+
+
+# --- the design's parameters: price bounds and a category ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bounds", [{"max_price": 150}, {"min_price": 200, "max_price": 600}, {"min_price": 5000}]
+)
+def test_price_bounds(bounds):
+    lo, hi = bounds.get("min_price", 0), bounds.get("max_price", float("inf"))
+    expected = [i for i in truth()[PAGE]["items"] if lo <= i["price"] <= hi]
+    out = extract(**bounds)
+    assert_valid_output("products_ceneo", out)
+    assert [(p["name"], p["price"]) for p in out["products"]] == [(i["name"], i["price"]) for i in expected]
+    assert out["dropped"] == 30 - len(expected)
+
+
+def test_category():
+    everything = extract()["products"]
+    printers = extract(category="drukarki")["products"]
+    assert printers and [p["name"] for p in printers] == [
+        p["name"] for p in everything if p["category"].lower().startswith("drukarki")
+    ]
+    # Every word begins a word of the row's category, case and accents aside.
+    mfp = extract(category="urzadzenia wielofunkcyjne atram")["products"]
+    assert {p["category"] for p in mfp} == {"Urządzenia wielofunkcyjne atramentowe"}
+    both = extract(category="drukarki", max_price=600, limit=2)["products"]
+    assert [p["name"] for p in both] == [p["name"] for p in printers if p["price"] <= 600][:2]
+    assert extract(category="lodówki")["products"] == []
+
+
+def test_category_of_a_category_page_without_categories_on_its_rows():
+    # The older grid names no category per tile: the page's heading is every product's category.
+    html = page_text("ceneo_pl_gitary_yamaha_grid.html")
+    out = products_ceneo.extract(
+        html, "https://www.ceneo.pl/x", selectors=selectors("products_ceneo"), category="gitary"
+    )
+    assert len(out["products"]) == 30
+    out = products_ceneo.extract(
+        html, "https://www.ceneo.pl/x", selectors=selectors("products_ceneo"), category="perkusje"
+    )
+    assert out["products"] == []

@@ -193,3 +193,21 @@ async def test_off_site_and_missing_next_links_are_not_taken(page):
     assert await find_next_link(page) is None
     await open_snapshot(page, realpage("pricespy_nz_cpu_listing.html"))  # no pagination in this dump
     assert await find_next_link(page) is None
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("dropped, pages, stopped", [(8, 3, "no_next_link"), (None, 2, "no_new_items")])
+async def test_a_page_whose_items_the_extraction_left_out_is_no_end(page, site_url, dropped, pages, stopped):
+    """An extraction with a price bound reports the items it left out ("dropped"): a page with none in
+    range does not end the walk; a page that adds nothing for another reason does."""
+
+    async def bounded(ctx: ToolContext, **_) -> dict:
+        out = await shop_cards(ctx)
+        if "strona=2" in ctx.page.url:
+            return {"products": [], **({"dropped": dropped} if dropped else {})}
+        return out
+
+    await page.goto(site_url + "/")
+    out = checked(await run(context(page, bounded), max_pages=5))
+    assert out["pagination"]["pages"] == pages and out["pagination"]["stopped"] == stopped
+    assert len(out["products"]) == 8 * (pages - 1)

@@ -357,6 +357,64 @@ def raw_text(node: LexborNode | None) -> str:
     return _WS_RE.sub(" ", node.text(deep=True) or "").strip()
 
 
+#: Elements that hold the cents of a price written apart ("$19<sup>97</sup>",
+#: "<span class=whole>62</span><span class=fraction>99</span>").
+_CENTS_CLASS_RE = re.compile(
+    r"fraction|cent|decimal|minor|penny|pennies|grosz|kopeck|rappen|sup", re.IGNORECASE
+)
+
+
+_TRAILING_NUMBER_RE = re.compile(r"\d[\d.,'’\u00a0\u202f ]*$")
+_HAS_DECIMALS_RE = re.compile(r"[.,]\d{1,2}$")  # "19.9", "19,99": cents already written
+
+
+def _cents_element(node: LexborNode | None, stop: LexborNode) -> bool:
+    for _ in range(2):
+        if node is None or node.mem_id == stop.mem_id:
+            return False
+        if node.tag == "sup" or _CENTS_CLASS_RE.search(node.attributes.get("class") or ""):
+            return True
+        node = node.parent
+    return False
+
+
+def price_text(node: LexborNode | None) -> str:
+    """The text of a price element as written (``7 998<span>,00</span>zł`` -> ``7 998,00zł``), with
+    digits in different elements kept apart and cents set apart in markup joined to their whole
+    number: ``$19<sup>97</sup>`` -> ``$19.97``, ``<b>62</b><span class=fraction>99</span>`` ->
+    ``62.99``, ``<span>19</span><span>97</span>`` -> ``19 97`` (which `parse_price` reads as 19.97
+    next to a currency mark). White space folded."""
+    if node is None:
+        return ""
+    child = node.child
+    if child is None or (child.next is None and child.tag == "-text"):
+        return fold(node.text(deep=True))  # one text node: nothing to join
+    parts: list[str] = []
+    last_parent: int | None = None
+    for text_node in node.traverse(include_text=True):
+        if text_node.tag != "-text":
+            continue
+        text = text_node.text_content or ""
+        if not text:
+            continue
+        parent = text_node.parent
+        if parts and last_parent is not None and parent is not None and parent.mem_id != last_parent:
+            stripped = text.strip()
+            if parts[-1][-1:].isdigit() and stripped[:1].isdigit():
+                joined = "".join(parts)
+                number = _TRAILING_NUMBER_RE.search(joined)
+                digits = number.group(0) if number else ""
+                cents = len(stripped) == 2 and stripped.isdigit() and _cents_element(parent, node)
+                if cents and not _HAS_DECIMALS_RE.search(digits):
+                    # The decimal mark the whole part's thousands separator is not ("1.000" -> ",").
+                    parts.append("," if "." in digits else ".")
+                else:
+                    parts.append(" ")
+        parts.append(text)
+        last_parent = parent.mem_id if parent is not None else None
+    return fold("".join(parts))
+
+
 def fold(text: str | None) -> str:
     """``text`` with every run of white space (zero-width and no-break included) as one space, trimmed."""
     return _WS_RE.sub(" ", text or "").strip()

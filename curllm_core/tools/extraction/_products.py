@@ -1,13 +1,111 @@
-"""Shared by the product tools: the output shape of a product, and the site-tool pipeline."""
+"""Shared by the product tools: the output shape of a product, the page's currency, price bounds,
+and the site-tool pipeline."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections import Counter
 from typing import Any
 
-from ...prices import Price
-from ._html import apply_limit, default_currency, page_base, parse_html, strip_junk
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from ...prices import CURRENCY_CODES, Price, currency_for_domain, filter_by_price
+from ._html import apply_limit, host_of, page_base, parse_html, strip_junk, visible_text
 from ._select import best_layout
+
+#: ``"currency": "NZD"``, ``"priceCurrency":"EUR"``, ``"currencyCode": "USD"`` in a page's scripts
+#: (JSON-LD, app state): what the page itself says it prices in.
+_JSON_CURRENCY_RE = re.compile(r'"(?:price)?[cC]urrency(?:[cC]ode|_code)?"\s*:\s*"([A-Z]{3})"')
+#: The same read in the browser, from the live page's scripts (its lean HTML has none).
+STATED_CURRENCIES_JS = r"""
+() => {
+  const re = /"(?:price)?[cC]urrency(?:[cC]ode|_code)?"\s*:\s*"([A-Z]{3})"/g;
+  const out = [];
+  for (const s of document.scripts) {
+    const t = s.text;
+    if (!t || t.length > 5000000 || t.indexOf('urrency') < 0) continue;
+    for (const m of t.matchAll(re)) { out.push(m[1]); if (out.length >= 200) return out; }
+  }
+  return out;
+}
+"""
+_META_CURRENCY = (
+    '[itemprop="priceCurrency" i][content], meta[property$="price:currency" i], '
+    'meta[name$="price:currency" i], meta[property$="currency" i]'
+)
+_ISO_WORD_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(CURRENCY_CODES)) + r")(?![A-Za-z])")
+_WORD_RE = re.compile(r"[^\W_]+")
+#: Of the codes a page's structured data states, the share one must have to decide.
+STATED_MAJORITY = 2 / 3
+
+
+class PageCurrency:
+    """The currency a page prices in where a price text leaves it open (a bare "$", "kr", "¥", or a
+    number without any mark), from the page's context, best first:
+
+    1. what its structured data states: ``priceCurrency`` (microdata, RDFa, meta tags) and currency
+       keys in its scripts (JSON-LD, app state), when two thirds of those statements agree;
+    2. its country domain (``.co.nz`` -> NZD, ``.pl`` -> PLN);
+    3. the ISO codes its visible text states most ("All prices in NZD").
+
+    Built before the tree loses its ``<meta>`` elements (`strip_junk`); `resolve` does the costly
+    part, once, only for a page that needs it. ``stated`` are script statements read in a browser
+    (`stated_currencies`); without them ``html``'s scripts are read.
+    """
+
+    def __init__(
+        self, tree: LexborHTMLParser, base: str, html: str | None = None, stated: list[str] | None = None
+    ) -> None:
+        self.domain = currency_for_domain(host_of(base))
+        self._html = html if stated is None else None
+        self._stated = [c for c in stated or [] if c in CURRENCY_CODES]
+        self._meta = [
+            code
+            for node in tree.css(_META_CURRENCY)
+            if (code := (node.attributes.get("content") or "").strip().upper()) in CURRENCY_CODES
+        ]
+        self.resolved: str | None = None
+        self._done = False
+
+    @property
+    def best(self) -> str | None:
+        """The resolved currency when `resolve` ran, else the domain's."""
+        return self.resolved if self._done else self.domain
+
+    def resolve(self, body: LexborNode | None) -> str | None:
+        """The page's currency (see the class docstring); ``body`` is read for rule 3 only."""
+        if self._done:
+            return self.resolved
+        self._done = True
+        stated = Counter(self._stated + self._meta)
+        if self._html is not None:
+            stated.update(
+                m.group(1) for m in _JSON_CURRENCY_RE.finditer(self._html) if m.group(1) in CURRENCY_CODES
+            )
+        if stated:
+            code, count = stated.most_common(1)[0]
+            if count >= STATED_MAJORITY * sum(stated.values()):
+                self.resolved = code
+                return code
+        if self.domain:
+            self.resolved = self.domain
+            return self.domain
+        if body is not None:
+            mentioned = Counter(_ISO_WORD_RE.findall(body.text(deep=True)))
+            if mentioned:
+                self.resolved = mentioned.most_common(1)[0][0]
+        return self.resolved
+
+
+async def stated_currencies(ctx: Any) -> list[str]:
+    """The currency codes the live page's scripts state (see `PageCurrency`); [] without a page."""
+    page = getattr(ctx, "page", None)
+    if page is None:
+        return []
+    found = await page.evaluate(STATED_CURRENCIES_JS)
+    return [c for c in found if isinstance(c, str)] if isinstance(found, list) else []
+
 
 #: Keys every product has, in this order; extras follow.
 PRODUCT_KEYS = ("name", "price", "currency", "url")
@@ -49,16 +147,60 @@ def finish_products(records: list[dict], currency: str | None) -> list[dict]:
     return products
 
 
-def extract_site_products(html: str, base_url: str, selectors: dict, limit: int | None) -> dict:
+def _words(text: str) -> list[str]:
+    """Lower-case words without accents ("Urządzenia" -> "urzadzenia"), for matching categories."""
+    folded = unicodedata.normalize("NFKD", text.replace("ł", "l").replace("Ł", "L"))
+    return _WORD_RE.findall("".join(c for c in folded if not unicodedata.combining(c)).lower())
+
+
+def in_category(category: str, shown: str | None) -> bool:
+    """Whether every word of ``category`` begins a word of ``shown`` ("drukarki" in "Drukarki
+    atramentowe", "wielofunkcyjne laser" in "Urządzenia wielofunkcyjne laserowe")."""
+    if not shown:
+        return False
+    have = _words(shown)
+    return all(any(w.startswith(word) for w in have) for word in _words(category))
+
+
+def filter_by_category(products: list[dict], category: str | None, page_category: str | None) -> list[dict]:
+    """The products of ``category``: by the category each row shows, else by the page's own
+    (its heading, for a category page whose rows name none). No category: all of them."""
+    if not category:
+        return products
+    return [p for p in products if in_category(category, p.get("category") or page_category)]
+
+
+def extract_site_products(
+    html: str,
+    base_url: str,
+    selectors: dict,
+    limit: int | None,
+    min_price: float | None = None,
+    max_price: float | None = None,
+    category: str | None = None,
+) -> dict:
     """A site tool's extraction: its manifest layouts first; the generic detector when none matches
-    (the site changed its markup), so the tool degrades instead of returning nothing."""
+    (the site changed its markup), so the tool degrades instead of returning nothing. Products
+    priced outside [``min_price``, ``max_price``], and outside ``category`` when one is given, are
+    left out; then the first ``limit`` are kept."""
     from .products_generic import detect_products
 
     tree = parse_html(html)
     base = page_base(tree, base_url, selectors.get("origin"))
+    context = PageCurrency(tree, base, html)
     strip_junk(tree)
-    currency = default_currency(base)
+    currency = context.domain
     layout, records = best_layout(tree, selectors, base, currency)
     if not records:
-        layout, records = "generic", detect_products(tree, base, currency)
-    return {"products": apply_limit(finish_products(records, currency), limit), "layout": layout}
+        layout, records = "generic", detect_products(tree, base, context)
+    found = finish_products(records, context.best)
+    products = filter_by_price(found, min_price, max_price)
+    if category:
+        heading = tree.css_first("h1")
+        products = filter_by_category(
+            products, category, visible_text(heading) if heading is not None else None
+        )
+    out: dict[str, Any] = {"products": apply_limit(products, limit), "layout": layout}
+    if len(products) < len(found):
+        out["dropped"] = len(found) - len(products)  # a pager reads on: the page had products, none kept
+    return out

@@ -16,15 +16,20 @@ def extract(
     selectors: dict | None = None,
     limit: int | None = None,
     include_sponsored: bool = True,
+    min_price: float | None = None,
+    max_price: float | None = None,
     **_: Any,
 ) -> dict:
     """Amazon products on ``html``; ``selectors`` is the manifest's block (search and bestsellers layouts).
 
     Every product carries ``sponsored`` (true for ads among the results). A result shown without a
     price keeps ``price`` None. The page's currency comes from the prices themselves ("€2.95" is EUR
-    even on an English-language amazon.de page).
+    even on an English-language amazon.de page). Only products priced in [``min_price``,
+    ``max_price``] are kept when a bound is given.
     """
-    result = extract_site_products(html, base_url, selectors or {}, None)
+    result = extract_site_products(
+        html, base_url, selectors or {}, None, min_price=min_price, max_price=max_price
+    )
     products = result["products"]
     for product in products:
         product["sponsored"] = bool(product.get("sponsored"))
@@ -34,7 +39,21 @@ def extract(
     return result
 
 
-async def run(ctx: ToolContext, limit: int | None = None, include_sponsored: bool = True) -> dict:
+async def run(
+    ctx: ToolContext,
+    limit: int | None = None,
+    include_sponsored: bool = True,
+    min_price: float | None = None,
+    max_price: float | None = None,
+) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract` with the manifest's selectors."""
     html, url = await page_html(ctx)
-    return extract(html, url, selectors=ctx.selectors, limit=limit, include_sponsored=include_sponsored)
+    return extract(
+        html,
+        url,
+        selectors=ctx.selectors,
+        limit=limit,
+        include_sponsored=include_sponsored,
+        min_price=min_price,
+        max_price=max_price,
+    )

@@ -16,7 +16,22 @@ How the listing is found (see `detect_products`):
    show a price (an infobox with two money rows) is no listing.
 4. **Every block of the listing** — priced or not — becomes a product: its name (heading, name/title
    element, or the text of its main link), its main link (the URL most of its links point to), and
-   its price (the price-classed, not struck-through, not per-unit candidate).
+   its prices. A block without a price must be built like the priced ones (a header row of a
+   product table is not a product).
+
+**Prices.** Every price of a block gets a role from the words around it and its markup
+(`_price_roles`): the price to pay is ``price``; a struck-through or "was/UVP/statt/przed obniżką"
+price above it is ``price_regular``; shipping ("+ 4,90 € Versand"), per-measure and monthly prices
+("(3,50 €/kg)", "mtl.") never are the price; a range gives ``price`` (its lower bound) and
+``price_upper``. Cents set apart in markup ("$19<sup>97</sup>") join their whole number.
+
+**Names.** The product title: a heading, a name/title element or the main link's text, without the
+seller's or shop's name, a badge ("NEW!", "Neues Angebot", "Sponsored") or a spec line that follows
+the title in the same element ("… (7D75-001R) Formfaktor: ATX • Sockel: AM5 …").
+
+**Currency** comes from the price text; a "$", "kr" or "¥" (or no mark at all) from the page's
+context: its structured data (``priceCurrency``, a ``"currency": "NZD"`` in its scripts), its
+country domain, or the ISO codes its text states (`_products.page_currency`).
 
 In a browser, `run` has the page leave out what its CSS hides (display:none, visibility:hidden), so
 templates and collapsed widgets of a live page are skipped as well as those hidden in the markup.
@@ -32,24 +47,32 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ...prices import Price, has_currency_mark, parse_price, remove_currency_marks
+from ...prices import (
+    Price,
+    filter_by_price,
+    find_prices,
+    has_currency_mark,
+    parse_price,
+    remove_currency_marks,
+)
 from ...tool import ToolContext
+from . import _price_roles as roles
+from . import _product_names as names
 from ._html import (
     HiddenIndex,
     absolute_url,
     apply_limit,
     classes,
-    default_currency,
     fold,
     hidden_in_tree,
     page_base,
     page_html,
     parse_html,
+    price_text,
     raw_text,
     strip_junk,
-    visible_text,
 )
-from ._products import finish_products
+from ._products import PageCurrency, finish_products, stated_currencies
 
 MAX_PRICE_TEXT = 60  # longer texts are sentences that mention a price, not price labels
 MAX_LABEL_LETTERS = 16  # "od", "ab", "from" are fine; "Companies with revenue over US$4 billion" is not
@@ -58,53 +81,42 @@ MIN_PRICED_SHARE = 0.5  # of a listing's blocks that show a price
 DECOY_FACTOR = (
     0.25  # weight of a group inside a carousel/promotion/nav container: 12 there lose to 4 in the list
 )
+#: Of a block without a price, the share of its parts that priced blocks have too.
+MIN_SHAPE_SHARE = 0.5
+CONTEXT_CHARS = 40  # text read before a price in its block for its label ("Reg.", "UVP", "+")
 _DIGIT_RE = re.compile(r"\d")
+_TEXT_TAG_ID = 2  # lexbor's tag id of text nodes (LXB_TAG__TEXT)
+#: Elements a bare number's search for its currency mark does not climb into.
+_CARD_TAGS = frozenset("body html li tr article section ul ol table tbody main".split())
 _WORDY_RE = re.compile(r"[^\W\d_]{4,}")  # a word: the number is part of a sentence, not a split price
 _BARE_NUMBER_RE = re.compile(r"^\s*\d[\d\s.,'’]*[-–]?\s*$")
-_PRICE_WORD_RE = re.compile(r"price|preis|cena|prix|prezzo|precio|amount|cost", re.IGNORECASE)
-_NOT_CURRENT_RE = re.compile(
-    r"strike|line-?through|crossed|old|was|before|regular|rrp|list-?price|uvp|previous|original|unit|per-",
-    re.IGNORECASE,
-)
+_LAST_DIGIT_RE = re.compile(r"\d(?=\D*$)")
 _DECOY_RE = re.compile(
     r"carousel|slider|swiper|slick|promo|sponsor|recommend|advert|banner|related|also-?(viewed|bought)|"
     r"recently|upsell|cross-?sell|similar|facet|refine",
     re.IGNORECASE,
 )
 _DECOY_TAGS = frozenset({"nav", "header", "footer", "aside"})
-_NAME_ATTR_RE = re.compile(r"(?<!sub)(name|title)", re.IGNORECASE)
+#: A price whose currency the text leaves open: a bare "$", "¥" or "kr".
+_AMBIGUOUS_RE = re.compile(r"[$＄¥￥]|(?<![^\W\d_])kr(?![^\W\d_])", re.IGNORECASE)
 _RATING_RE = re.compile(
     r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|of|von|z|de|sur|su|/)\s*5(?![\d.,])", re.IGNORECASE
 )
-_RATING_WORDS_RE = re.compile(
-    r"\b(stars?|sterne[n]?|gwiazdk|étoiles|estrellas|reviews?|ratings?|opini|bewertung|rezension)",
-    re.IGNORECASE,
-)
-_SPONSORED_RE = re.compile(
-    r"^(sponsored|gesponsert|sponsorowane|sponsorowany|anzeige|reklama|ad|ads|promoted|promowane|sponsoris[ée]|"
-    r"patrocinado|sponsorizzato|gesponsord)$",
-    re.IGNORECASE,
-)
-# A cheap first look for those words in a block's text: substring tests (labels say "Ad", not "ad").
-_SPONSORED_HINTS = ("sponsor", "anzeige", "reklama", "promo", "patrocin")
+# A cheap first look for ad labels in a block's text: substring tests (labels say "Ad", not "ad").
+_SPONSORED_HINTS = ("sponsor", "gespons", "anzeige", "reklama", "promo", "patrocin", "publicit")
 _AD_LABEL_RE = re.compile(r"\b(?:Ads?|AD)\b")
 _LETTERS_RE = re.compile(r"[^\W\d_]+")
 _FILLER_WORDS = frozenset(
     {"od", "from", "ab", "ca", "approx", "bis", "to", "do", "only", "nur", "tylko", "now", "jetzt", "teraz"}
-)
-_HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading]"
-_NAMED = ", ".join(
-    f'[{attr}*="{word}" i]'
-    for attr in ("class", "itemprop", "data-test", "data-testid")
-    for word in ("name", "title")
 )
 
 
 @dataclass
 class _PriceHit:
     node: LexborNode
-    text: str
-    price: Price
+    text: str  # the label as it reads, cents set apart in markup joined (see `price_text`)
+    raw: str  # the label's characters as written, to find it in its block's text
+    price: Price  # the label's first price
     explicit: bool  # the text itself names a currency
     letters: int  # letters besides currency marks and filler words (see `_label_letters`)
 
@@ -116,6 +128,16 @@ class _Group:
     members: list[LexborNode] = field(default_factory=list)
     tokens: frozenset = frozenset()
     score: float = 0.0
+
+
+@dataclass
+class _Candidate:
+    """One price of a block with its role (see `_price_roles`)."""
+
+    price: Price
+    role: str
+    score: float
+    order: int
 
 
 def _norm_classes(node: LexborNode) -> frozenset:
@@ -170,11 +192,11 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
     seen: set[int] = set()
     checked: set[int] = set()  # elements already looked at from an earlier number (so were their parents)
     for text_node in body.traverse(include_text=True):
-        if text_node.tag != "-text":
+        # Most nodes are elements or indentation: tag ids and lexbor's blank test reject them in C.
+        if text_node.tag_id != _TEXT_TAG_ID or text_node.is_empty_text_node:
             continue
         content = text_node.text_content
-        # Most text nodes are indentation: isspace() rejects them far cheaper than a regex.
-        if not content or len(content) > 200 or content.isspace() or not _DIGIT_RE.search(content):
+        if not content or len(content) > 200 or not _DIGIT_RE.search(content):
             continue
         el = text_node.parent
         if el is None or el.mem_id in checked:
@@ -184,12 +206,13 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
         if has_currency_mark(content):  # "€2.95", "EUR 10,79": the element holding the text
             checked.add(el.mem_id)
             found = (el, el.text(deep=True))
-        elif not _WORDY_RE.search(content):
+        elif not _WORDY_RE.search(content) and "%" not in content:  # "-20%" is a discount, not a price
             # A bare number ("7 998", "2.95"): its currency mark may sit in a sibling element
             # ("<span>7 998</span><span>,00</span>zł"), so look a few levels up.
             climbed: list[tuple[LexborNode, str]] = []
             for _ in range(4):
-                if el is None or el.tag in ("body", "html") or el.mem_id in checked:
+                # A split price lives in a small wrapper: a card (headings, images) is no price label.
+                if el is None or el.tag in _CARD_TAGS or el.mem_id in checked:
                     break
                 checked.add(el.mem_id)
                 text = el.text(deep=True)
@@ -202,22 +225,23 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
                 el = el.parent
             if found is None and _BARE_NUMBER_RE.match(content):
                 # Without a mark a number counts only inside an element that says it is a price.
-                fallback = next(((e, t) for e, t in climbed if _price_classed(e)), None)
+                fallback = next(((e, t) for e, t in climbed if roles.price_classed(e)), None)
         chosen = found or fallback
         if chosen is None or chosen[0].mem_id in seen:
             continue
-        node, text = chosen
+        node, raw = chosen
         seen.add(node.mem_id)
-        text = fold(text)
-        if len(text) > MAX_PRICE_TEXT:
+        raw = fold(raw)
+        if len(raw) > MAX_PRICE_TEXT:
             continue
-        letters = _label_letters(text)
+        letters = _label_letters(raw)
         if letters > MAX_LABEL_LETTERS or hidden(node):
             continue
+        text = price_text(node)  # digits of different elements apart, "$19<sup>97</sup>" as 19.97
         price = parse_price(text, currency)
         if price is None:
             continue
-        hits.append(_PriceHit(node, text, price, found is not None, letters))
+        hits.append(_PriceHit(node, text, raw, price, found is not None, letters))
     return hits
 
 
@@ -225,15 +249,6 @@ def _label_letters(text: str) -> int:
     """Letters in a price label besides currency marks and "from"/"od"/"ab": a sentence has many."""
     words = _LETTERS_RE.findall(remove_currency_marks(text))
     return sum(len(w) for w in words if w.lower() not in _FILLER_WORDS)
-
-
-def _price_classed(node: LexborNode) -> bool:
-    attrs = node.attributes
-    for name in ("class", "itemprop", "data-test", "data-testid", "id"):
-        value = attrs.get(name)
-        if value and _PRICE_WORD_RE.search(value):
-            return True
-    return False
 
 
 def _flag_text(node: LexborNode) -> str:
@@ -281,7 +296,7 @@ def _candidate_groups(hits: list[_PriceHit], paths: _Paths, price_len: dict[int,
             if parent is None:
                 break
             by_key[(paths.key(parent), node.tag)][node.mem_id] = node
-            price_len[node.mem_id] = len(hit.text)
+            price_len[node.mem_id] = len(hit.raw)
             node = parent
     groups: list[_Group] = []
     for key, members in by_key.items():
@@ -332,52 +347,157 @@ def _all_members(group: _Group) -> list[LexborNode]:
     return ordered
 
 
-def _price_role(node: LexborNode) -> int:
-    """+3 for an element that says it is a price, -6 for a struck-through/old/per-unit one, else 0."""
-    attrs = node.attributes
-    flags = " ".join(v for k in ("class", "itemprop", "data-test", "data-testid") if (v := attrs.get(k)))
-    if (
-        node.tag in ("s", "del", "strike")
-        or attrs.get("data-a-strike") == "true"
-        or _NOT_CURRENT_RE.search(flags)
-        or "line-through" in (attrs.get("style") or "")
-    ):
-        return -6
-    return 3 if _PRICE_WORD_RE.search(flags) else 0
+def _shape(member: LexborNode) -> set[tuple[str, str]]:
+    """The element kinds (tag and class list) of a block's top two levels: what a card is built of."""
+    found: set[tuple[str, str]] = set()
+    for child in member.iter():
+        found.add((child.tag, child.attributes.get("class") or ""))
+        for grandchild in child.iter():
+            found.add((grandchild.tag, grandchild.attributes.get("class") or ""))
+    return found
 
 
-def _best_price(hits: list[_PriceHit], member: LexborNode, roles: dict[int, int]) -> _PriceHit | None:
-    """The block's current price: price-classed, not struck through, a bare label, not per unit.
-    ``roles`` memoises `_price_role` per element (a block's prices share ancestors)."""
-    best, best_score = None, float("-inf")
-    for hit in hits:
-        score = 0.0
-        node: LexborNode | None = hit.node
-        for _ in range(3):  # the price element and two ancestors inside the block
-            if node is None or node.mem_id == member.mem_id:
-                break
-            role = roles.get(node.mem_id)
-            if role is None:
-                role = roles[node.mem_id] = _price_role(node)
-            if role:
-                score += role
-                break
-            node = node.parent
-        if hit.explicit:
-            score += 1
-        if hit.letters > 12:
-            score -= 4
-        elif hit.letters > 3:
-            score -= 2
-        if "/" in hit.text or hit.text.lstrip().startswith("("):
-            score -= 3  # a unit price: "(€2.95/kg)"
-        if score > best_score:
-            best, best_score = hit, score
-    return best
+def _unpriced_strangers(members: list[LexborNode], priced: set[int]) -> set[int]:
+    """Blocks without a price that are not built of the parts the priced ones are (a table's header
+    row, a filter box): most of their own parts appear in no priced block. A sold-out product card
+    is made of the same parts as its neighbours, minus the price."""
+    unpriced = [m for m in members if m.mem_id not in priced]
+    if not unpriced:
+        return set()
+    known: set[tuple[str, str]] = set()
+    for m in [m for m in members if m.mem_id in priced][:8]:
+        known |= _shape(m)
+    strangers = set()
+    for m in unpriced:
+        own = _shape(m)
+        if own and len(own & known) < MIN_SHAPE_SHARE * len(own):
+            strangers.add(m.mem_id)
+    return strangers
+
+
+# --- the prices of a block --------------------------------------------------------------------------
+
+
+def _markup(
+    node: LexborNode, member: LexborNode, memo: dict[int, tuple[str | None, bool]]
+) -> tuple[str | None, bool]:
+    """(role, price-classed) from the price element and two ancestors inside the block."""
+    role: str | None = None
+    classed = False
+    current: LexborNode | None = node
+    for _ in range(3):
+        if current is None or current.mem_id == member.mem_id:
+            break
+        cached = memo.get(current.mem_id)
+        if cached is None:
+            cached = memo[current.mem_id] = roles.markup(current)
+        role = role or cached[0]
+        classed = classed or cached[1]
+        current = current.parent
+    return role, classed
+
+
+def _inside(node: LexborNode, ancestor: LexborNode, member: LexborNode) -> bool:
+    current = node.parent
+    while current is not None and current.mem_id != member.mem_id:
+        if current.mem_id == ancestor.mem_id:
+            return True
+        current = current.parent
+    return False
+
+
+def _sibling_text(node: LexborNode, member: LexborNode, *, before: bool) -> str:
+    """About `CONTEXT_CHARS` of the block's text right before (or after) ``node``, read from its
+    siblings and its ancestors' siblings up to the block (never the whole block: cards are big)."""
+    parts: list[str] = []
+    size = 0
+    current: LexborNode | None = node
+    while current is not None and current.mem_id != member.mem_id and size < CONTEXT_CHARS:
+        sibling = current.prev if before else current.next
+        while sibling is not None and size < CONTEXT_CHARS:
+            text = sibling.text(deep=True) if sibling.tag != "-comment" else ""
+            if text:
+                parts.append(text)
+                size += len(text)
+            sibling = sibling.prev if before else sibling.next
+        current = current.parent
+    if before:
+        return fold(" ".join(reversed(parts)))[-CONTEXT_CHARS:]
+    return fold(" ".join(parts))[:CONTEXT_CHARS]
+
+
+def _block_prices(
+    hits: list[_PriceHit], member: LexborNode, currency: str | None, memo: dict[int, tuple[str | None, bool]]
+) -> list[_Candidate]:
+    """Every price of a block with its role and a score for being the one to pay."""
+    labels = [(hit, find_prices(hit.text, currency)) for hit in hits]
+    amounts = {span.price.amount for _, spans in labels for span in spans}
+    # A label around other labels ("<div>29,99 € <b>19,99 €</b></div>") leaves their prices to them.
+    inner_amounts: dict[int, set[float]] = defaultdict(set)
+    if len(hits) > 1:
+        for a, _ in labels:
+            for b, b_spans in labels:
+                if a is not b and _inside(b.node, a.node, member):
+                    inner_amounts[a.node.mem_id].update(s.price.amount for s in b_spans)
+    candidates: list[_Candidate] = []
+    for hit, spans in labels:
+        markup_role, classed = _markup(hit.node, member, memo)
+        skip = inner_amounts.get(hit.node.mem_id)
+        # The words around the label in the block ("Reg." in an element of its own, "+ … Versand"):
+        # read only when the block shows different amounts to choose from.
+        before = after = ""
+        if len(amounts) > 1:
+            before = _sibling_text(hit.node, member, before=True)
+            m = _LAST_DIGIT_RE.search(before)
+            before = before[m.end() :] if m else before  # the words since the previous number
+            after = _sibling_text(hit.node, member, before=False)
+        for k, span in enumerate(spans):
+            if skip and span.price.amount in skip:
+                continue
+            span_before = (before + " " + span.before) if k == 0 and before else span.before
+            span_after = (span.after + " " + after) if k == len(spans) - 1 and after else span.after
+            role = roles.text_role(span_before, span_after) or markup_role or roles.CURRENT
+            score = (3 if classed else 0) + (1 if hit.explicit else 0)
+            if roles.says_current(span_before):
+                score += 2
+            if hit.letters > 12:
+                score -= 4
+            elif hit.letters > 3:
+                score -= 2
+            candidates.append(_Candidate(span.price, role, score, len(candidates)))
+    return candidates
+
+
+def _choose_prices(candidates: list[_Candidate]) -> tuple[Price | None, Price | None]:
+    """The price to pay and the regular price (only when above it) of a block's prices."""
+    for wanted in roles.PRICE_ROLES:
+        pool = [c for c in candidates if c.role == wanted]
+        if pool:
+            current = max(pool, key=lambda c: (c.score, -c.order))
+            break
+    else:
+        return None, None
+    regular = None
+    if current.role != roles.REGULAR:
+        regular = next(
+            (
+                c.price
+                for c in candidates
+                if c.role == roles.REGULAR
+                and c.price.amount > current.price.amount
+                and c.price.currency in (current.price.currency, None)
+            ),
+            None,
+        )
+    return current.price, regular
+
+
+# --- the rest of a product ----------------------------------------------------------------------------
 
 
 def _main_url(member: LexborNode, base: str) -> tuple[str | None, list[LexborNode]]:
-    """The URL most of the block's links point to (image, title and price usually share it)."""
+    """The URL most of the block's links point to (image, title and price usually share it); links to
+    a seller's or shop's page count only when there is nothing else."""
     links = [member] if member.tag == "a" and member.attributes.get("href") else []
     links += member.css("a[href]") if member.tag != "a" else []
     by_href: dict[str, list[LexborNode]] = defaultdict(list)
@@ -390,68 +510,13 @@ def _main_url(member: LexborNode, base: str) -> tuple[str | None, list[LexborNod
         ):
             by_href[href].append(link)
     # The first of the most frequent, in page order; resolved once (urljoin is not cheap).
-    for href, group in sorted(by_href.items(), key=lambda kv: -len(kv[1])):
+    for href, group in sorted(
+        by_href.items(), key=lambda kv: (bool(names.SELLER_PATH_RE.search(kv[0])), -len(kv[1]))
+    ):
         url = absolute_url(href, base)
         if url:
             return url, group
     return None, []
-
-
-def _name_penalty(text: str) -> float:
-    penalty = 0.0
-    if len(text) < 3:
-        return 100.0
-    if len(text) < 8:
-        penalty += 1.5
-    # "4,5 von 5 Sternen", "137 opinii", "9,582 ratings" - but not "Star Projector for Bedroom".
-    if _RATING_RE.search(text) or (
-        len(text) < 40 and _DIGIT_RE.search(text) and _RATING_WORDS_RE.search(text)
-    ):
-        penalty += 3
-    if has_currency_mark(text) and parse_price(text) is not None:
-        penalty += 2
-    if _SPONSORED_RE.match(text):
-        penalty += 100
-    if len(text) > 300:
-        penalty += 2
-    return penalty
-
-
-def _name(member: LexborNode, main_links: list[LexborNode], price_texts: set[str]) -> str | None:
-    candidates: list[tuple[float, int, str]] = []
-    order = 0
-
-    def add(text: str | None, weight: float) -> None:
-        nonlocal order
-        text = (text or "").strip()
-        if not text or text in price_texts:
-            return
-        order += 1
-        candidates.append((weight - _name_penalty(text), -order, text))
-
-    for heading in member.css(_HEADINGS):
-        if heading.mem_id != member.mem_id and len(heading.text(deep=True)) < 600:
-            add(visible_text(heading), 4)
-    if candidates and max(candidates)[0] >= 4:
-        return max(candidates)[2]  # a clean heading: nothing else can score higher
-    for node in member.css(_NAMED):
-        if node.mem_id == member.mem_id or len(node.text(deep=True)) >= 600:
-            continue
-        attrs = node.attributes
-        flags = " ".join(v for k in ("class", "itemprop", "data-test", "data-testid") if (v := attrs.get(k)))
-        if _NAME_ATTR_RE.search(flags):
-            add(visible_text(node), 3.5 if "name" in flags.lower() else 3)
-    for link in main_links:
-        add(visible_text(link), 3)
-        add(link.attributes.get("title"), 2)
-        add(link.attributes.get("aria-label"), 2)
-        img = link.css_first("img[alt]")
-        if img is not None:
-            add(img.attributes.get("alt"), 1)
-    if not candidates:
-        return None
-    best = max(candidates)
-    return best[2] if best[0] > -50 else None
 
 
 def _image(member: LexborNode, base: str) -> str | None:
@@ -483,7 +548,7 @@ def _sponsored(member: LexborNode) -> bool:
     tokens = {t.lower() for t in classes(member)}
     if any("sponsor" in t or t == "adholder" for t in tokens):
         return True
-    text = member.text(deep=True)
+    text = member.text(deep=True, separator=" ")
     lowered = text.lower()
     has_word = any(hint in lowered for hint in _SPONSORED_HINTS)
     if not has_word and not (("Ad" in text or "AD" in text) and _AD_LABEL_RE.search(text)):
@@ -492,27 +557,51 @@ def _sponsored(member: LexborNode) -> bool:
     for node in member.traverse(include_text=True):
         if node.tag == "-text":
             text = (node.text_content or "").strip()
-            # A label kept from assistive technology is not trusted: eBay prints "Anzeige" into every
-            # result inside aria-hidden spans and decides with obfuscated CSS which ones show.
+            # A label kept from assistive technology is not trusted: a page may print "Anzeige" into
+            # every result inside aria-hidden spans and decide with obfuscated CSS which ones show.
             if (
                 text
                 and len(text) <= 24
-                and _SPONSORED_RE.match(text.replace("\u200b", ""))
+                and names.SPONSORED_RE.match(text.replace("\u200b", ""))
                 and not hidden_in_tree(node.parent, hidden, strict=True)
             ):
                 return True
     return False
 
 
-def detect_products(tree: LexborHTMLParser, base: str, currency: str | None) -> list[dict]:
-    """The product listing of a page (see the module docstring), as product dicts in page order."""
+# --- the listing ------------------------------------------------------------------------------------
+
+
+def _page_default(hits: list[_PriceHit], body: LexborNode, currency: str | PageCurrency | None) -> str | None:
+    """The currency for marks the price texts leave open, from the page's context when any label
+    needs it (a bare "$", "kr", "¥", or no mark at all); every hit re-read with it."""
+    if not isinstance(currency, PageCurrency):
+        return currency
+    default = currency.domain
+    # A bare number takes the domain's currency when there is one; a "$", "kr" or "¥" asks the page.
+    if any(_AMBIGUOUS_RE.search(h.text) or (default is None and not h.explicit) for h in hits):
+        resolved = currency.resolve(body)
+        if resolved and resolved != default:
+            default = resolved
+            for hit in hits:
+                hit.price = parse_price(hit.text, default) or hit.price
+    return default
+
+
+def detect_products(tree: LexborHTMLParser, base: str, currency: str | PageCurrency | None) -> list[dict]:
+    """The product listing of a page (see the module docstring), as product dicts in page order.
+
+    ``currency`` is the page's `PageCurrency` (or a plain default currency): what a bare "$" or a
+    number without a mark is priced in.
+    """
     body = tree.body
     if body is None:
         return []
     hidden, strict_hidden = HiddenIndex.pair(tree)
-    hits = _find_prices(body, currency, hidden)
+    hits = _find_prices(body, currency.domain if isinstance(currency, PageCurrency) else currency, hidden)
     if len(hits) < MIN_GROUP:
         return []
+    default = _page_default(hits, body, currency)
     paths = _Paths()
     decoy_memo: dict[int, float] = {}
     price_len: dict[int, int] = {}
@@ -548,16 +637,21 @@ def detect_products(tree: LexborHTMLParser, base: str, currency: str | None) -> 
         best, members, hits_of = group, candidates, candidate_hits
     if best is None:
         return []
+    strangers = _unpriced_strangers(members, set(hits_of))
     products = []
-    roles: dict[int, int] = {}
+    memo: dict[int, tuple[str | None, bool]] = {}
     for member in members:
+        if member.mem_id in strangers:
+            continue
         member_hits = hits_of.get(member.mem_id, [])
         url, main_links = _main_url(member, base)
-        name = _name(member, main_links, {h.text for h in member_hits})
+        price, regular = _choose_prices(_block_prices(member_hits, member, default, memo))
+        name = names.best_name(member, main_links, {h.raw for h in member_hits if h.letters <= 3})
         if not name or not url:
             continue
-        hit = _best_price(member_hits, member, roles)
-        product: dict[str, Any] = {"name": name, "price": hit.price if hit else None, "url": url}
+        product: dict[str, Any] = {"name": name, "price": price, "url": url}
+        if regular is not None:
+            product["price_regular"] = regular
         product["image"] = _image(member, base)
         product["rating"] = _rating(member)
         product["sponsored"] = _sponsored(member)
@@ -566,18 +660,37 @@ def detect_products(tree: LexborHTMLParser, base: str, currency: str | None) -> 
 
 
 def extract(
-    html: str, base_url: str, *, selectors: dict | None = None, limit: int | None = None, **_: Any
+    html: str,
+    base_url: str,
+    *,
+    selectors: dict | None = None,
+    limit: int | None = None,
+    min_price: float | None = None,
+    max_price: float | None = None,
+    stated_currencies: list[str] | None = None,
+    **_: Any,
 ) -> dict:
-    """Products of the listing on ``html`` (page URL ``base_url``). ``selectors`` is unused: no site markup."""
+    """Products of the listing on ``html`` (page URL ``base_url``), those priced in [``min_price``,
+    ``max_price``] when a bound is given, the first ``limit`` of them. ``selectors`` is unused: no
+    site markup. ``stated_currencies`` are the currency codes the page's scripts state (read in the
+    browser, whose lean HTML has no scripts); None: read them from ``html``."""
     tree = parse_html(html)
     base = page_base(tree, base_url)
+    context = PageCurrency(tree, base, html, stated_currencies)  # reads <meta>: before strip_junk
     strip_junk(tree)
-    currency = default_currency(base)
-    products = finish_products(detect_products(tree, base, currency), currency)
-    return {"products": apply_limit(products, limit)}
+    products = finish_products(detect_products(tree, base, context), context.best)
+    kept = filter_by_price(products, min_price, max_price)
+    out: dict[str, Any] = {"products": apply_limit(kept, limit)}
+    if len(kept) < len(products):
+        out["dropped"] = len(products) - len(kept)  # a pager reads on: the page had products, none in range
+    return out
 
 
-async def run(ctx: ToolContext, limit: int | None = None) -> dict:
-    """Tool entry point: one round trip for the lean HTML (CSS-hidden elements left out), then `extract`."""
+async def run(
+    ctx: ToolContext, limit: int | None = None, min_price: float | None = None, max_price: float | None = None
+) -> dict:
+    """Tool entry point: one round trip for the lean HTML (CSS-hidden elements left out), the currency
+    codes the page's scripts state, then `extract`."""
     html, url = await page_html(ctx, lean=True)
-    return extract(html, url, limit=limit)
+    stated = await stated_currencies(ctx)
+    return extract(html, url, limit=limit, min_price=min_price, max_price=max_price, stated_currencies=stated)

@@ -209,8 +209,10 @@ async def run(
         added = merge(total, output, seen)
         counts.append(added)
         ctx.log.debug("pagination: page %d (%s) added %d items", len(urls), page.url, added)
-        if len(urls) > 1 and added == 0:
-            stopped = "no_new_items"  # the "next" page repeated what we have: a loop or the end
+        # The "next" page repeated what we have: a loop or the end. A page whose items the extraction
+        # left out by its own bounds ("dropped": none in the price range) is no end.
+        if len(urls) > 1 and added == 0 and not output.get("dropped"):
+            stopped = "no_new_items"
             break
         if limit and any(isinstance(v, list) and len(v) >= limit for v in total.values()):
             stopped = "limit"

@@ -94,6 +94,16 @@ def test_without_sponsored_and_limit():
     assert len(extract(LISTING.read_text(encoding="utf-8"), LISTING_URL, SELECTORS, limit=2)["products"]) == 2
 
 
+def test_price_bounds():
+    html = LISTING.read_text(encoding="utf-8")
+    prices = {p["offer_id"]: p["price"] for p in listing()["products"]}
+    kept = extract(html, LISTING_URL, SELECTORS, max_price=150)["products"]
+    assert [p["offer_id"] for p in kept] == [k for k, v in prices.items() if v <= 150]
+    kept = extract(html, LISTING_URL, SELECTORS, min_price=100, max_price=1300, limit=2)["products"]
+    assert [p["offer_id"] for p in kept] == [k for k, v in prices.items() if 100 <= v <= 1300][:2]
+    assert {p["price"] for p in kept} <= {v for v in prices.values() if 100 <= v <= 1300}
+
+
 def test_next_page():
     assert listing()["next_page"] == "https://allegro.pl/listing?string=s%C5%82uchawki%20bezprzewodowe&p=2"
 
@@ -143,6 +153,13 @@ async def test_html_is_served_at_the_tools_own_site(curllm_run_tool):
     )
     assert [p["offer_id"] for p in out["products"]] == ["13371337002", "13371337003", "13371337004"]
     assert out["next_page"].startswith("https://allegro.pl/listing")
+
+
+async def test_a_plan_with_the_designs_price_bound(curllm_run_tool):
+    html = LISTING.read_text(encoding="utf-8")
+    out = await curllm_run_tool("extraction.products_allegro", html=html, params={"max_price": 100})
+    assert out["products"] and all(p["price"] <= 100 for p in out["products"])
+    assert len(out["products"]) == sum(1 for p in listing()["products"] if p["price"] <= 100)
 
 
 async def test_parameters_are_checked_before_running(curllm_run_tool):

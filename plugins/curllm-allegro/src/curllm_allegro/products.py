@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from curllm_core.errors import ToolError
-from curllm_core.prices import currency_for_domain, parse_price
+from curllm_core.prices import currency_for_domain, filter_by_price, parse_price
 from curllm_core.tool import ToolContext
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -230,12 +230,15 @@ def extract(
     *,
     limit: int | None = None,
     include_sponsored: bool = True,
+    min_price: float | None = None,
+    max_price: float | None = None,
 ) -> dict:
     """The offers of an allegro listing page: ``{"products": [...], "next_page": url | None}``.
 
     ``selectors`` is the manifest's ``selectors`` block. Only cards inside the listing container are
     offers (recommendation carousels reuse the card markup); an offer shown twice (a sponsored slot
-    and its regular place) is listed once, at its first position.
+    and its regular place) is listed once, at its first position. With ``min_price``/``max_price``
+    only offers priced in that range are kept (curllm's `filter_by_price`), then ``limit``.
     """
     if not selectors.get("item") or not selectors.get("name"):
         raise ToolError("the selectors block needs at least 'item' and 'name'", code="BAD_SELECTORS")
@@ -272,6 +275,9 @@ def extract(
             continue
         seen.add(key)
         products.append(offer)
+    found = len(products)
+    products = filter_by_price(products, min_price, max_price)
+    dropped = found - len(products)
     if limit is not None:
         products = products[:limit]
     next_el = None
@@ -280,7 +286,10 @@ def extract(
         if next_el is not None:
             break
     next_page = offer_url(next_el.attributes.get("href"), base_url) if next_el is not None else None
-    return {"products": products, "next_page": next_page}
+    result: dict[str, Any] = {"products": products, "next_page": next_page}
+    if dropped:
+        result["dropped"] = dropped  # curllm's pager reads on: the page had offers, none in range
+    return result
 
 
 def page_base(html: str, url: str) -> str:
@@ -291,13 +300,25 @@ def page_base(html: str, url: str) -> str:
     return m.group(1) if m else "https://allegro.pl/"
 
 
-async def run(ctx: ToolContext, limit: int | None = None, include_sponsored: bool = True) -> dict:
+async def run(
+    ctx: ToolContext,
+    limit: int | None = None,
+    include_sponsored: bool = True,
+    min_price: float | None = None,
+    max_price: float | None = None,
+) -> dict:
     """The tool: the current page's HTML in one browser round trip, then `extract`."""
     if ctx.page is None:
         raise ToolError("extraction.products_allegro needs a page", code="NO_PAGE")
     html = await ctx.page.content()
     result = extract(
-        html, page_base(html, ctx.page.url), ctx.selectors, limit=limit, include_sponsored=include_sponsored
+        html,
+        page_base(html, ctx.page.url),
+        ctx.selectors,
+        limit=limit,
+        include_sponsored=include_sponsored,
+        min_price=min_price,
+        max_price=max_price,
     )
     ctx.log.debug("%d offers on %s", len(result["products"]), ctx.page.url)
     return result

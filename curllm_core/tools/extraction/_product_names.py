@@ -1,0 +1,227 @@
+"""A product block's name: the product title, not a seller, a badge, a price or a spec line.
+
+Candidates, best first: a heading, an element whose class/itemprop/test id says name or title, the
+text of the block's main link, its title/aria-label attributes, its image's alt text. Each loses
+points for what titles are not: a rating ("4,5 von 5 Sternen"), a price, a tiny or huge text. On
+top of that, in every language shops use:
+
+- **Seller and shop names** are no product names: an element classed seller/shop/store/merchant/
+  vendor/user (``seller-name`` says "name" too) and a link to a seller's page are skipped.
+- **Badges** ("NEW!", "Neues Angebot", "Sponsored", "Bestseller", "Nowość", "-20%") are no names,
+  and one that opens or closes the title element in its own element is cut off.
+- **Spec lines** that follow the title in the same element ("… (7D75-001R) Formfaktor: ATX •
+  Sockel: AMD AM5 …") are cut off: when a name element holds the main link and more text, the
+  link's text is the title; a "Key: value • Key: value" run after a title is cut in text too.
+- **Decoration** around a title ("»", "›", "→", "•") is trimmed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from selectolax.lexbor import LexborNode
+
+from ...prices import has_currency_mark, parse_price
+from ._html import fold, visible_text
+from ._price_roles import class_tokens
+
+HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading]"
+NAMED = ", ".join(
+    f'[{attr}*="{word}" i]'
+    for attr in ("class", "itemprop", "data-test", "data-testid")
+    for word in ("name", "title")
+)
+_NAME_ATTR_RE = re.compile(r"(?<!sub)(name|title)", re.IGNORECASE)
+_DIGIT_RE = re.compile(r"\d")
+_RATING_RE = re.compile(
+    r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|of|von|z|de|sur|su|/)\s*5(?![\d.,])", re.IGNORECASE
+)
+_RATING_WORDS_RE = re.compile(
+    r"\b(stars?|sterne[n]?|gwiazdk|étoiles|estrellas|reviews?|ratings?|opini|bewertung|rezension|avis)",
+    re.IGNORECASE,
+)
+#: Labels that mark an ad; exact (a title that contains "ad" is still a title).
+SPONSORED_RE = re.compile(
+    r"^\[?(sponsored|gesponsert|sponsorowane|sponsorowany|anzeige|reklama|ad|ads|promoted|promowane|"
+    r"sponsoris[ée]e?|publicit[ée]|patrocinado|sponsorizzato|gesponsord)\]?$",
+    re.IGNORECASE,
+)
+#: Badges shops put on or above a title.
+BADGE_RE = re.compile(
+    r"^[\[(]?(?:new|neu|neuheit|neues angebot|nowo(?:ść|sc)|nowy|nowa|nouveau|nouveauté|nouveaute|nuevo|novità|"
+    r"sale|hot|top|hit|deal|deal of the day|angebot|tagesangebot|bestseller|best seller|bestseller nr\.? ?\d+|"
+    r"#\d+ bestseller|amazon'?s choice|choice|promo|promocja|promotion|superpromocja|okazja|outlet|exclusive|"
+    r"exklusiv|limited|limitiert|free shipping|gratis versand|darmowa dostawa|livraison gratuite|"
+    r"-?\d{1,2} ?%(?: off| rabatt| taniej)?|sponsored|gesponsert|sponsorowane|anzeige|reklama|ad|"
+    r"sponsoris[ée]e?|publicit[ée])[\])]?\s*[!:.]*$",
+    re.IGNORECASE,
+)
+#: Class words of elements that name a seller, a shop or a user, not the product.
+_SELLER_TOKENS = frozenset(
+    "seller sellers shop shops store stores merchant merchants vendor vendors user username author "
+    "dealer retailer company firma sklep sprzedawca haendler handler verkaeufer verkaufer anbieter "
+    "vendeur boutique marchand negozio tienda supplier manufacturer".split()
+)
+#: Links to a seller's or shop's page (paths), whose text is that seller's name.
+SELLER_PATH_RE = re.compile(
+    r"/(?:shop|shops|store|stores|seller|sellers|user|users|usr|profile|profil|merchant|vendor|vendors|"
+    r"haendler|handler|verkaeufer|sklep|sprzedawca|uzytkownik|boutique|vendeur|supplier|company)(?:/|$|\?|-)",
+    re.IGNORECASE,
+)
+_EDGE_DECORATION = "»«›‹→←↗▶►▸◂◀•·|*✓✔★☆ \u00a0-–—:"
+#: ": value •" of a "Key: value • Key: value" spec line glued on after a title.
+_SPEC_RE = re.compile(r":\s[^•|·:]{1,80}\s[•|·]\s")
+
+
+def _cut_spec(text: str) -> str:
+    """``text`` without a "Key: value • Key: value" line after its title: the key is the one to three
+    words before the first such colon, beginning with a capital ("Formfaktor", "Form factor")."""
+    m = _SPEC_RE.search(text)
+    if m is None:
+        return text
+    words = text[: m.start()].split(" ")
+    for n in (1, 2, 3):
+        if n < len(words) and words[-n][:1].isupper():
+            title = " ".join(words[:-n]).rstrip(_EDGE_DECORATION)
+            return title if len(title) >= 8 else text
+    return text
+
+
+def clean_name(text: str) -> str:
+    """``text`` without decoration around it and without a spec line after the title."""
+    return _cut_spec(text.strip(_EDGE_DECORATION))
+
+
+def _seller_element(node: LexborNode) -> bool:
+    cls = node.attributes.get("class") or ""
+    test = node.attributes.get("data-testid") or node.attributes.get("data-test") or ""
+    return bool((cls or test) and class_tokens(f"{cls} {test}") & _SELLER_TOKENS)
+
+
+def _without_badges(node: LexborNode, text: str) -> str:
+    """``text`` (the visible text of ``node``) without a badge that opens or closes it in an element of
+    its own ("<span>NEU</span> Tasse Weiß" -> "Tasse Weiß"; "New Balance 574" stays whole)."""
+    if not text or node.child is None:
+        return text
+    leaves = [
+        n for n in node.traverse(include_text=True) if n.tag == "-text" and (n.text_content or "").strip()
+    ]
+    if len(leaves) < 2:
+        return text
+    for leaf in (leaves[0], leaves[-1]):
+        piece = fold(leaf.text_content)
+        parent = leaf.parent
+        if parent is None or parent.mem_id == node.mem_id or not BADGE_RE.match(piece):
+            continue
+        if fold(parent.text(deep=True)) != piece:
+            continue
+        if text.startswith(piece) and len(text) - len(piece) >= 3:
+            text = text[len(piece) :].lstrip(" :-–|")
+        elif text.endswith(piece) and len(text) - len(piece) >= 3:
+            text = text[: -len(piece)].rstrip(" :-–|")
+    return text
+
+
+def penalty(text: str) -> float:
+    """How unlike a product title ``text`` is (0: not at all; 100: never a title)."""
+    if len(text) < 3 or SPONSORED_RE.match(text) or BADGE_RE.match(text):
+        return 100.0
+    score = 0.0
+    if len(text) < 8:
+        score += 1.5
+    # "4,5 von 5 Sternen", "137 opinii", "9,582 ratings" - but not "Star Projector for Bedroom".
+    if _RATING_RE.search(text) or (
+        len(text) < 40 and _DIGIT_RE.search(text) and _RATING_WORDS_RE.search(text)
+    ):
+        score += 3
+    if has_currency_mark(text) and (price := parse_price(text)) is not None:
+        # A price label is no title; a title that mentions a price ("607hdi 136 ch 950 euro") is.
+        score += 100 if len(re.sub(r"[\d\s.,]", "", str(price.amount))) + len(text) < 16 else 2
+    if len(text) > 300:
+        score += 2
+    return score
+
+
+def _link_text(link: LexborNode, main_links: list[LexborNode]) -> str:
+    """The text of a main link, or "" when it is the whole card (a link around the block)."""
+    if link.css_first(HEADINGS) is not None or len(link.text(deep=True)) > 400:
+        return ""
+    return visible_text(link)
+
+
+def _within(node: LexborNode, ancestor: LexborNode) -> bool:
+    current = node.parent
+    for _ in range(6):
+        if current is None:
+            return False
+        if current.mem_id == ancestor.mem_id:
+            return True
+        current = current.parent
+    return False
+
+
+def _named_text(node: LexborNode, main_links: list[LexborNode]) -> str:
+    """The text of a name/title element; its main link's text alone when the element also holds a
+    spec line or other text after the title."""
+    text = _without_badges(node, visible_text(node))
+    for link in main_links:
+        if not _within(link, node):
+            continue
+        if len(link.text(deep=True).strip()) >= len(node.text(deep=True).strip()):
+            break  # the link is the whole element
+        link_text = visible_text(link)
+        if len(link_text) < 3 or link_text == text:
+            break
+        rest = text.replace(link_text, "", 1)
+        if not re.search(r"[^\W_]", rest) or (len(link_text) >= 8 and len(rest) >= 20):
+            return link_text
+        break
+    return text
+
+
+def best_name(member: LexborNode, main_links: list[LexborNode], skip: Iterable[str] = ()) -> str | None:
+    """The product title of block ``member`` whose main link is ``main_links`` (see the module
+    docstring); ``skip`` holds texts that are known not to be it (the block's price label)."""
+    skipped = set(skip)
+    candidates: list[tuple[float, int, str]] = []
+
+    def add(text: str | None, weight: float) -> None:
+        text = clean_name(fold(text))
+        if not text or text in skipped:
+            return
+        candidates.append((weight - penalty(text), -len(candidates), text))
+
+    for heading in member.css(HEADINGS):
+        if (
+            heading.mem_id != member.mem_id
+            and len(heading.text(deep=True)) < 600
+            and not _seller_element(heading)
+        ):
+            add(_named_text(heading, main_links), 4)
+    if candidates and max(candidates)[0] >= 4:
+        return max(candidates)[2]  # a clean heading: nothing else can score higher
+    for node in member.css(NAMED):
+        if node.mem_id == member.mem_id or len(node.text(deep=True)) >= 600:
+            continue
+        attrs = node.attributes
+        flags = " ".join(v for k in ("class", "itemprop", "data-test", "data-testid") if (v := attrs.get(k)))
+        if not _NAME_ATTR_RE.search(flags) or _seller_element(node):
+            continue
+        if node.tag == "a" and SELLER_PATH_RE.search(attrs.get("href") or ""):
+            continue
+        weight = 3.5 if "name" in flags.lower() else 3
+        if "brand" in class_tokens(flags):
+            weight -= 1.5  # a brand alone is part of a title, not the title
+        add(_named_text(node, main_links), weight)
+    for link in main_links:
+        add(_without_badges(link, _link_text(link, main_links)), 3)
+        add(link.attributes.get("title"), 2)
+        add(link.attributes.get("aria-label"), 2)
+        img = link.css_first("img[alt]")
+        if img is not None:
+            add(img.attributes.get("alt"), 1)
+    if not candidates:
+        return None
+    best = max(candidates)
+    return best[2] if best[0] > -50 else None

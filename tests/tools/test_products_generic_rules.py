@@ -1,0 +1,670 @@
+"""products_generic's rules, each proven on listings written here in several markups, languages and
+currencies: sale and regular prices, shipping and unit prices, cents set apart in markup, ranges,
+names (badges, seller names, spec lines), sponsored rows, cards whose price and title sit far apart,
+header rows, the currency from the page's context, and price bounds.
+
+The hand-written cases show each trap as shops write it; `test_any_listing` builds listings from
+random combinations of all of them (hypothesis) and checks every product exactly.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from curllm_core.tools.extraction import products_generic
+from tests.tools.test_extraction_helpers import assert_valid_output
+
+
+def extract(page: str, url: str = "http://127.0.0.1:8000/listing", **params) -> list[dict]:
+    out = products_generic.extract(page, url, **params)
+    assert_valid_output("products_generic", out)
+    return out["products"]
+
+
+def doc(body: str, lang: str = "en", head: str = "") -> str:
+    return f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">{head}<title>Shop</title></head><body>{body}</body></html>'
+
+
+def cards(*items: str, wrap: str = '<ul class="results">{}</ul>') -> str:
+    return doc(wrap.format("".join(items)))
+
+
+def li(name: str, price_html: str, href: str = "/p/{n}", extra: str = "", n: list[int] = [0]) -> str:  # noqa: B006
+    n[0] += 1
+    return (
+        f'<li class="product"><a class="thumb" href="{href.format(n=n[0])}"><img src="/i/{n[0]}.jpg" alt=""></a>'
+        f'<h3 class="title"><a href="{href.format(n=n[0])}">{name}</a></h3>{extra}<div class="prices">{price_html}</div></li>'
+    )
+
+
+def got(products: list[dict], *keys: str) -> list[tuple]:
+    return [tuple(p.get(k) for k in keys) for p in products]
+
+
+# --- sale and regular prices -------------------------------------------------------------------------
+
+SALE_CASES = [
+    # (language, price markup, price, regular, currency)
+    ("en", "Reg. CAD 51.66 Sale CAD 34.42", 34.42, 51.66, "CAD"),
+    ("en", "was £20 now £15", 15.0, 20.0, "GBP"),
+    ("en", "<s>$29.99</s> <span>$19.99</span>", 19.99, 29.99, "USD"),
+    ("en", '<span class="was-price">£24.00</span> <span class="now-price">£18.00</span>', 18.0, 24.0, "GBP"),
+    (
+        "en",
+        '<span class="price">$12.99</span> <span class="list-price">List: $17.99</span>',
+        12.99,
+        17.99,
+        "USD",
+    ),
+    ("de", "UVP 29,99 € 19,99 €", 19.99, 29.99, "EUR"),
+    ("de", "19,99 € statt 29,99 €", 19.99, 29.99, "EUR"),
+    ("de", "<del>1.299,00 €</del> <b>999,00 €</b>", 999.0, 1299.0, "EUR"),
+    ("de", '<span class="streichpreis">49,90 €</span><span class="preis">39,90 €</span>', 39.9, 49.9, "EUR"),
+    (
+        "pl",
+        '<span class="price--old">59,99 zł</span> <span class="price">49,99 zł</span>',
+        49.99,
+        59.99,
+        "PLN",
+    ),
+    ("pl", "<span>przed obniżką: 59,99 zł</span> <span>49,99 zł</span>", 49.99, 59.99, "PLN"),
+    (
+        "pl",
+        '<span class="cena">129,00 zł</span><span style="text-decoration: line-through">159,00 zł</span>',
+        129.0,
+        159.0,
+        "PLN",
+    ),
+    ("fr", "<span>39,00 €</span> <span>au lieu de 49,00 €</span>", 39.0, 49.0, "EUR"),
+    ("fr", "Prix barré 49,00 € 39,00 €", 39.0, 49.0, "EUR"),
+    (
+        "fr",
+        '<span class="prix-barre"><del>1 499 €</del></span> <span class="prix">1 199 €</span>',
+        1199.0,
+        1499.0,
+        "EUR",
+    ),
+    # a lowest-price-of-30-days note is no current price either
+    (
+        "pl",
+        "<span>49,99 zł</span><small>Najniższa cena z 30 dni przed obniżką: 44,99 zł</small>",
+        49.99,
+        None,
+        "PLN",
+    ),
+    (
+        "de",
+        "<span>24,99 €</span><small>Niedrigster Preis der letzten 30 Tage: 22,99 €</small>",
+        24.99,
+        None,
+        "EUR",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "lang, price_html, price, regular, currency", SALE_CASES, ids=[c[1][:40] for c in SALE_CASES]
+)
+def test_the_sale_price_is_the_price(lang, price_html, price, regular, currency):
+    page = cards(*(li(f"Item {i} {lang}", price_html) for i in range(3)))
+    products = extract(page)
+    assert got(products, "price", "price_regular", "currency") == [(price, regular, currency)] * 3
+
+
+# --- shipping, unit and monthly prices -----------------------------------------------------------------
+
+EXTRA_CASES = [
+    ("<b>EUR 14,90</b> <span>+ EUR 4,90 Versandkosten</span>", 14.9, "EUR"),
+    ("<span>£89.99</span> <span>+£35.27 postage</span>", 89.99, "GBP"),
+    ("<span>$24.50</span> <span>+ $5.99 shipping</span>", 24.5, "USD"),
+    ("<span>24,90 zł</span><span>+ 9,99 zł dostawa</span>", 24.9, "PLN"),
+    ("<span>Livraison 4,99 €</span> <span>19,99 €</span>", 19.99, "EUR"),
+    ("<span>dostawa od 8,99 zł</span> <span>39,00 zł</span>", 39.0, "PLN"),
+    ("<span>7,49 €</span> <span>(3,50 €/kg)</span>", 7.49, "EUR"),
+    ("<span>(3,50 €/kg)</span> <span>7,49 €</span>", 7.49, "EUR"),
+    ("<span>£2.40</span> <span>£1.20/100g</span>", 2.4, "GBP"),
+    ("<span>Grundpreis: 12,90 €/l</span> <span>6,45 €</span>", 6.45, "EUR"),
+    ("<span>1 kg = 9,98 €</span> <b>4,99 €</b>", 4.99, "EUR"),
+    ("<b>25,98 zł</b> <span>12,99 zł/szt.</span>", 25.98, "PLN"),
+    ('<span class="unit-price">(13,11 zł/l)</span><span class="price">59,00 zł</span>', 59.0, "PLN"),
+    ("<span>ab 12,99 € mtl.</span> <b>299,00 €</b>", 299.0, "EUR"),
+    ("<span>1 499 zł</span> <span>lub 149,90 zł x 10 rat</span>", 1499.0, "PLN"),
+    ("<span>$899.00</span> <span>or $74.92/mo</span>", 899.0, "USD"),
+]
+
+
+@pytest.mark.parametrize("price_html, price, currency", EXTRA_CASES, ids=[c[0][:40] for c in EXTRA_CASES])
+def test_shipping_unit_and_monthly_prices_are_never_the_price(price_html, price, currency):
+    products = extract(cards(*(li(f"Article {i}", price_html) for i in range(3))))
+    assert got(products, "price", "currency") == [(price, currency)] * 3
+    assert not any("price_regular" in p for p in products)
+
+
+def test_a_per_piece_price_is_the_price_when_nothing_else_is():
+    # B2B listings price per unit only: "US $0-2550 / Unit" is the price (a range).
+    page = cards(
+        *(li(f"Industrial pump model {i}", f"US ${i * 10}-{i * 100} / Unit") for i in (1, 2, 3)),
+    )
+    assert got(extract(page), "price", "price_upper", "currency") == [
+        (10.0, 100.0, "USD"),
+        (20.0, 200.0, "USD"),
+        (30.0, 300.0, "USD"),
+    ]
+
+
+# --- cents set apart in markup -----------------------------------------------------------------------
+
+CENTS_CASES = [
+    ("$19<sup>97</sup>", 19.97, "USD"),
+    ("<span>$</span><span>19</span><sup>97</sup>", 19.97, "USD"),
+    ('<span class="whole">62</span><span class="fraction">99</span> €', 62.99, "EUR"),
+    ('€<span class="price-int">1.299</span><span class="price-cents">00</span>', 1299.0, "EUR"),
+    ("<span>$</span> <span>19</span> <span>97</span>", 19.97, "USD"),
+    ("£<b>7</b><sup>50</sup>", 7.5, "GBP"),
+    ('<span class="zl">149</span><sup class="gr">99</sup> zł', 149.99, "PLN"),
+    ("19,99 €<sup>*</sup>", 19.99, "EUR"),
+    ("€19.99<sup>1</sup>", 19.99, "EUR"),  # a footnote mark, not cents
+    ('<span class="value">7 998</span><span class="penny">,00</span> zł', 7998.0, "PLN"),
+]
+
+
+@pytest.mark.parametrize("price_html, price, currency", CENTS_CASES, ids=[c[0] for c in CENTS_CASES])
+def test_cents_set_apart_in_markup(price_html, price, currency):
+    products = extract(cards(*(li(f"Produkt testowy {i}", price_html) for i in range(3))))
+    assert got(products, "price", "currency") == [(price, currency)] * 3
+
+
+# --- ranges -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "price_html, price, upper, currency",
+    [
+        ("od 12 do 40 zł", 12.0, 40.0, "PLN"),
+        ("12,00 € - 18,00 €", 12.0, 18.0, "EUR"),
+        ("$5 - $9", 5.0, 9.0, "USD"),
+        ("EUR 124,00 bis EUR 174,00", 124.0, 174.0, "EUR"),
+        ("de 15 € à 30 €", 15.0, 30.0, "EUR"),
+        ("£10 to £25", 10.0, 25.0, "GBP"),
+    ],
+)
+def test_price_ranges(price_html, price, upper, currency):
+    products = extract(cards(*(li(f"Gift voucher offer {i}", price_html) for i in range(3))))
+    assert got(products, "price", "price_upper", "currency") == [(price, upper, currency)] * 3
+
+
+# --- names ----------------------------------------------------------------------------------------------
+
+BADGES = [
+    "NEW!",
+    "Neu",
+    "Neues Angebot",
+    "Nowość",
+    "Nouveau",
+    "Sale",
+    "Bestseller",
+    "-20%",
+    "Sponsored",
+    "Gesponsert",
+]
+
+
+@pytest.mark.parametrize("badge", BADGES)
+def test_a_badge_is_no_part_of_the_name(badge):
+    inside = cards(*(li(f'<span class="tag">{badge}</span>Tasse Weiß {i}', f"{i},99 €") for i in (1, 2, 3)))
+    above = cards(
+        *(
+            li(f"Tasse Weiß {i}", f"{i},99 €", extra=f'<span class="badge">{badge}</span>').replace(
+                '<h3 class="title">', f'<span class="label">{badge}</span><h3 class="title">'
+            )
+            for i in (1, 2, 3)
+        )
+    )
+    for page in (inside, above):
+        assert [p["name"] for p in extract(page)] == ["Tasse Weiß 1", "Tasse Weiß 2", "Tasse Weiß 3"]
+
+
+def test_titles_that_begin_like_badges_stay_whole():
+    page = cards(li("New Balance 574 Sneaker", "89,99 €"), li("Top Gun: Maverick [Blu-ray]", "14,99 €"))
+    assert [p["name"] for p in extract(page)] == ["New Balance 574 Sneaker", "Top Gun: Maverick [Blu-ray]"]
+
+
+@pytest.mark.parametrize(
+    "seller_html",
+    [
+        '<div class="seller-name">TechShop24 GmbH</div>',
+        '<a class="shop-name" href="/shop/techshop24">TechShop24</a>',
+        '<span class="merchant"><a href="/seller/8812">Sprzedawca: elektro_pl</a></span>',
+        '<p class="vendeur-nom">Boutique Martin</p>',
+    ],
+)
+def test_a_seller_or_shop_name_is_not_the_product_name(seller_html):
+    body = "".join(
+        f'<div class="offer"><div class="media"><a href="/o/{i}"><img src="/i/{i}.jpg" alt=""></a></div>'
+        f'{seller_html}<a class="offer-title" href="/o/{i}">Słuchawki bezprzewodowe model {i}</a>'
+        f'<div class="offer-price">{i}99,00 zł</div></div>'
+        for i in (1, 2, 3)
+    )
+    products = extract(doc(f'<div class="offers">{body}</div>', "pl"))
+    assert [p["name"] for p in products] == [f"Słuchawki bezprzewodowe model {i}" for i in (1, 2, 3)]
+    assert [p["url"] for p in products] == [f"http://127.0.0.1:8000/o/{i}" for i in (1, 2, 3)]
+
+
+@pytest.mark.parametrize(
+    "lang, spec",
+    [
+        ("de", "Formfaktor: ATX • Sockel: AMD AM5 • Chipsatz: AMD B650 • RAM: 4x DDR5 DIMM"),
+        ("en", "Form factor: Mini-ITX • Socket: LGA1700 • Chipset: Intel B760"),
+        ("pl", "Przekątna: 27 cali | Rozdzielczość: 2560 x 1440 | Matryca: IPS"),
+    ],
+)
+def test_a_spec_line_after_the_title_is_cut_off(lang, spec):
+    # As price comparison sites write it: the title link and its spec line in one name element...
+    structured = doc(
+        '<div class="list">'
+        + "".join(
+            f'<div class="row"><div class="cell image"><a href="/a{i}"><img alt="Board {i}"></a></div>'
+            f'<div class="cell productlist__name"><a href="/a{i}" class="link"><span>Board X{i} Pro (90MB-{i})</span></a>'
+            f'<div class="description"><p>{spec}</p></div></div><div class="cell price"><span>ab € {i}89,00</span></div></div>'
+            for i in (1, 2, 3)
+        )
+        + "</div>",
+        lang,
+    )
+    # ... and glued to the title in one text.
+    glued = cards(*(li(f"Board X{i} Pro (90MB-{i}) {spec}", f"€ {i}89,00") for i in (1, 2, 3)))
+    for page in (structured, glued):
+        assert [p["name"] for p in extract(page)] == [f"Board X{i} Pro (90MB-{i})" for i in (1, 2, 3)]
+
+
+def test_decoration_around_a_title_is_trimmed():
+    page = doc(
+        '<div class="list">'
+        + "".join(
+            f'<div class="item"><strong class="item-name"><a href="/x/{i}"> Film {i} (Blu-ray)</a> <a href="/p/{i}"> » </a></strong>'
+            f'<a href="/x/{i}"><span class="price">{i}9,99 zł</span></a></div>'
+            for i in (1, 2, 3)
+        )
+        + "</div>",
+        "pl",
+    )
+    assert [p["name"] for p in extract(page)] == [f"Film {i} (Blu-ray)" for i in (1, 2, 3)]
+
+
+def test_a_title_that_mentions_a_price_is_still_the_title():
+    # Classifieds: the whole card is the link; the ad's title names a price of its own.
+    body = "".join(
+        f'<a class="ad" href="/ad/{i}" title="{t}"><div class="pic"></div><section><h2 itemprop="name">{t}</h2>'
+        f'<p class="place">Lyon / Rhône</p><h3 class="price">{p} €</h3><p class="date">Aujourd\'hui, 14:14</p></section></a>'
+        for i, (t, p) in enumerate(
+            [("607hdi 136 ch 950 euro", "950"), ("Clio 3 TBE", "2 900"), ("Twingo 1,2 l", "1 200")]
+        )
+    )
+    products = extract(doc(f'<section class="list">{body}</section>', "fr"))
+    assert got(products, "name", "price", "currency") == [
+        ("607hdi 136 ch 950 euro", 950.0, "EUR"),
+        ("Clio 3 TBE", 2900.0, "EUR"),
+        ("Twingo 1,2 l", 1200.0, "EUR"),
+    ]
+
+
+# --- sponsored rows ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lang, label",
+    [
+        ("en", "Sponsored"),
+        ("de", "Gesponsert"),
+        ("de", "Anzeige"),
+        ("pl", "Sponsorowane"),
+        ("fr", "Sponsorisé"),
+        ("en", "Ad"),
+    ],
+)
+def test_rows_marked_as_ads_are_flagged(lang, label):
+    rows = [
+        li("Camera body", "$899.00", extra=f'<span class="lbl">{label}</span>'),
+        li("Camera lens 50 mm", "$199.00"),
+        li("Camera strap", "$19.00", extra=f'<div class="note"><span>{label}</span></div>'),
+        li("Camera bag", "$49.00"),
+    ]
+    products = extract(doc('<ul class="results">' + "".join(rows) + "</ul>", lang))
+    assert got(products, "name", "sponsored") == [
+        ("Camera body", True),
+        ("Camera lens 50 mm", False),
+        ("Camera strap", True),
+        ("Camera bag", False),
+    ]
+
+
+def test_a_label_hidden_from_everyone_does_not_make_an_ad():
+    rows = [
+        li(f"Lamp {i}", f"{i}9,00 €", extra='<span aria-hidden="true" class="x">Anzeige</span>')
+        for i in (1, 2)
+    ]
+    assert [p["sponsored"] for p in extract(doc('<ul class="r">' + "".join(rows) + "</ul>", "de"))] == [
+        False,
+        False,
+    ]
+
+
+# --- cards whose price and title sit far apart -----------------------------------------------------------
+
+
+def test_b2b_cards_with_price_far_from_the_title():
+    body = "".join(
+        f'<div class="offer-card"><div class="col-img"><a href="/product/{i}.html"><img src="/i/{i}.jpg" alt=""></a></div>'
+        f'<div class="col-info"><h2 class="title"><a href="/product/{i}.html">Hydraulic pump HP-{i}00</a></h2>'
+        f'<p>Min. order: 10 pieces</p><div class="supplier"><a href="/company/acme{i}">Acme {i} Co., Ltd.</a><span>5 yrs</span></div></div>'
+        f'<div class="col-extra"><div class="box"><div class="price-wrap"><div class="price">US ${i}0.00-{i}50.00</div>'
+        f"<div>/ piece</div></div></div></div></div>"
+        for i in (1, 2, 3, 4)
+    )
+    products = extract(doc(f'<div class="offer-list">{body}</div>'))
+    assert got(products, "name", "price", "price_upper", "currency", "url") == [
+        (
+            f"Hydraulic pump HP-{i}00",
+            float(f"{i}0"),
+            float(f"{i}50"),
+            "USD",
+            f"http://127.0.0.1:8000/product/{i}.html",
+        )
+        for i in (1, 2, 3, 4)
+    ]
+
+
+def test_table_rows_with_the_price_in_another_cell():
+    rows = "".join(
+        f'<tr><td class="pic"><a href="/auto/{i}"><img alt=""></a></td><td><a href="/auto/{i}">Renault Laguna {i}</a>'
+        f'<br><span>Toulouse</span></td><td class="km">12{i} 000 km</td><td class="p">{i}4 500 €</td></tr>'
+        for i in (1, 2, 3)
+    )
+    products = extract(
+        doc(
+            f'<table class="annonces"><tr><th></th><th>Annonce</th><th>Km</th><th>Prix</th></tr>{rows}</table>',
+            "fr",
+        )
+    )
+    assert got(products, "name", "price") == [(f"Renault Laguna {i}", float(f"{i}4500")) for i in (1, 2, 3)]
+
+
+# --- header rows ------------------------------------------------------------------------------------------
+
+
+def test_a_header_row_of_the_product_list_is_no_product():
+    header = (
+        '<div class="plist__header"><div class="plist__cell plist__name"><a href="?sort=name">1308 Produkte</a></div>'
+        '<div class="plist__cell plist__price"><a href="?sort=p">Preis</a></div></div>'
+    )
+    rows = "".join(
+        f'<div class="row plist__product"><div class="cell plist__image"><a href="/p{i}.html"><img alt="GPU {i}"></a></div>'
+        f'<div class="cell plist__name"><a href="/p{i}.html">Grafikkarte GPU {i}</a></div>'
+        f'<div class="cell plist__price"><span>ab € {i}99,00</span></div></div>'
+        for i in (1, 2, 3)
+    )
+    unpriced = (
+        '<div class="row plist__product"><div class="cell plist__image"><a href="/p9.html"><img alt="GPU 9"></a></div>'
+        '<div class="cell plist__name"><a href="/p9.html">Grafikkarte GPU 9</a></div>'
+        '<div class="cell plist__price"><span>derzeit nicht lieferbar</span></div></div>'
+    )
+    products = extract(doc(f'<div class="plist">{header}{rows}{unpriced}</div>', "de"))
+    assert got(products, "name", "price") == [
+        (f"Grafikkarte GPU {i}", float(f"{i}99")) for i in (1, 2, 3)
+    ] + [("Grafikkarte GPU 9", None)]
+
+
+# --- currency from the page's context ---------------------------------------------------------------------
+
+
+def dollar_page(head: str = "", note: str = "", lang: str = "en") -> str:
+    rows = "".join(li(f"CPU model {i}", f"${i}97.50") for i in (1, 2, 3))
+    return doc(f'<ul class="r">{rows}</ul>{note}', lang, head)
+
+
+@pytest.mark.parametrize(
+    "url, currency",
+    [
+        ("https://pricespy.example.co.nz/c/cpu", "NZD"),
+        ("https://shop.example.ca/cpu", "CAD"),
+        ("https://shop.example.com.au/cpu", "AUD"),
+        ("https://shop.example.com/cpu", "USD"),
+        ("http://127.0.0.1:8000/cpu", "USD"),  # nothing says otherwise
+    ],
+)
+def test_a_bare_dollar_takes_the_sites_country(url, currency):
+    assert {p["currency"] for p in extract(dollar_page(), url)} == {currency}
+
+
+@pytest.mark.parametrize(
+    "head, note, currency",
+    [
+        ('<script>window.__STATE__ = {"market": {"code": "nz", "currency": "NZD"}}</script>', "", "NZD"),
+        ('<script type="application/ld+json">{"@type": "Offer", "priceCurrency": "CAD"}</script>', "", "CAD"),
+        ('<meta property="og:price:currency" content="AUD">', "", "AUD"),
+        ("", "<footer><p>All prices in NZD, GST included.</p></footer>", "NZD"),
+        ("", '<div class="cur">Currency: <b>CAD</b></div>', "CAD"),
+    ],
+)
+def test_a_bare_dollar_takes_the_currency_the_page_states(head, note, currency):
+    # Served from 127.0.0.1: no country domain, only what the page itself says.
+    products = extract(dollar_page(head, note), "http://127.0.0.1:8000/cpu")
+    assert got(products, "price", "currency") == [(197.5, currency), (297.5, currency), (397.5, currency)]
+
+
+def test_an_explicit_mark_wins_over_the_context():
+    rows = "".join(li(f"Garden chair model {i}", f"US ${i}.00") for i in (1, 2))
+    assert {
+        p["currency"] for p in extract(doc(f'<ul class="r">{rows}</ul>'), "https://shop.example.co.nz/")
+    } == {"USD"}
+    rows = "".join(li(f"Garden chair model {i}", f"{i},00 €") for i in (1, 2))
+    page = doc(f'<ul class="r">{rows}</ul>', head='<script>{"currency": "NZD"}</script>')
+    assert {p["currency"] for p in extract(page, "https://shop.example.co.nz/")} == {"EUR"}
+
+
+def test_kroner_take_the_sites_country():
+    rows = "".join(li(f"Genser i ull {i}", f"{i}99,- kr") for i in (1, 2))
+    assert {
+        p["currency"] for p in extract(doc(f'<ul class="r">{rows}</ul>', "no"), "https://butikk.example.no/")
+    } == {"NOK"}
+
+
+# --- price bounds ------------------------------------------------------------------------------------------
+
+
+def test_min_and_max_price():
+    rows = [
+        li(f"Kubek ceramiczny {i}", f"{p} zł")
+        for i, p in enumerate(["39,00", "149,99", "150,00", "150,01", "1 299,00"])
+    ]
+    rows.append(li("Kubek bez ceny", "<span>niedostępny</span>"))
+    page = doc('<ul class="r">' + "".join(rows) + "</ul>", "pl")
+    assert len(extract(page)) == 6
+    assert [p["price"] for p in extract(page, max_price=150)] == [39.0, 149.99, 150.0]
+    assert [p["price"] for p in extract(page, min_price=150)] == [150.0, 150.01, 1299.0]
+    assert [p["price"] for p in extract(page, min_price=100, max_price=200, limit=2)] == [149.99, 150.0]
+    out = products_generic.extract(page, "http://127.0.0.1/", max_price=100)
+    assert out["dropped"] == 5  # what a pager needs to read on past a page with nothing in range
+    assert "dropped" not in products_generic.extract(page, "http://127.0.0.1/")
+
+
+# --- any listing (hypothesis) --------------------------------------------------------------------------
+
+#: (mark before, mark after, thousands separator, decimal separator, ISO code, domain)
+CURRENCIES = [
+    ("", " zł", " ", ",", "PLN", "https://sklep.example.pl/"),
+    ("", " €", ".", ",", "EUR", "https://shop.example.de/"),
+    ("", " €", "\u202f", ",", "EUR", "https://boutique.example.fr/"),
+    ("£", "", ",", ".", "GBP", "https://shop.example.co.uk/"),
+    ("$", "", ",", ".", "USD", "https://shop.example.com/"),
+    ("$", "", ",", ".", "NZD", "https://shop.example.co.nz/"),
+    ("CA$", "", ",", ".", "CAD", "http://127.0.0.1:8000/"),
+    ("CHF ", "", "'", ".", "CHF", "https://shop.example.ch/"),
+]
+WORDS = {
+    # regular-price label, shipping label, badge, ad label, title words
+    "en": ("was", "shipping", "NEW!", "Sponsored", ["Kettle", "Lamp", "Mug", "Chair", "Desk", "Clock"]),
+    "de": (
+        "statt",
+        "Versand",
+        "Neu",
+        "Gesponsert",
+        ["Wasserkocher", "Lampe", "Tasse", "Stuhl", "Tisch", "Uhr"],
+    ),
+    "pl": (
+        "przed obniżką:",
+        "dostawa",
+        "Nowość",
+        "Sponsorowane",
+        ["Czajnik", "Lampa", "Kubek", "Krzesło", "Biurko", "Zegar"],
+    ),
+    "fr": (
+        "au lieu de",
+        "livraison",
+        "Nouveau",
+        "Sponsorisé",
+        ["Bouilloire", "Lampe", "Tasse", "Chaise", "Bureau", "Horloge"],
+    ),
+}
+
+
+def money(cents: int, cur: tuple, sup: bool = False) -> str:
+    """``cents`` as the currency writes it; ``sup``: the cents raised in markup ("$19<sup>97</sup>")."""
+    before, after, thousands, decimal, _, _ = cur
+    whole, frac = divmod(cents, 100)
+    cents_html = f"<sup>{frac:02d}</sup>" if sup else f"{decimal}{frac:02d}"
+    return f"{before}{f'{whole:,}'.replace(',', thousands)}{cents_html}{after}"
+
+
+@dataclass
+class Card:
+    name: str
+    cents: int | None  # None: shown without a price ("sold out")
+    sup: bool = False
+    regular: int | None = None
+    regular_style: str = "del"
+    shipping: int | None = None
+    unit: int | None = None
+    badge: bool = False
+    ad: bool = False
+    seller: str | None = None
+    expected: dict = field(default_factory=dict)
+
+
+def card_html(card: Card, i: int, markup: str, cur: tuple, lang: str) -> str:
+    regular_word, shipping_word, badge, ad_label, _ = WORDS[lang]
+    if card.cents is None:
+        price = '<span class="availability">—</span>'
+    else:
+        price = f'<span class="amount">{money(card.cents, cur, card.sup)}</span>'
+    if card.regular is not None:
+        old = money(card.regular, cur)
+        price = {
+            "del": f"<del>{old}</del> {price}",
+            "class": f'<span class="price-old">{old}</span> {price}',
+            "word": f"{price} <span>{regular_word} {old}</span>",
+            "word_before": f"<span>{regular_word} {old}</span> {price}",
+        }[card.regular_style]
+    if card.unit is not None:
+        price += f' <span class="small">({money(card.unit, cur)}/kg)</span>'
+    if card.shipping is not None:
+        price += f" <span>+ {money(card.shipping, cur)} {shipping_word}</span>"
+    title = (f'<span class="badge">{badge}</span>' if card.badge else "") + html_lib.escape(card.name)
+    ad = f'<span class="ad-label">{ad_label}</span>' if card.ad else ""
+    seller = ""
+    if card.seller:  # a link to the seller's page, except inside a card that is a link itself
+        who = (
+            card.seller
+            if markup == "links"
+            else f'<a href="/shop/{card.seller.split()[-1]}">{card.seller}</a>'
+        )
+        seller = f'<div class="seller-name">{who}</div>'
+
+    href = f"/item/{i}"
+    if markup == "list":
+        return (
+            f'<li class="product-item"><a href="{href}"><img src="/img/{i}.jpg" alt=""></a>{ad}'
+            f'<h2 class="product-title"><a href="{href}">{title}</a></h2>{seller}<p class="prices">{price}</p></li>'
+        )
+    if markup == "grid":
+        return (
+            f'<div class="tile"><div class="tile-media"><a href="{href}"><img src="/img/{i}.jpg" alt=""></a></div>'
+            f'<div class="tile-body">{ad}<a class="tile-name" href="{href}">{title}</a>{seller}</div>'
+            f'<div class="tile-foot"><div class="tile-price">{price}</div></div></div>'
+        )
+    if markup == "table":
+        return f'<tr class="offer"><td>{ad}<a href="{href}">{title}</a></td><td>{seller}</td><td class="p">{price}</td></tr>'
+    # classifieds: the whole card is the link
+    return (
+        f'<a class="annonce" href="{href}"><div class="img"></div><section>{ad}<h3 class="annonce-title">{title}</h3>'
+        f'{seller}<p>Lyon</p><div class="annonce-price">{price}</div></section></a>'
+    )
+
+
+def listing_html(items: list[Card], markup: str, cur: tuple, lang: str) -> str:
+    inner = "".join(card_html(c, i, markup, cur, lang) for i, c in enumerate(items))
+    wrap = {
+        "list": '<ul class="product-list">{}</ul>',
+        "grid": '<div class="grid">{}</div>',
+        "table": '<table class="offers"><tr><th>Offer</th><th>Seller</th><th>Price</th></tr>{}</table>',
+        "links": '<section class="annonces">{}</section>',
+    }[markup]
+    promo = f'<div class="banner">{money(20000, cur)}+ free delivery</div>'
+    return doc(promo + wrap.format(inner), lang)
+
+
+@st.composite
+def listings(draw):
+    cur = draw(st.sampled_from(CURRENCIES))
+    lang = draw(st.sampled_from(sorted(WORDS)))
+    markup = draw(st.sampled_from(["list", "grid", "table", "links"]))
+    n = draw(st.integers(min_value=2, max_value=6))
+    names = WORDS[lang][4]
+    items = []
+    sup = draw(st.integers(0, 3)) == 0 and cur[3] in ".,"  # this shop raises its cents
+    for i in range(n):
+        cents = draw(st.integers(min_value=100, max_value=500_000))
+        card = Card(
+            name=f"{names[i]} {draw(st.sampled_from(['Nord', 'Oslo', 'Lux', 'Pro', 'Mini']))} {i + 1}",
+            cents=cents,
+        )
+        card.sup = sup
+        # A listing is mostly priced blocks (two at least): one sold-out card among them.
+        if i >= 2 and all(c.cents for c in items) and draw(st.integers(0, 5)) == 0:
+            card.cents = None  # sold out: in the listing, without a price
+            items.append(card)
+            continue
+        if draw(st.booleans()):
+            card.regular = cents + draw(st.integers(min_value=100, max_value=50_000))
+            card.regular_style = draw(st.sampled_from(["del", "class", "word", "word_before"]))
+        if draw(st.integers(0, 3)) == 0:
+            card.shipping = draw(st.integers(min_value=100, max_value=2_000))
+        if draw(st.integers(0, 3)) == 0:
+            card.unit = draw(st.integers(min_value=50, max_value=5_000))
+        card.badge = draw(st.integers(0, 4)) == 0
+        card.ad = draw(st.integers(0, 4)) == 0
+        if draw(st.integers(0, 3)) == 0:
+            card.seller = f"Shop {draw(st.sampled_from(['Alfa', 'Beta', 'Gamma']))} {i}"
+        items.append(card)
+    return cur, lang, markup, items
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(listings())
+def test_any_listing(generated):
+    cur, lang, markup, items = generated
+    page = listing_html(items, markup, cur, lang)
+    products = extract(page, cur[5])
+    assert [p["name"] for p in products] == [c.name for c in items], page
+    assert [p["price"] for p in products] == [c.cents / 100 if c.cents else None for c in items], page
+    assert [p.get("price_regular") for p in products] == [
+        c.regular / 100 if c.regular else None for c in items
+    ], page
+    assert {p["currency"] for p in products} == {cur[4]}, page
+    assert [p["sponsored"] for p in products] == [c.ad for c in items], page
+    assert [p["url"] for p in products] == [f"{cur[5].rstrip('/')}/item/{i}" for i in range(len(items))]
