@@ -1,0 +1,236 @@
+"""What the rule planner understands, end to end: the real `curllm` command, the rule planner and a
+real browser on the real page snapshots, served over http from 127.0.0.1 and opened as files.
+
+Ordering and top-N, chosen fields (in every format, from the instruction and from --fields), counts
+for every extraction, link targets named by site, and honest refusal (warnings, exit codes). The
+expected answers come from ``TRUTH.json`` or from the page itself, read independently of curllm.
+PL, EN and DE instructions.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+from tests.conftest import REALPAGES, realpage
+from tests.test_e2e import curllm
+
+pytestmark = pytest.mark.browser
+
+CENEO, HN, REDDIT, HN_ITEM = (
+    "ceneo_search_canon.html",
+    "hn_front_2026.html",
+    "reddit_old_dataisbeautiful_top.html",
+    "hn_item_36817231.html",
+)
+
+
+@pytest.fixture(scope="module")
+def truth() -> dict:
+    path = REALPAGES / "TRUTH.json"
+    if not path.is_file():
+        pytest.skip("TRUTH.json not available (../shared/realpages)")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def where(site_url: str, name: str, how: str) -> str:
+    """The snapshot's address: served over http from 127.0.0.1, or its file path."""
+    path = realpage(name)
+    return f"{site_url}/real/{name}" if how == "http" else str(path)
+
+
+def run(instruction: str, url: str, tmp: Path, *extra: str, fmt: str = "json"):
+    return curllm(instruction, "--url", url, "--format", fmt, *extra, tmp=tmp)
+
+
+def items_of(out) -> tuple[dict, list]:
+    assert out.returncode == 0, out.stderr + out.stdout[-2000:]
+    result = json.loads(out.stdout)
+    assert result["ok"] and result["plan"]["planner"] in ("rules", "cache")
+    return result, result["data"][result["plan"]["expected_output"]]
+
+
+def by_price(items: list, reverse: bool = False) -> list:
+    """Items in price order, ties in page order (a stable sort, as the order step's)."""
+    return sorted(items, key=lambda i: i["price"], reverse=reverse)
+
+
+# --- ordering and top-N -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "how, instruction, count, reverse",
+    [
+        ("http", "the 5 cheapest products", 5, False),
+        pytest.param("http", "die 3 teuersten Produkte", 3, True, marks=pytest.mark.slow),
+        pytest.param("file", "produkty posortowane od najdroższego", None, True, marks=pytest.mark.slow),
+        pytest.param("file", "najtańszy produkt", 1, False, marks=pytest.mark.slow),
+    ],
+)
+def test_products_in_price_order(site_url, tmp_path, truth, how, instruction, count, reverse):
+    result, products = items_of(run(instruction, where(site_url, CENEO, how), tmp_path))
+    want = by_price(truth[CENEO]["items"], reverse)[:count]
+    assert [(p["name"], p["price"]) for p in products] == [(t["name"], t["price"]) for t in want]
+    # The order is a visible step; the page's own sort control was only a speed-up.
+    tools = [s["tool"] for s in result["plan"]["plan"]]
+    assert "validation.order_items" in tools
+    assert all(s.get("optional") for s in result["plan"]["plan"] if s["tool"] == "forms.dropdown_select")
+
+
+@pytest.mark.parametrize(
+    "how, name, instruction, count, field",
+    [
+        pytest.param("http", HN, "the 5 stories with the most points", 5, "points", marks=pytest.mark.slow),
+        ("file", HN, "3 artykuły z największą liczbą punktów", 3, "points"),
+        pytest.param(
+            "http", REDDIT, "die 4 Beiträge mit den meisten Punkten", 4, "score", marks=pytest.mark.slow
+        ),
+    ],
+)
+def test_stories_with_the_most_points(site_url, tmp_path, truth, how, name, instruction, count, field):
+    result, articles = items_of(run(instruction, where(site_url, name, how), tmp_path))
+    want = sorted(truth[name]["items"], key=lambda t: t.get(field) or 0, reverse=True)[:count]
+    assert [(a["title"], a["points"]) for a in articles] == [(t["title"], t[field]) for t in want]
+    assert "extraction.articles_reddit" not in json.dumps(result["plan"]) or name == REDDIT
+
+
+def test_stories_by_comments_and_a_threshold(site_url, tmp_path, truth):
+    """ "more than 100 upvotes" on Hacker News served from 127.0.0.1: not the reddit tool, and the
+    order by comments over the stories above the threshold."""
+    url = where(site_url, HN, "http")
+    result, articles = items_of(
+        run("stories with more than 100 upvotes, most commented first", url, tmp_path)
+    )
+    assert "extraction.articles_reddit" not in {s["tool"] for s in result["plan"]["plan"]}
+    want = {t["title"] for t in truth[HN]["items"] if (t.get("points") or 0) > 100}
+    assert {a["title"] for a in articles} == want and len(want) >= 3
+    comments = [a["comments"] for a in articles]
+    assert comments == sorted(comments, reverse=True)
+
+
+# --- fields, in every format ------------------------------------------------------------------------------
+
+
+def test_only_names_and_prices(site_url, tmp_path, truth):
+    _, products = items_of(run("tylko nazwy i ceny", where(site_url, CENEO, "http"), tmp_path))
+    assert [list(p) for p in products] == [["name", "price"]] * len(truth[CENEO]["items"])
+    assert products == [{"name": t["name"], "price": t["price"]} for t in truth[CENEO]["items"]]
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    ["csv", pytest.param("jsonl", marks=pytest.mark.slow), pytest.param("table", marks=pytest.mark.slow)],
+)
+def test_the_fields_asked_for_in_every_format(site_url, tmp_path, truth, fmt):
+    url = where(site_url, CENEO, "file")
+    out = run("nur Name und Preis der 3 günstigsten Produkte", url, tmp_path, fmt=fmt)
+    assert out.returncode == 0, out.stderr
+    want = by_price(truth[CENEO]["items"])[:3]
+    if fmt == "csv":
+        rows = list(csv.reader(io.StringIO(out.stdout)))
+        assert rows[0] == ["name", "price"]
+        assert [(r[0], float(r[1])) for r in rows[1:]] == [(t["name"], t["price"]) for t in want]
+    elif fmt == "jsonl":
+        lines = [json.loads(line) for line in out.stdout.splitlines()]
+        assert lines == [{"name": t["name"], "price": t["price"]} for t in want]
+    else:
+        header = next(line for line in out.stdout.splitlines() if "name" in line)
+        assert "price" in header and "currency" not in out.stdout and "url" not in header
+        assert all(t["name"][:20] in out.stdout for t in want)
+
+
+def test_fields_from_the_command_line(site_url, tmp_path, truth):
+    """--fields and --limit say what "only titles and urls of the first 4" says: a story's name is its
+    title (one concept across sites)."""
+    url = where(site_url, HN, "http")
+    out = run("stories", url, tmp_path, "--fields", "name,url", "--limit", "4", fmt="csv")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.reader(io.StringIO(out.stdout)))
+    want = truth[HN]["items"][:4]
+    assert rows == [["title", "url"], *[[t["title"], urljoin(url, t["url"])] for t in want]]
+
+
+# --- counts for every extraction, link targets by site ------------------------------------------------
+
+
+def hrefs(name: str, base: str) -> list[str]:
+    """Every link target of the page, absolute, once each, in page order (read without curllm)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(realpage(name).read_bytes().decode("utf-8", "replace"))
+    seen: dict[str, None] = {}
+    for a in tree.css("a[href]"):
+        url = urljoin(base, a.attributes.get("href") or "")
+        if url.startswith(("http://", "https://")):
+            seen.setdefault(url, None)
+    return list(seen)
+
+
+def on_site(url: str, name: str) -> bool:
+    """The host is the site (any top-level domain) or a subdomain of it."""
+    labels = (urlsplit(url).hostname or "").split(".")
+    return any(label == name and i >= len(labels) - 3 for i, label in enumerate(labels[:-1]))
+
+
+@pytest.mark.parametrize(
+    "how, instruction, site",
+    [
+        ("http", "links to github", "github"),
+        pytest.param("file", "linki do githuba", "github", marks=pytest.mark.slow),
+        pytest.param("http", "Links zur Wikipedia", "wikipedia", marks=pytest.mark.slow),
+    ],
+)
+def test_links_to_a_named_site(site_url, tmp_path, how, instruction, site):
+    url = where(site_url, HN_ITEM, how)
+    _, links = items_of(run(instruction, url, tmp_path))
+    base = url if how == "http" else Path(url).resolve().as_uri()
+    want = [u for u in hrefs(HN_ITEM, base) if on_site(u, site)]
+    assert [link["url"] for link in links] == want and len(want) >= 2
+    everything = hrefs(HN_ITEM, base)
+    assert len(everything) > 10 * len(want)  # not "every link"
+
+
+@pytest.mark.slow
+def test_a_count_on_links(site_url, tmp_path):
+    url = where(site_url, HN_ITEM, "http")
+    _, links = items_of(run("die ersten 3 Links zu PDF-Dateien", url, tmp_path))
+    want = [u for u in hrefs(HN_ITEM, url) if urlsplit(u).path.lower().endswith(".pdf")][:3]
+    assert [link["url"] for link in links] == want and len(want) == 3
+
+
+# --- honest refusal ---------------------------------------------------------------------------------------
+
+
+def test_what_cannot_be_done_is_a_warning_and_the_rest_is_done(site_url, tmp_path, truth):
+    out = run("log in and buy the cheapest", where(site_url, CENEO, "http"), tmp_path)
+    result, products = items_of(out)
+    cheapest = by_price(truth[CENEO]["items"])[0]
+    assert [(p["name"], p["price"]) for p in products] == [(cheapest["name"], cheapest["price"])]
+    assert result["warnings"] and "log in" in result["warnings"][0] and "buy" in result["warnings"][0]
+    assert "curllm: warning: not done: log in ('log in'), buy ('buy')" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "instruction, says",
+    [
+        ("what is the weather tomorrow", "weather"),
+        pytest.param("zaloguj się i zapłać", "log in ('zaloguj'), pay ('zapłać')", marks=pytest.mark.slow),
+        pytest.param("Links zu anderen Seiten", "name no target", marks=pytest.mark.slow),
+        pytest.param("erzähl mir einen Witz", "names nothing to get", marks=pytest.mark.slow),
+    ],
+)
+def test_nothing_doable_fails_with_planning_failed(site_url, tmp_path, instruction, says):
+    out = run(instruction, where(site_url, CENEO, "http"), tmp_path)
+    assert out.returncode == 3 and out.stdout == ""
+    assert "curllm: error [PLANNING_FAILED]" in out.stderr and says in out.stderr
+
+
+@pytest.mark.slow
+def test_an_instruction_too_long_is_bad_input(site_url, tmp_path):
+    out = run("a" * 30_000, where(site_url, CENEO, "http"), tmp_path)
+    assert out.returncode == 2 and "30,000 characters" in out.stderr and out.stdout == ""
