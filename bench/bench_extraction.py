@@ -28,6 +28,7 @@ from curllm_core.browser_path import find_browser  # noqa: E402
 from curllm_core.manifest import load_manifest  # noqa: E402
 from curllm_core.tool import ToolContext  # noqa: E402
 from curllm_core.tools.extraction import (  # noqa: E402
+    articles_generic,
     articles_hn,
     articles_reddit,
     links_by_pattern,
@@ -64,7 +65,47 @@ SITE_CASES = [
         {},
         ("articles", 25),
     ),
+    (
+        "articles_generic (HN)",
+        articles_generic,
+        "articles_generic",
+        "hn_front_2026.html",
+        {},
+        ("articles", 30),
+    ),
+    (
+        "articles_generic (HN comments)",
+        articles_generic,
+        "articles_generic",
+        "hn_item_36817231.html",
+        {},
+        ("articles", 100),
+    ),
+    (
+        "articles_generic (Bing)",
+        articles_generic,
+        "articles_generic",
+        "bing_serp_microsoft_wikipedia.html",
+        {},
+        ("articles", 10),
+    ),
+    (
+        "articles_generic (Amazon results)",
+        articles_generic,
+        "articles_generic",
+        HEADLINE_PAGE,
+        {},
+        ("articles", 48),
+    ),
     ("tables_to_json", tables_to_json, "tables_to_json", "wikipedia_microsoft.html", {}, ("tables", 3)),
+    (
+        "tables_to_json (FDIC)",
+        tables_to_json,
+        "tables_to_json",
+        "fdic_failed_bank_list_table_2014.html",
+        {},
+        ("tables", 1),
+    ),
     (
         "links_by_pattern",
         links_by_pattern,

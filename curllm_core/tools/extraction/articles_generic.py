@@ -45,6 +45,7 @@ from ._html import (
     absolute_url,
     apply_limit,
     classes,
+    fold,
     page_base,
     page_html,
     parse_count,
@@ -83,6 +84,9 @@ _NO_COMMENTS_RE = re.compile(
     r"keine kommentare)\s*$",
     re.IGNORECASE,
 )
+_DIGIT_RE = re.compile(r"\d")
+_COMMENTS_HINT_RE = re.compile(r"\d|discuss|comment|koment|komment", re.IGNORECASE)
+_DATE_HINT_RE = re.compile(r"\d|yesterday|today|just now|gestern|heute|wczoraj|dzisiaj|dziś", re.IGNORECASE)
 _AGO_RE = re.compile(
     r"\b\d+\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?|mos?|years?|yrs?|yr)\.?"
     r"\s+ago\b|\bvor\s+(?:\d+|einer?|einem)\s+(?:sekunden?|minuten?|stunden?|tag(?:en)?|wochen?|monat(?:en)?|"
@@ -571,11 +575,21 @@ def _decoded(value: str) -> list[str]:
     return out
 
 
+def _text(node: LexborNode) -> str:
+    """`visible_text`, with a fast path for an element holding text only (most short labels)."""
+    child = node.child
+    while child is not None:
+        if child.is_element_node:
+            return visible_text(node)
+        child = child.next
+    return fold(node.text(deep=True))
+
+
 def _innermost(node: LexborNode, text: str) -> bool:
     """The number sits in ``node`` itself: no child element carries another part of it."""
     for child in _children(node):
         if child.is_element_node:
-            inner = visible_text(child)
+            inner = _text(child)
             if inner == text:
                 return False
             if inner and any(ch.isdigit() for ch in inner):
@@ -590,9 +604,9 @@ def _short_texts(scope: list[LexborNode], limit: int):
             if node.tag == "-text" or node.child is None:
                 continue
             raw = node.text(deep=True)
-            if len(raw) > 4 * limit or not any(ch.isdigit() for ch in raw):
+            if len(raw) > 4 * limit or not _DIGIT_RE.search(raw):
                 continue
-            text = visible_text(node)
+            text = _text(node)
             if text and len(text) <= limit:
                 yield block, node, text
 
@@ -666,9 +680,10 @@ def _median_sibling(node: LexborNode, text: str) -> int | None:
 def _comments(scope: list[LexborNode]) -> int | None:
     for block in scope:
         for node in block.css("a, span, div, li, button, td, p, small, dd"):
-            if len(node.text(deep=True)) > 120:  # cheap first: only short elements can be a count
+            raw = node.text(deep=True)
+            if len(raw) > 120 or not _COMMENTS_HINT_RE.search(raw):  # cheap first
                 continue
-            text = visible_text(node)
+            text = _text(node)
             if not text or len(text) > 30:
                 continue
             m = _COMMENTS_TEXT_RE.match(text)
@@ -714,9 +729,10 @@ def _date(scope: list[LexborNode]) -> tuple[str | None, int | None]:
             if m:
                 return m.group(1), node.mem_id
         for node in block.css("a, span, div, small, p, td"):
-            if len(node.text(deep=True)) > 160:
+            raw = node.text(deep=True)
+            if len(raw) > 160 or not _DATE_HINT_RE.search(raw):  # cheap first
                 continue
-            text = visible_text(node)
+            text = _text(node)
             if text and len(text) <= 40 and _is_date(text):
                 # The innermost element that says it ("· 3 yr. ago" holds a link "3 yr. ago").
                 if not any(c.is_element_node and _is_date(visible_text(c)) for c in _children(node)):
