@@ -29,6 +29,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "description": ("description", "snippet", "summary"),
     "rank": ("rank", "position"),
     "site": ("site", "domain", "subreddit", "source"),
+    # Ordering only ("the most popular"): what a page counts its items' popularity by.
+    "popularity": ("popularity", "points", "score", "upvotes", "votes", "karma", "reviews", "review_count"),
 }
 
 #: Field -> a regular expression of the words that name it (EN, PL, DE), for the planner. A field
@@ -64,6 +66,7 @@ SORT_DEFAULT_ORDER: dict[str, str] = {
     "rating": "desc",
     "reviews": "desc",
     "date": "desc",
+    "popularity": "desc",
 }
 
 

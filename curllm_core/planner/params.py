@@ -101,7 +101,7 @@ _NOT_PRICE_UNIT = (
     + r")(?!\w)"
 )
 _ITEM_NOUN = (
-    r"(?:products?|items?|results?|stories|story|articles?|posts?|links?|offers?|deals?|rows?|"
+    r"(?:products?|items?|results?|stories|story|storys|articles?|posts?|links?|offers?|deals?|rows?|"
     r"entries|tables?|produkt\w*|wynik\w*|ofert\w*|artykuł\w*|wpis\w*|link\w*|pozycj\w*|"
     r"ergebnis\w*|artikel|angebot\w*|beiträge|beitrag|einträge|eintrag|nachrichten|meldungen)"
 )
@@ -519,6 +519,7 @@ _DOWN = r"(?:fewest|least|lowest|smallest|najmniej|najniższ\w*|najnizsz\w*|najm
 # Fields things are ranked by, named in a superlative ("the most points") or after "sorted by".
 _RANKED = ("price", "points", "comments", "rating", "reviews", "date", "name", "title", "rank")
 _RANK_FIELD = "|".join(f"(?P<{f}>{FIELD_WORDS[f]})" for f in _RANKED)
+_NUMBER_OF = r"(?:(?:the\s+)?(?:number|amount|count)\s+of\s+|liczb\w*\s+|ilości\s+|ilosci\s+|anzahl\s+(?:an\s+|der\s+)?)?"
 _SORT_VERB = (
     r"(?:sort(?:ed|ing)?|order(?:ed)?|rank(?:ed)?|arrange[ds]?|posortuj\w*|posortowan\w*|sortuj\w*|"
     r"sortowan\w*|uporządkuj\w*|uporzadkuj\w*|uporządkowan\w*|sortier\w*|geordnet|ordne\w*)"
@@ -552,6 +553,11 @@ _SUPERLATIVES: tuple[tuple[str, str, str], ...] = (
         r"meistkommentiert\w*|meistdiskutiert\w*|am meisten (?:kommentiert|diskutiert)\w*)",
     ),
     ("name", "asc", r"(?:alphabetical(?:ly)?|alfabetycz\w*|alphabetisch\w*)"),
+    (
+        "popularity",
+        "desc",
+        r"(?:most[- ]popular|najpopularniejsz\w*|beliebteste\w*|populärste\w*|am beliebtesten)",
+    ),
 )
 #: The order a sort names, as an option text dropdown tools understand in any language.
 _SORT_FOR_DROPDOWN = {
@@ -578,28 +584,25 @@ def _order(t: _Text, facts: list[Fact]) -> None:
     from ..item_fields import SORT_DEFAULT_ORDER
 
     explicit = t.search(
-        rf"\b{_SORT_VERB}\s+(?:[^\W\d_]{{1,30}}\s+){{0,2}}"
+        rf"\b(?:{_SORT_VERB}\s+(?:[^\W\d_]{{1,30}}\s+){{0,2}}|(?:{_ASC}|{_DESC})\s+)"
         r"(?:by|po|według|wedlug|wg\.?|nach|in\s+order\s+of)\s+"
-        rf"(?:(?:the|their|its|dem|der|den|ich|swojej)\s+)?(?:{_RANK_FIELD})\b"
+        rf"(?:(?:the|their|its|dem|der|den|ich|swojej)\s+)?{_NUMBER_OF}(?:{_RANK_FIELD})\b"
     ) or t.search(
-        rf"\bnach\s+(?:dem\s+|der\s+|den\s+)?(?:{_RANK_FIELD})\s+(?:\w+\s+)?(?:sortiert|geordnet|sortieren)\b"
+        rf"\bnach\s+(?:dem\s+|der\s+|den\s+)?{_NUMBER_OF}(?:{_RANK_FIELD})\s+(?:\w+\s+)?(?:sortiert|geordnet|sortieren)\b"
     )
     if explicit is None:  # "price descending", "cena malejąco", "Preis absteigend"
         explicit = t.search(rf"\b(?:{_RANK_FIELD})\s*:?\s+(?={_ASC}|{_DESC})")
     if explicit is None:  # "top 5 stories by points", "produkty według ceny", "Beiträge nach Punkten"
         explicit = t.search(
             rf"\b{_ITEM_NOUN}\s+(?:by|według|wedlug|wg\.?|nach)\s+(?:(?:the|their|its|dem|der|den)\s+)?"
-            rf"(?:{_RANK_FIELD})\b"
+            rf"{_NUMBER_OF}(?:{_RANK_FIELD})\b"
         )
     implied: list[tuple[int, str, str, str]] = []  # start, field, order, words
     for field, order, pattern in _SUPERLATIVES:
         sm = t.search(r"\b" + pattern)
         if sm:
             implied.append((sm.start(), field, order, sm.group(0)))
-    um = t.search(
-        rf"\b({_UP}|{_DOWN})\s+(?:(?:number|amount|count)\s+of\s+|liczb\w*\s+|ilości\s+|anzahl\s+(?:an\s+)?)?"
-        rf"(?:{_RANK_FIELD})\b"
-    )
+    um = t.search(rf"\b({_UP}|{_DOWN})\s+{_NUMBER_OF}(?:{_RANK_FIELD})\b")
     if um:
         order = "desc" if _rx(_UP).fullmatch(um.group(1)) else "asc"
         implied.append((um.start(), _ranked_field(um), order, um.group(0)))
@@ -882,6 +885,29 @@ def _links(t: _Text, facts: list[Fact]) -> None:
     """
     if any(f.kind == "link_pattern" for f in facts):
         return
+    m = t.search(
+        rf"\b(?:internal|same[- ]site|on[- ]site|wewnętrzn\w*|wewnetrzn\w*|interne?n?)\s+{_LINK_CUE}\b"
+    ) or t.search(
+        rf"\b{_LINK_CUE}\s+(?:to|within|on|do|w\s+obrębie|innerhalb|auf)\s+(?:this|the\s+same|tej\s+samej|tej|"
+        r"derselben|dieser)\s+(?:site|domain|website|strony|domeny|witryny|seite|domäne|website)\b"
+    )
+    if m:  # "internal links", "linki wewnętrzne", "interne Links": the page's own site
+        facts.append(Fact("same_domain", True, m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+        return
+    m = t.search(
+        rf"\b(?:external|outgoing|outbound|off[- ]site|zewnętrzn\w*|zewnetrzn\w*|externe?n?|ausgehende?n?)\s+"
+        rf"{_LINK_CUE}\b"
+    ) or t.search(rf"\b{_LINK_CUE}\s+(?:zewnętrzn\w*|zewnetrzn\w*)\b")
+    if m:  # "external links": every other site (the planner knows the page's host)
+        facts.append(Fact("link_external", True, m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+        return
+    m = t.search(rf"\b{_LINK_CUE}\s+(?:wewnętrzn\w*|wewnetrzn\w*)\b")
+    if m:
+        facts.append(Fact("same_domain", True, m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+        return
     types = "|".join(_FILE_TYPES)
     doc = r"(?:files?|documents?|docs|plik\w*|dateien?|dokument\w*)"
     m = (
@@ -889,8 +915,14 @@ def _links(t: _Text, facts: list[Fact]) -> None:
         or t.search(rf"\b({types})s?(?:[\s-]+|-?){doc}\b")  # "PDF files", "PDF-Dateien"
         or t.search(rf"\b{doc}\s+\.?({types})s?\b")  # "plików PDF"
         or t.search(rf"\b({types})s?[\s-]+{_LINK_CUE}\b")  # "pdf links"
-        or t.search(rf"\b{_LINK_CUE}\s+(?:to|do|zu|auf)\s+(?:the\s+)?\.?({types})s?\b")
-    )  # "links to PDFs"
+        or t.search(rf"\b{_LINK_CUE}\s+(?:to|do|zu|auf)\s+(?:the\s+)?\.?({types})s?\b")  # "links to PDFs"
+        # "download all PDFs", "pobierz wszystkie PDF-y", "alle PDFs herunterladen"
+        or t.search(
+            rf"\b(?:download|get|list|fetch|pobierz|ściągnij|sciagnij|lade|hole|liste)\s+(?:me\s+)?"
+            rf"(?:all|every|the|wszystkie|alle|die)?\s*({types})(?:s|-y|-s)?\b"
+        )
+        or t.search(rf"\b(?:all|every|wszystkie|alle)\s+({types})(?:s|-y|-s)?\b")
+    )
     if m:
         ext = m.group(1).lower().replace("jpeg", "jpg").replace("jpg", "jpe?g")
         facts.append(Fact("link_pattern", rf"\.{ext}($|\?)", m.start(), m.group(0)))
@@ -1004,7 +1036,7 @@ def _select(t: _Text, facts: list[Fact]) -> None:
     required = next((f for f in facts if f.kind == "fields"), None)
     lst = r"(?P<list>" + _FIELD_FILL + rf"(?:{_FIELD}))"
     cands = [
-        (t.search(rf"\b{_ONLY}\s+{lst}"), 1),
+        (t.search(rf"\b{_ONLY}\s+(?:(?:the|die|den)\s+)?(?:{_ITEM_NOUN}\s+)?{lst}"), 1),
         (t.search(rf"(?:^|[,;:]\s*|\b{_GIVE}\s+(?:me\s+|mir\s+|mi\s+)?){lst}"), 1),
         (t.search(rf"\b(?:with|z|ze|mit)\s+{lst}"), 2),
     ]
@@ -1230,7 +1262,8 @@ def _comments_wanted(t: _Text, facts: list[Fact]) -> None:
         r"\b(?:comments|comment thread|discussion|komentarze|komentarzy|kommentare|replies|odpowiedzi|antworten)\b"
     )
     if m and not re.search(
-        r"\b(?:most|more|least|fewest|number of|count of|by|najwięcej|najmniej|liczb\w*|meisten|wenigsten|anzahl|nach)\s+$",
+        r"\b(?:most|more|least|fewest|number of|count of|by|najwięcej|najmniej|liczb\w*|meisten|wenigsten|anzahl|nach)"
+        r"\s+(?:der\s+|of\s+(?:the\s+)?)?$",
         t.original[max(0, m.start() - 20) : m.start()],
         re.I,
     ):

@@ -70,6 +70,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "click_text": ("text", "label", "target", "button"),
     "category_path": ("path", "category", "categories"),
     "link_pattern": ("pattern", "regex", "href_pattern", "match"),
+    "same_domain": ("same_domain", "internal", "same_site"),
     "fields": ("fields", "required"),
     "select_fields": ("fields", "select", "columns", "keep_fields"),
     "sort_by": ("by", "sort_by", "order_by", "sort_field"),
@@ -126,7 +127,7 @@ KIND_WORDS: dict[str, str] = {
         r"angebot\w*|waren)\b"
     ),
     "articles": (
-        r"\b(articles?|stories|story|posts?|news|headlines?|submissions?|threads?|blog\s*posts?|"
+        r"\b(articles?|stories|story|storys|posts?|news|headlines?|submissions?|threads?|blog\s*posts?|"
         r"artykuł\w*|artykul\w*|wpis\w*|posty|postów|wiadomości|wiadomosci|newsy|nagłówk\w*|"
         r"nachrichten|beiträge|beitrag|schlagzeilen|meldungen|comments?|komentarz\w*|kommentare?|"
         r"search\s+results?|organic\s+results?|wyniki\s+wyszukiwania|\w*suchergebnis\w*|suchtreffer)\b"
@@ -488,13 +489,19 @@ def score_tools(
     words = _tokens(instruction)
     kind = wanted_kind(instruction, facts, registry)[0]
     cues = {c: bool(re.search(rx, instruction, re.I)) for c, rx in CATEGORY_CUES.items()}
+    lists = _field_lists(facts)
     scored: list[Scored] = []
     for m in registry:
         s = Scored(m, 0.0, _site_status(m, host, named))
         hits = 0
         for trigger in m.triggers:
             rx = _rx(trigger)
-            match = rx.search(instruction) if rx else None
+            # Words of a list of fields ("name, price and link") name fields, not a tool's job.
+            match = (
+                next((x for x in rx.finditer(instruction) if not _inside(x.start(), lists)), None)
+                if rx
+                else None
+            )
             if match:
                 hits += 1
                 if s.trigger is None or match.start() < (s.trigger_pos or 0):
@@ -539,6 +546,38 @@ def rank_tools(instruction: str, url: str | None, registry: Registry, k: int = 8
 # --- what is asked for -----------------------------------------------------------------------------
 
 
+def kind_by_fields(facts: Facts, registry: Registry) -> tuple[str | None, str]:
+    """The kind whose items have the fields asked for, when no word names one: "only the titles"
+    asks for items with titles (articles), "names and prices" for items with names and prices
+    (products). Only an unambiguous answer counts; (None, "") otherwise."""
+    fact = facts.fact("select_fields") or facts.fact("fields")
+    if fact is None:
+        return None, ""
+    best: dict[str, int] = {}
+    for m in registry.tools.values():
+        if m.category != "extraction" or not m.produces:
+            continue
+        key = m.produces[0]
+        schema = (m.output_schema.get("properties") or {}).get(key) or {}
+        props = ((schema.get("items") or {}).get("properties") or {}) if isinstance(schema, dict) else {}
+        hits = sum(1 for f in fact.value if f in props)
+        best[key] = max(best.get(key, 0), hits)
+    top = max(best.values(), default=0)
+    kinds = [k for k, n in best.items() if n == top]
+    if top == 0 or len(kinds) != 1:
+        return None, ""
+    return kinds[0], fact.text
+
+
+def _field_lists(facts: Facts) -> list[tuple[int, int]]:
+    """Where the instruction lists item fields (to return, or required)."""
+    return [(f.start, f.start + len(f.text)) for k in ("select_fields", "fields") if (f := facts.fact(k))]
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
 def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str | None, str]:
     """The data key the instruction asks for and the words that say so (earliest mention wins).
 
@@ -555,16 +594,9 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
                 stem = key[:-1] if key.endswith("s") and len(key) > 4 else key
                 patterns[key] = rf"\b{re.escape(stem)}\w*\b"
     # Words inside a list of fields ("name, price and url of the products") name fields, not a kind.
-    lists = [(f.start, f.start + len(f.text)) for k in ("select_fields", "fields") if (f := facts.fact(k))]
+    lists = _field_lists(facts)
     for key, pattern in patterns.items():
-        m = next(
-            (
-                m
-                for m in re.finditer(pattern, instruction, re.I)
-                if not any(a <= m.start() < b for a, b in lists)
-            ),
-            None,
-        )
+        m = next((m for m in re.finditer(pattern, instruction, re.I) if not _inside(m.start(), lists)), None)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), key, m.group(0))
     if best is None and "link_pattern" in facts:
@@ -671,6 +703,7 @@ EXTRACTION_FACTS = (
     "table_words",
     "item_kind",
     "link_pattern",
+    "same_domain",
     "price_min",
     "price_max",
 )
@@ -702,6 +735,8 @@ def plan_with_rules(
     scored = score_tools(text, url, registry, facts)
     eligible = [s for s in scored if s.eligible]
     kind, kind_words = wanted_kind(text, facts, registry)
+    if kind is None:
+        kind, kind_words = kind_by_fields(facts, registry)
     not_done = unsupported_actions(facts, eligible)
     if not _asks_for_something(facts, kind, eligible, not_done):
         if not_done:
@@ -713,7 +748,7 @@ def plan_with_rules(
             "the instruction names nothing to get from the page: say what to get (products, articles, links, "
             'tables, ...) or what to do, e.g. "the 5 cheapest products" or "links to PDF files"'
         )
-    facts = _resolve_link_target(facts, kind, registry)
+    facts = _resolve_link_target(facts, kind, registry, url)
 
     # The extraction, unless the data to work on was given and there is no page to read.
     data_only = not url and bool(initial_keys)
@@ -875,9 +910,26 @@ def _asks_for_something(
     return False
 
 
-def _resolve_link_target(facts: Facts, kind: str | None, registry: Registry) -> Facts:
+def _resolve_link_target(facts: Facts, kind: str | None, registry: Registry, url: str | None) -> Facts:
     """A site named as a link target that an installed tool knows ("links to hacker news") is that
-    tool's domain; a target that names nothing matchable is an error, never "every link"."""
+    tool's domain; "external links" are those to any host but the page's; a target that names
+    nothing matchable is an error, never "every link"."""
+    ext = facts.fact("link_external")
+    if ext is not None and "link_pattern" not in facts:
+        host = urlsplit(url or "").hostname
+        if not host or urlsplit(url or "").scheme not in ("http", "https"):
+            raise PlanningError(
+                f"{ext.text.strip()!r}: which links are external depends on the page's own site, and this "
+                'task has no web page to compare with; name a site instead ("links to github")'
+            )
+        own = re.escape(host.removeprefix("www."))
+        port = urlsplit(url or "").port
+        own_port = f"(?::{port})" if port else "(?::[0-9]+)?"
+        # Any http(s) link whose host is not the page's own (www. ignored) or a subdomain of it.
+        pattern = rf"^https?://(?!(?:[^/?#@]*\.)?{own}{own_port}(?:[/?#]|$))"
+        facts = Facts(
+            facts.instruction, [Fact("link_pattern", pattern, ext.start, ext.text), *facts], facts.lang
+        )
     if "link_target_unknown" in facts and "link_pattern" not in facts and kind in (None, "links"):
         fact = facts.fact("link_target_unknown")
         raise PlanningError(

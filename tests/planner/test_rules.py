@@ -44,6 +44,7 @@ GITHUB_COM = r"^[a-z][a-z0-9+.-]*://(?:[^/?#]+\.)?github\.com(?::[0-9]+)?(?:[/?#
 
 
 REDDIT_URL = "https://old.reddit.com/r/dataisbeautiful/top/"
+EXTERNAL = r"^https?://(?!(?:[^/?#@]*\.)?shop\.example(?::[0-9]+)?(?:[/?#]|$))"
 
 
 def costliest(n=None, *, extractor=GEN):
@@ -494,6 +495,23 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "links to en.wikipedia.org", [(LINKS, {"pattern": site_pattern("en.wikipedia.org")})], "links"),
     (SHOP, "links to hacker news", [(LINKS, {"pattern": site_pattern("news.ycombinator.com")})], "links"),
     (SHOP, "links to images", [(LINKS, {"pattern": r"\.(jpe?g|png|gif|webp|svg)($|\?)"})], "links"),
+    (SHOP, "internal links", [(LINKS, {"pattern": "", "same_domain": True})], "links"),
+    (SHOP, "linki wewnętrzne", [(LINKS, {"pattern": "", "same_domain": True})], "links"),
+    (SHOP, "interne Links", [(LINKS, {"pattern": "", "same_domain": True})], "links"),
+    (SHOP, "external links", [(LINKS, {"pattern": EXTERNAL})], "links"),
+    (SHOP, "linki zewnętrzne", [(LINKS, {"pattern": EXTERNAL})], "links"),
+    (SHOP, "externe Links", [(LINKS, {"pattern": EXTERNAL})], "links"),
+    (SHOP, "download all PDFs", [(LINKS, {"pattern": PDF})], "links"),
+    # --- no kind named: the kind whose items have the fields asked for --------------------------------
+    (LOCAL, "only the titles", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
+    (LOCAL, "tylko nazwy i ceny", [(GEN, {}), (SELECT, {"fields": ["name", "price"]})], "products"),
+    (LOCAL, "nur Titel und Punkte", [(ARTICLES, {}), (SELECT, {"fields": ["title", "points"]})], "articles"),
+    (
+        LOCAL,
+        "the 3 most popular stories",
+        [(ARTICLES, {}), (ORDER, {"by": "popularity", "limit": 3})],
+        "articles",
+    ),
     # --- parts no tool does: planned without them, named in the plan's warnings (EN/PL/DE) ------------
     (SHOP, "log in and buy the cheapest", cheapest(1), "products"),
     (SHOP, "zaloguj się i kup najtańszy produkt", cheapest(1), "products"),
