@@ -1,32 +1,34 @@
 """The browser layer: one Chromium per process (`Browser`), a fresh context per task (`Session`).
 
 Playwright is imported here and nowhere else in the engine, only when a page is really needed.
-A session enforces the network policy on every request and redirect hop, blocks images, media and
-fonts unless asked for (broken images make pages seconds slower), dismisses JS dialogs and closes
+A session with a network policy sends every connection through the egress proxy (`egress.py`) and
+checks what routing sees before it leaves; it blocks images, media and fonts unless asked for (broken images make pages seconds slower), dismisses JS dialogs and closes
 popups so that they cannot derail a task.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
 
 from .browser_path import find_browser
 from .errors import (
+    BrowserError,
     BrowserLaunchFailed,
     NavigationError,
     NavigationRefused,
     NavigationTimeout,
     PolicyError,
+    UsageError,
     http_status_error,
 )
 from .policy import NetworkPolicy
-from .urls import normalize_url
+from .urls import normalize_url, parse_web_url
 
 log = logging.getLogger("curllm.browser")
 
@@ -39,9 +41,13 @@ LAUNCH_ARGS = [
     "--disable-quic",
     "--disable-gpu",
     "--disable-dev-shm-usage",
+    # WebRTC would send STUN/TURN over UDP straight to any address, around the egress proxy.
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 ]
 HEAVY_RESOURCES = {"image", "media", "font"}
-MAX_REDIRECTS = 20
+# Time limits of calls a page stuck in JavaScript would never answer.
+SAVE_SESSION_TIMEOUT_S = 5.0
+CLOSE_TIMEOUT_S = 10.0
 # Chromium net errors that will not go away by trying again.
 PERMANENT_NET_ERRORS = (
     "ERR_NAME_NOT_RESOLVED",
@@ -51,6 +57,7 @@ PERMANENT_NET_ERRORS = (
     "ERR_UNKNOWN_URL_SCHEME",
     "ERR_TOO_MANY_REDIRECTS",
     "ERR_ABORTED",
+    "ERR_UNSAFE_REDIRECT",  # a redirect to file: or data:, refused by Chromium every time
 )
 
 
@@ -139,14 +146,21 @@ class Browser:
     ) -> Session:
         browser = await self.start()
         session = Session(options or BrowserOptions(), policy or NetworkPolicy())
-        await session.start(browser)
+        try:
+            await asyncio.wait_for(session.start(browser), CLOSE_TIMEOUT_S * 3)
+        except TimeoutError:
+            await session.close()
+            raise BrowserError(f"the browser did not open a page within {CLOSE_TIMEOUT_S * 3:g} s") from None
+        except BaseException:
+            await session.close()  # the egress proxy and a half-made context
+            raise
         return session
 
     async def close(self) -> None:
         async with self._lock:
             if self._browser is not None:
                 try:
-                    await self._browser.close()
+                    await _bounded(self._browser.close(), CLOSE_TIMEOUT_S, "closing the browser")
                 finally:
                     self._browser = None
                     await self._pw.stop()
@@ -161,7 +175,10 @@ class Session:
         self.policy = policy
         self.context = None
         self.page = None
-        self.blocked: list[PolicyError] = []
+        self.blocked: list[PolicyError] = []  # every request the policy refused
+        self.blocked_navigations: list[PolicyError] = []  # those that were the main page's own
+        self.egress = None  # the policy-checking proxy, when there is a policy
+        self.loaded_state: dict | None = None  # what --session FILE held when the task started
 
     async def start(self, browser) -> None:
         o = self.options
@@ -172,64 +189,65 @@ class Session:
             kwargs["user_agent"] = o.user_agent
         if o.proxy:
             kwargs["proxy"] = {"server": o.proxy}
-        if o.session_file and Path(o.session_file).is_file():
-            kwargs["storage_state"] = o.session_file
+        if self.policy.active:
+            # Every connection of this context goes through the policy-checking proxy: redirect
+            # hops, WebSockets, workers and every other request kind that routing does not see.
+            from .egress import EgressProxy
+
+            self.egress = EgressProxy(self.policy, upstream=o.proxy, on_block=self.blocked.append)
+            kwargs["proxy"] = {"server": await self.egress.start()}
+        if o.session_file:
+            self.loaded_state = read_session_file(o.session_file)
+            if self.loaded_state is not None:
+                kwargs["storage_state"] = self.loaded_state
         self.context = await browser.new_context(**kwargs)
         self.context.set_default_timeout(o.navigation_timeout_ms)
         # Always routed: besides the policy and heavy resources, documents get their charset checked.
         await self.context.route("**/*", self._route)
         self.page = await self.context.new_page()
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
+        self.page.on("requestfailed", self._on_request_failed)
         # Popups (window.open, target=_blank) are closed: the task stays on its own page.
         self.context.on(
             "page", lambda p: None if p is self.page else asyncio.ensure_future(_quietly(p.close()))
         )
 
     async def _route(self, route) -> None:
+        """Images and the like are dropped; a request the policy refuses never leaves the browser.
+
+        Allowed requests continue to the network through the egress proxy, which checks every
+        connection again (redirect hops are not routed here: Chromium follows them itself).
+        """
         request = route.request
         if not self.options.load_images and request.resource_type in HEAVY_RESOURCES:
-            await route.abort()
+            await _quietly(route.abort())
             return
         if self.policy.active:
             try:
                 await self.policy.check(request.url)
             except PolicyError as e:
                 self.blocked.append(e)
-                await route.abort("blockedbyclient")
-                return
-            if request.url.startswith("http"):
-                await self._fetch_checked(route)
+                await _quietly(route.abort("blockedbyclient"))
                 return
         if request.resource_type == "document" and await _fulfill_document(route):
             return
         await _quietly(route.continue_())
 
-    async def _fetch_checked(self, route) -> None:
-        """Fetch a request hop by hop, checking every redirect target before it is requested.
-
-        Chromium follows redirects of an intercepted request without routing them again, so the
-        whole chain is walked and checked here first; then the browser gets the first response and
-        follows the (checked) chain itself.
-        """
-        timeout = self.options.navigation_timeout_ms
+    def _on_request_failed(self, request) -> None:
+        """Remember a navigation of the main page that the policy stopped (the result says so)."""
+        if not self.blocked or not request.is_navigation_request():
+            return
         try:
-            first = response = await route.fetch(max_redirects=0, timeout=timeout)
-            url, hops = route.request.url, 0
-            while 300 <= response.status < 400 and response.headers.get("location") and hops < MAX_REDIRECTS:
-                hops += 1
-                url = urljoin(url, response.headers["location"])
-                await self.policy.check(url)
-                response = await route.fetch(url=url, method="GET", max_redirects=0, timeout=timeout)
-        except PolicyError as e:
-            self.blocked.append(e)
-            await _quietly(route.abort("blockedbyclient"))
-            return
-        except Exception:  # a network failure: let the browser's own request report it
-            await _quietly(route.continue_())
-            return
-        if route.request.resource_type == "document" and await _fulfill_document(route, first):
-            return
-        await _quietly(route.fulfill(response=first))
+            if request.frame != self.page.main_frame:
+                return
+            host = parse_web_url(request.url).host
+        except Exception:  # the frame is gone already, or a URL the policy refused to read
+            host = None
+        for error in reversed(self.blocked):
+            if host is None or getattr(error, "host", None) == host:
+                if error not in self.blocked_navigations:
+                    self.blocked_navigations.append(error)
+                return
 
     async def open(self, url: str, timeout_ms: int | None = None) -> Any:
         """Navigate the main page. Raises PolicyError or NavigationError naming the status or cause."""
@@ -239,13 +257,16 @@ class Session:
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+        blocked_before = len(self.blocked)
         try:
             response = await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout)
         except PlaywrightTimeout:
             raise NavigationTimeout(f"timed out after {timeout} ms opening {url}") from None
         except PlaywrightError as e:
-            if self.blocked:
-                raise self.blocked[-1] from None
+            # The navigation failed while the policy refused something: the page or a redirect hop.
+            refused = self.blocked_navigations or self.blocked[blocked_before:]
+            if refused:
+                raise refused[-1] from None
             reason = str(e).splitlines()[0].replace("Page.goto: ", "")
             permanent = any(code in reason for code in PERMANENT_NET_ERRORS)
             raise (NavigationRefused if permanent else NavigationError)(
@@ -274,15 +295,117 @@ class Session:
             return None
 
     async def close(self) -> None:
+        """Save the session file (when asked), close the context and the egress proxy; bounded in time.
+
+        A page stuck in JavaScript never answers: saving its storage state or closing it must not
+        wait for it forever, so each gets a time limit and the task still ends.
+        """
         if self.context is None:
+            if self.egress is not None:
+                await self.egress.close()
             return
+        context, self.context = self.context, None
         if self.options.session_file:
+            await self._save_session(context)
+        await _quietly(_bounded(context.close(), CLOSE_TIMEOUT_S, "closing the browser context"))
+        if self.egress is not None:
+            await self.egress.close()
+
+    async def _save_session(self, context) -> None:
+        """Storage state to the session file, atomically. A page that does not answer (stuck in
+        JavaScript) cannot give its local storage: then the cookies are saved, with the local
+        storage the file had before, and a warning says so."""
+        path = Path(self.options.session_file)
+        try:
+            state = await asyncio.wait_for(context.storage_state(), SAVE_SESSION_TIMEOUT_S)
+        except TimeoutError:
             try:
-                await self.context.storage_state(path=self.options.session_file)
-            except Exception as e:
-                log.warning("could not save the session to %s: %s", self.options.session_file, e)
-        await _quietly(self.context.close())
-        self.context = None
+                cookies = await asyncio.wait_for(context.cookies(), SAVE_SESSION_TIMEOUT_S)
+            except Exception:
+                log.warning("could not save the session to %s: the browser did not answer", path)
+                return
+            state = {"cookies": cookies, "origins": (self.loaded_state or {}).get("origins", [])}
+            log.warning(
+                "the page did not answer within %g s: saved its cookies to %s, not its local storage",
+                SAVE_SESSION_TIMEOUT_S,
+                path,
+            )
+        except Exception as e:
+            log.warning("could not save the session to %s: %s", path, str(e).splitlines()[0])
+            return
+        try:
+            write_json_atomically(path, state)
+        except OSError as e:
+            log.warning("could not save the session to %s: %s", path, e.strerror or e)
+
+
+SESSION_FILE_LIMIT = 64 * 1024 * 1024
+
+
+def read_session_file(name: str) -> dict | None:
+    """The storage state in a ``--session`` file, None when there is none yet; UsageError when bad.
+
+    Tasks of a batch sharing one file read the same parsed copy while it is unchanged (it is
+    replaced atomically when a task saves it, never rewritten in place).
+    """
+    path = Path(name)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise UsageError(f"--session {name}: cannot read it: {e.strerror}") from None
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    cached = _session_cache.get(key)
+    if cached is not None:
+        return cached
+    if not path.is_file():
+        raise UsageError(f"--session {name}: not a file")
+    if st.st_size > SESSION_FILE_LIMIT:
+        raise UsageError(f"--session {name}: {st.st_size} bytes is too big for a session file")
+    import json
+
+    try:
+        doc = json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as e:
+        raise UsageError(f"--session {name}: cannot read it: {e.strerror}") from None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise UsageError(
+            f"--session {name}: not a session file (JSON storage state saved by curllm): {e}"
+        ) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("cookies", []), list):
+        raise UsageError(f"--session {name}: not a session file (a JSON object with cookies and origins)")
+    _session_cache.clear()
+    _session_cache[key] = doc
+    return doc
+
+
+_session_cache: dict[tuple, dict] = {}
+
+
+async def _bounded(awaitable, seconds: float, what: str) -> None:
+    """Await a browser call for at most ``seconds``; a hung browser must not hang curllm."""
+    try:
+        await asyncio.wait_for(awaitable, seconds)
+    except TimeoutError:
+        log.warning("%s did not finish within %g s; going on without it", what, seconds)
+
+
+def write_json_atomically(path: Path, doc: Any) -> None:
+    """Write JSON to a temporary file next to ``path``, then rename it over: readers never see half."""
+    import json
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 async def _fulfill_document(route, response=None) -> bool:
@@ -293,7 +416,9 @@ async def _fulfill_document(route, response=None) -> bool:
     fulfilled with a corrected ``charset`` in its Content-Type, which a browser puts before any
     ``<meta>``. A ``file:`` document is read from disk and fulfilled only when it needs the fix. A
     redirect is passed on as it is: Chromium does not route the hops it follows (the target of a
-    redirect keeps its own declaration).
+    redirect keeps its own declaration; the egress proxy still checks it when there is a policy).
+    A fetch that fails is not retried by the browser (the request is sent once): the navigation
+    fails with the matching network error.
     """
     from .charset import content_type_with, is_html_type, sniff
 
@@ -314,7 +439,12 @@ async def _fulfill_document(route, response=None) -> bool:
         if not url.startswith("http"):
             return False
         if response is None:
-            response = await route.fetch(max_redirects=0)
+            try:
+                response = await route.fetch(max_redirects=0)
+            except Exception as e:
+                # The request may have reached the server already: continuing would send it twice.
+                await _quietly(route.abort(_abort_reason(e)))
+                return True
         content_type = response.headers.get("content-type")
         if 300 <= response.status < 400 or not is_html_type(content_type):
             await route.fulfill(response=response)
@@ -344,6 +474,23 @@ async def _redirect_target_misread(response) -> bool:
         return is_html_type(content_type) and sniff(await response.body(), content_type).fixes
     except Exception:  # no body (a download, a closed page): nothing to fix
         return False
+
+
+def _abort_reason(error: Exception) -> str:
+    """The Playwright abort code for a failed ``route.fetch``, so the navigation fails as it would have."""
+    text = str(error)
+    for needle, reason in (
+        ("ENOTFOUND", "namenotresolved"),
+        ("EAI_AGAIN", "namenotresolved"),
+        ("ECONNREFUSED", "connectionrefused"),
+        ("ECONNRESET", "connectionreset"),
+        ("socket hang up", "connectionclosed"),
+        ("ETIMEDOUT", "timedout"),
+        ("Timeout", "timedout"),
+    ):
+        if needle in text:
+            return reason
+    return "failed"
 
 
 async def _quietly(awaitable) -> None:

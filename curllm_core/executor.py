@@ -151,7 +151,7 @@ class Execution:
                 "url": self.page.url,
                 "status": "completed",
                 "duration_ms": _ms(started),
-                "title": await self.page.title(),
+                "title": await _page_title(self.page),
             },
         )
 
@@ -472,6 +472,16 @@ class Execution:
 
     def finish(self) -> Result:
         expected = self.plan.expected_output
+        if self.session is not None:
+            # The page was sent somewhere the policy refuses (a click, a script, a redirect): that,
+            # not the empty page left behind, is why the task failed.
+            reported = {e.get("message", "") for e in self.errors}
+            for refused in self.session.blocked_navigations:
+                if not any(refused.message in m for m in reported):
+                    self.errors.append(
+                        error_entry(refused.code, f"the page was not opened: {refused.message}")
+                    )
+                    reported.add(refused.message)
         # A failure that a revised plan recovered from ("recovered") does not count against the result.
         failures = [e for e in self.errors if not e.get("optional") and not e.get("recovered")]
         if not failures and expected:
@@ -512,6 +522,14 @@ def _summary(output: dict | None) -> str:
         return "done"
     parts = [f"{len(v)} {k}" for k, v in output.items() if isinstance(v, list)]
     return ", ".join(parts) if parts else "done"
+
+
+async def _page_title(page) -> str | None:
+    """The title for the event; a page stuck in JavaScript does not answer, and that is no reason to wait."""
+    try:
+        return await asyncio.wait_for(page.title(), 2.0)
+    except Exception:  # timed out, or the page is gone
+        return None
 
 
 def _ms(since: float) -> int:

@@ -1,10 +1,16 @@
-"""The network policy: which URLs a task may request. Checked on every request and redirect hop.
+"""The network policy: which hosts a task may reach. Checked on every request, every hop, every kind.
 
-- ``block`` (checked first) and ``allow`` domains match the host and its subdomains; ``www.`` is
-  ignored on both sides. With an allow list, every other host is refused.
+- ``block`` (checked first) and ``allow`` domains match the host and its subdomains; ``www.`` and a
+  trailing dot are ignored on both sides, and international names match their punycode form
+  (``bücher.example`` is ``xn--bcher-kva.example``). With an allow list, every other host is refused.
 - ``block_private`` resolves the host and refuses loopback, private, link-local (169.254.169.254,
-  the cloud metadata address, included), reserved, multicast and unspecified addresses.
-Local files (``file://``) and ``data:``/``about:`` URLs are not network requests and always pass.
+  the cloud metadata address, included), reserved, multicast and unspecified addresses. The
+  addresses that passed are the ones connected to (`resolve`), so a host cannot change its answer
+  between the check and the connection.
+- URLs are read the way the browser reads them (`urls.parse_web_url`); one that cannot be read is
+  refused (fail closed), as is any check that cannot complete (a name that does not resolve).
+Local files (``file://``) and ``data:``/``about:``/``blob:`` URLs are not network requests and pass.
+The browser side (`browser.Session`, `egress`) makes sure every request is put to this check.
 """
 
 from __future__ import annotations
@@ -13,11 +19,13 @@ import asyncio
 import ipaddress
 import socket
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from .errors import PolicyError, SSRFBlocked
+from .errors import PolicyError, SSRFBlocked, UsageError
+from .urls import URLParseError, canonical_host, parse_web_url
 
 LOCAL_SCHEMES = {"file", "data", "about", "blob", "chrome-error"}
+NETWORK_SCHEMES = {"http", "https", "ws", "wss"}
+DNS_TIMEOUT_S = 10.0
 
 
 def _norm(host: str) -> str:
@@ -26,12 +34,13 @@ def _norm(host: str) -> str:
 
 
 def domain_matches(host: str, domain: str) -> bool:
+    """``host`` is ``domain`` or one of its subdomains (both canonical ASCII, see `canonical_host`)."""
     host, domain = _norm(host), _norm(domain)
     return host == domain or host.endswith("." + domain)
 
 
 def is_private_address(ip: str) -> bool:
-    addr = ipaddress.ip_address(ip)
+    addr = ipaddress.ip_address(ip.strip("[]").split("%")[0])
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
         addr = addr.ipv4_mapped
     return (
@@ -45,12 +54,62 @@ def is_private_address(ip: str) -> bool:
     )
 
 
+def canonical_domain(value: str, which: str = "domain") -> str:
+    """A ``--allow-domain``/``--block-domain`` value as a canonical host; UsageError when it is not one.
+
+    A domain includes its subdomains, so URLs, ports, paths and wildcards are refused rather than
+    half understood: ``http://x.com`` or ``localhost:8080`` would otherwise match nothing at all.
+    """
+    text = value.strip() if isinstance(value, str) else ""
+    hint = "give a domain name such as example.com (its subdomains are included) or an IP address"
+    if not text:
+        raise UsageError(f"empty {which} value: {hint}")
+    if "://" in text or text.startswith("//"):
+        try:
+            host = parse_web_url(text).host
+        except URLParseError:
+            host = ""
+        suggestion = f"; did you mean {host}?" if host else ""
+        raise UsageError(f"{which} {value!r} is a URL, not a domain: {hint}{suggestion}")
+    if text.startswith("*"):
+        raise UsageError(f"{which} {value!r}: no wildcards; {hint}")
+    text = text.removeprefix(".")
+    if ":" in text and not text.startswith("["):
+        try:  # a bare IPv6 address
+            text = f"[{ipaddress.IPv6Address(text).compressed}]"
+        except ValueError:
+            host, _, port = text.rpartition(":")
+            raise UsageError(
+                f"{which} {value!r} has a port: ports are not part of the policy; {hint}"
+                + (f"; did you mean {host}?" if port.isdigit() and host else "")
+            ) from None
+    if any(c in text for c in "/?#@\\") or any(c.isspace() for c in text):
+        raise UsageError(f"{which} {value!r} is not a domain name: {hint}")
+    try:
+        return canonical_host(text)
+    except URLParseError as e:
+        raise UsageError(f"{which} {value!r} is not a domain name ({e}): {hint}") from None
+
+
+def _refused(message: str, host: str, kind: type[PolicyError] = PolicyError) -> PolicyError:
+    error = kind(message)
+    error.host = host  # which host it was, to tie a failed navigation to its refusal
+    return error
+
+
 @dataclass(frozen=True)
 class NetworkPolicy:
+    """What a task may reach. Domain values are checked and made canonical when the policy is made."""
+
     allow: tuple[str, ...] = ()
     block: tuple[str, ...] = ()
     block_private: bool = False
     _resolved: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Bad values are refused here (exit 2 from the CLI), never silently matched against nothing.
+        object.__setattr__(self, "allow", tuple(canonical_domain(d, "allowed domain") for d in self.allow))
+        object.__setattr__(self, "block", tuple(canonical_domain(d, "blocked domain") for d in self.block))
 
     @property
     def active(self) -> bool:
@@ -58,42 +117,75 @@ class NetworkPolicy:
 
     def check_domain(self, url: str) -> None:
         """Raise PolicyError (BLOCKED_URL) when the URL's host is blocked or not allowed."""
-        parts = urlsplit(url)
+        try:
+            parts = parse_web_url(url)
+        except URLParseError as e:
+            if not self.active:
+                return  # nothing to enforce: the browser reports a URL it cannot open
+            raise PolicyError(f"blocked URL {url[:300]}: it cannot be checked ({e})") from None
         if parts.scheme in LOCAL_SCHEMES:
             return
-        if parts.scheme not in ("http", "https", "ws", "wss"):
+        if parts.scheme not in NETWORK_SCHEMES:
             raise PolicyError(f"blocked URL {url}: scheme {parts.scheme!r} is not allowed")
-        host = parts.hostname or ""
+        self.check_host(parts.host, what=f"URL {url}")
+
+    def check_host(self, host: str, *, what: str) -> None:
+        """The domain rules for one canonical host; ``what`` names the request in the message."""
         for domain in self.block:
             if domain_matches(host, domain):
-                raise PolicyError(
-                    f"blocked URL {url}: domain {host} is blocked (--block-domain {domain})",
+                raise _refused(
+                    f"blocked {what}: domain {host} is blocked (--block-domain {domain})",
+                    host,
                 )
         if self.allow and not any(domain_matches(host, d) for d in self.allow):
-            raise PolicyError(
-                f"blocked URL {url}: domain {host} is not in the allowed domains ({', '.join(self.allow)})",
+            raise _refused(
+                f"blocked {what}: domain {host} is not in the allowed domains ({', '.join(self.allow)})",
+                host,
             )
 
     async def check(self, url: str) -> None:
         """Domain rules, then (with block_private) the addresses the host resolves to."""
         self.check_domain(url)
-        parts = urlsplit(url)
-        if not self.block_private or parts.scheme in LOCAL_SCHEMES:
+        if not self.block_private:
             return
-        host = parts.hostname or ""
-        addresses = self._resolved.get(host)
-        if addresses is None:
+        parts = parse_web_url(url)  # check_domain parsed it already
+        if parts.scheme in LOCAL_SCHEMES:
+            return
+        await self.addresses(parts.host, what=f"URL {url}")
+
+    async def addresses(self, host: str, *, what: str) -> list[str]:
+        """With block_private: the addresses of ``host``, all public, else PolicyError (SSRF_BLOCKED_URL).
+
+        Fails closed: a name that does not resolve within DNS_TIMEOUT_S is refused. Answers are kept
+        for the run, and the egress proxy connects to exactly these addresses.
+        """
+        bare = host.strip("[]").rstrip(".")
+        found = self._resolved.get(bare)
+        if found is None:
             try:
-                infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
-            except socket.gaierror as e:
-                raise SSRFBlocked(
-                    f"blocked URL {url}: cannot resolve {host} to check it ({e.strerror})",
-                ) from None
-            addresses = sorted({info[4][0] for info in infos})
-            self._resolved[host] = addresses
-        bad = [a for a in addresses if is_private_address(a)]
-        if bad:
-            raise SSRFBlocked(
-                f"blocked URL {url}: {host} resolves to the non-public address {bad[0]} "
+                ipaddress.ip_address(bare)
+                found = [bare]
+            except ValueError:
+                try:
+                    infos = await asyncio.wait_for(
+                        asyncio.get_running_loop().getaddrinfo(bare, None, type=socket.SOCK_STREAM),
+                        DNS_TIMEOUT_S,
+                    )
+                except (OSError, TimeoutError) as e:
+                    reason = "timed out" if isinstance(e, TimeoutError) else (e.strerror or str(e))
+                    raise _refused(
+                        f"blocked {what}: cannot resolve {bare} to check it ({reason})",
+                        host,
+                        SSRFBlocked,
+                    ) from None
+                found = sorted({info[4][0] for info in infos})
+            self._resolved[bare] = found
+        bad = [a for a in found if is_private_address(a)]
+        if bad or not found:
+            raise _refused(
+                f"blocked {what}: {bare} resolves to the non-public address {bad[0] if bad else '(none)'} "
                 "(--block-private refuses loopback, private, link-local and reserved addresses)",
+                host,
+                SSRFBlocked,
             )
+        return list(found)

@@ -103,6 +103,10 @@ class Handler(BaseHTTPRequestHandler):
             elif path == "/slow":
                 self.server.stop_event.wait(float(query.get("s", ["2"])[0]))
                 self.send(listing("Slow"))
+            elif path == "/busy":  # loads, then its script never gives the thread back
+                self.send(
+                    listing("Busy", extra="<script>addEventListener('load', () => { for (;;) {} })</script>")
+                )
             elif path == "/favicon.ico":
                 self.send(b"", status=204)
             else:
