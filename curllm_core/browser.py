@@ -2,8 +2,9 @@
 
 Playwright is imported here and nowhere else in the engine, only when a page is really needed.
 A session with a network policy sends every connection through the egress proxy (`egress.py`) and
-checks what routing sees before it leaves; it blocks images, media and fonts unless asked for (broken images make pages seconds slower), dismisses JS dialogs and closes
-popups so that they cannot derail a task.
+checks what routing sees before it leaves. It blocks images, media and fonts unless asked for
+(broken images make pages seconds slower), dismisses JS dialogs and closes popups so that they
+cannot derail a task, and bounds every call a hung page would never answer.
 """
 
 from __future__ import annotations

@@ -3,7 +3,17 @@
 Routes: /ok (a small listing), /status/N, /hang (never answers), /trickle (a byte a second,
 forever), /loop (redirects to itself), /redirect?to=URL, /dialogs (alert and confirm on load),
 /popup (opens popups, then tries to navigate away), /throws (its script throws), /iframes (content
-inside iframes), /big?mb=N (an N MB DOM), /slow?s=N (answers after N seconds).
+inside iframes), /big?mb=N (an N MB DOM), /slow?s=N (answers after N seconds), /busy (loads, then
+its script loops forever).
+
+For the network policy: every request is also logged as (method, host, path) in ``log`` (the host
+from the Host header, or from the URL when the server is used as an HTTP proxy: it answers
+``GET http://any.host/path`` like ``GET /path``, so tests can use names that do not resolve).
+/redirect?to=URL sends the URL as raw bytes in Location (backslashes, tabs, UTF-8 unchanged),
+/redirect?to=URL&status=307 with that status, /gz302?to=URL a redirect whose gzip body is garbage,
+/switch?to=URL redirects to /ok the first time and to URL afterwards, POST /post?to=URL answers 303,
+/kinds?target=ORIGIN&ws=ORIGIN a page that reaches for the target in every way a page can, /sw.js
+its service worker.
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from urllib.parse import unquote
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -41,11 +52,34 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: C901 - one branch per route reads best here
+    def redirect(self, location: str, status: int = 302, extra: bytes = b"") -> None:
+        """A redirect whose Location goes out byte for byte as given (UTF-8, backslashes, tabs)."""
+        head = f"HTTP/1.1 {status} Moved\r\nContent-Length: {len(extra)}\r\n".encode()
+        if extra:
+            head += b"Content-Encoding: gzip\r\n"
+        self.wfile.write(head + b"Location: " + location.encode("utf-8") + b"\r\n\r\n" + extra)
+        self.close_connection = True
+
+    def record(self) -> tuple:
         parts = urlsplit(self.path)
-        query = parse_qs(parts.query)
-        self.server.hits[parts.path] += 1
-        path = parts.path
+        host = parts.netloc if parts.scheme else (self.headers.get("Host") or "")
+        path = parts.path or "/"
+        self.server.log.append((self.command, host.lower(), path))
+        return parts, path
+
+    def do_POST(self) -> None:
+        parts, path = self.record()
+        self.server.hits[f"POST {path}"] += 1
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if path == "/post":
+            self.redirect(unquote(parse_qs(parts.query)["to"][0]), 303)
+        else:
+            self.send(b"not found", status=404, ctype="text/plain")
+
+    def do_GET(self) -> None:  # noqa: C901 - one branch per route reads best here
+        parts, path = self.record()
+        query = {k: [unquote(v) for v in vs] for k, vs in parse_qs(parts.query).items()}
+        self.server.hits[path] += 1
         try:
             if path == "/ok":
                 self.send(listing())
@@ -65,7 +99,28 @@ class Handler(BaseHTTPRequestHandler):
             elif path == "/loop":
                 self.send(b"", status=302, headers={"Location": "/loop"})
             elif path == "/redirect":
-                self.send(b"", status=302, headers={"Location": query["to"][0]})
+                self.redirect(query["to"][0], int(query.get("status", ["302"])[0]))
+            elif path == "/gz302":
+                self.redirect(query["to"][0], 302, extra=b"\x1f\x8b\x08garbage, not gzip at all")
+            elif path == "/switch":
+                first = self.server.hits[path] == 1
+                self.redirect("/ok" if first else query["to"][0])
+            elif path == "/post-form":
+                to = query["to"][0]
+                self.send(
+                    listing(
+                        "Form",
+                        extra=f'<form method="post" action="/post?to={to}"><input name="a" value="1">'
+                        "</form><script>document.forms[0].submit()</script>",
+                    )
+                )
+            elif path == "/kinds":
+                self.send(kinds_page(query["target"][0], query["ws"][0]).encode())
+            elif path == "/sw.js":
+                target = query["target"][0]
+                self.send(
+                    f"fetch('{target}/from-sw').catch(() => 0);".encode(), ctype="text/javascript"
+                )
             elif path == "/dialogs":
                 self.send(
                     listing(
@@ -115,12 +170,40 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
 
+def kinds_page(target: str, ws: str) -> str:
+    """A page reaching for ``target`` (an http origin) and ``ws`` (a ws origin) in every way a page can."""
+    return f"""<!doctype html><html><head><title>Kinds</title>
+<link rel="stylesheet" href="{target}/style.css"><link rel="prefetch" href="{target}/prefetch">
+<link rel="preload" as="fetch" href="{target}/preload" crossorigin>
+<script src="{target}/script.js"></script>
+<style>@import url("{target}/import.css"); body {{ background: url("{target}/bg.png") }}</style>
+</head><body><h1>Kinds</h1><ul class="items"><li class="item">one</li></ul>
+<iframe src="{target}/frame"></iframe>
+<img src="{target}/img.png"><video src="{target}/video.mp4"></video>
+<a id="ping" href="/ok?ping=1" target="sink" ping="{target}/ping">ping</a>
+<form id="f" method="post" action="{target}/form-post" target="sink"><input name="a" value="1"></form>
+<iframe name="sink"></iframe>
+<script>
+fetch("{target}/fetch").catch(() => 0);
+fetch("{target}/fetch-post", {{method: "POST", body: "x"}}).catch(() => 0);
+const x = new XMLHttpRequest(); x.open("GET", "{target}/xhr"); x.send();
+navigator.sendBeacon("{target}/beacon", "x");
+try {{ new EventSource("{target}/events"); }} catch (e) {{}}
+try {{ new WebSocket("{ws}/socket"); }} catch (e) {{}}
+try {{ new Worker(URL.createObjectURL(new Blob(["fetch('{target}/worker').catch(() => 0)"]))); }} catch (e) {{}}
+try {{ navigator.serviceWorker.register("/sw.js?target={target}"); }} catch (e) {{}}
+document.getElementById("f").submit();
+document.getElementById("ping").click();
+</script></body></html>"""
+
+
 class HostileServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self):
         super().__init__(("127.0.0.1", 0), Handler)
         self.hits: Counter = Counter()
+        self.log: list[tuple[str, str, str]] = []  # (method, host, path) of every request
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
         self.thread.start()
@@ -128,6 +211,14 @@ class HostileServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    def requests_to(self, host: str) -> list[tuple[str, str, str]]:
+        """Logged requests whose host (without the port) is ``host``."""
+        return [r for r in self.log if r[1].rsplit(":", 1)[0] == host]
 
     def stop(self) -> None:
         self.stop_event.set()

@@ -1,0 +1,356 @@
+"""The network policy under attack, through the real CLI, against servers on 127.0.0.1.
+
+Every case checks the server's request log: a host the policy refuses never receives a request,
+whatever the spelling of the URL, the hop of the redirect chain or the kind of request. Names that
+do not resolve (``allowed.test``, ``bücher.example``) are reached by giving the counting server as
+``--proxy``: curllm's egress proxy checks each request and then hands it to that server, which
+logs the host it was meant for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from hostile_server import start_hostile
+
+pytestmark = pytest.mark.browser
+TOOLS = Path(__file__).parent / "tools"
+PLAN = json.dumps({"plan": [{"tool": "extraction.page_info"}], "expected_output": "page"})
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    server = start_hostile()
+    yield server
+    server.stop()
+
+
+class Listener:
+    """A raw TCP (or UDP) listener on 127.0.0.1 that counts what reaches it."""
+
+    def __init__(self, udp: bool = False):
+        kind = socket.SOCK_DGRAM if udp else socket.SOCK_STREAM
+        self.sock = socket.socket(socket.AF_INET, kind)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.received: list[bytes] = []
+        if not udp:
+            self.sock.listen()
+        threading.Thread(target=self._udp if udp else self._tcp, daemon=True).start()
+
+    def _tcp(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            conn.settimeout(2)
+            try:
+                self.received.append(conn.recv(200) or b"(connected)")
+            except OSError:
+                self.received.append(b"(connected)")
+            conn.close()
+
+    def _udp(self) -> None:
+        while True:
+            try:
+                data, _ = self.sock.recvfrom(4096)
+            except OSError:
+                return
+            self.received.append(data)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def listener():
+    server = Listener()
+    yield server
+    server.close()
+
+
+def curllm(*args: str, plan: str = PLAN, timeout: float = 90, tmp: Path, env_extra: dict | None = None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env.update(
+        {
+            "CURLLM_LOAD_PLUGINS": "",
+            "CURLLM_TOOLS_PATH": str(TOOLS),
+            "CURLLM_CACHE_DIR": str(tmp / "cache"),
+            **(env_extra or {}),
+        }
+    )
+    started = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", "--plan", "-", "--format", "json", *args],
+        input=plan,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+    out.seconds = time.monotonic() - started
+    assert "Traceback" not in out.stderr, out.stderr
+    out.result = json.loads(out.stdout) if out.stdout.strip().startswith("{") else None
+    return out
+
+
+def blocked(out, code: str = "BLOCKED_URL", *words: str) -> None:
+    """The run failed because the policy refused a request, and says so (not EMPTY_OUTPUT)."""
+    assert out.returncode == 1, (out.stdout, out.stderr)
+    error = out.result["errors"][0]
+    assert error["code"] == code, out.result["errors"]
+    for word in words:
+        assert word in error["message"], error["message"]
+
+
+# --- redirects --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "http:\\\\localhost:{port}\\x",  # backslashes: a path to urljoin, a host to Chromium
+        "http:/\\/localhost:{port}/x",
+        "\\\\localhost:{port}/x",  # scheme-relative, with backslashes
+        "http://LOCALHOST.:{port}/x",  # case and a trailing dot
+        "http://loc\talhost:{port}/x",  # a tab inside the host is removed
+        "http://user@127.0.0.1:{port}@localhost:{port}/x",  # userinfo ends at the last @
+        "http://loc%61lhost:{port}/x",  # percent-encoded host
+    ],
+)
+def test_a_redirect_to_a_blocked_host_is_refused_however_it_is_spelled(
+    browser_path, hostile, tmp_path, location
+):
+    before = len(hostile.requests_to("localhost"))
+    to = quote(location.format(port=hostile.port), safe="")
+    out = curllm("--url", f"{hostile.url}/redirect?to={to}", "--block-domain", "localhost", tmp=tmp_path)
+    blocked(out, "BLOCKED_URL", "localhost")
+    assert len(hostile.requests_to("localhost")) == before, "a blocked host received a request"
+
+
+def test_ipv4_spellings_are_read_as_the_address(browser_path, hostile, tmp_path):
+    before = len(hostile.requests_to("127.0.0.1"))
+    start = f"http://localhost:{hostile.port}"
+    for spelling in ("0x7f.1", "2130706433", "0177.0.0.1", "127.1"):
+        to = quote(f"http://{spelling}:{hostile.port}/x", safe="")
+        out = curllm("--url", f"{start}/redirect?to={to}", "--block-domain", "127.0.0.1", tmp=tmp_path)
+        blocked(out, "BLOCKED_URL", "127.0.0.1")
+    assert len(hostile.requests_to("127.0.0.1")) == before
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_every_hop_of_a_chain_is_checked(browser_path, hostile, tmp_path, status):
+    # allowed -> allowed -> blocked: the second hop's target is only known to the browser.
+    second = quote(f"http://localhost:{hostile.port}/x", safe="")
+    first = quote(f"/redirect?to={second}&status={status}", safe="")
+    out = curllm(
+        "--url", f"{hostile.url}/redirect?to={first}&status={status}", "--block-domain", "localhost", tmp=tmp_path
+    )
+    blocked(out, "BLOCKED_URL", "localhost")
+    assert not [r for r in hostile.requests_to("localhost") if r[2] == "/x"]
+
+
+def test_a_hop_whose_body_is_broken_is_still_checked(browser_path, hostile, tmp_path):
+    # The old check fetched the hop itself, failed on the garbage body and let the browser go on.
+    to = quote(f"http://localhost:{hostile.port}/gz", safe="")
+    out = curllm("--url", f"{hostile.url}/gz302?to={to}", "--block-domain", "localhost", tmp=tmp_path)
+    blocked(out, "BLOCKED_URL", "localhost")
+    assert not [r for r in hostile.requests_to("localhost") if r[2] == "/gz"]
+
+
+def test_each_request_is_sent_once(browser_path, hostile, tmp_path):
+    # /switch answers the first request with a harmless redirect and later ones with a hostile one:
+    # a checker that fetches a chain and lets the browser fetch it again sees the first only.
+    hostile.hits["/switch"] = 0
+    to = quote(f"http://localhost:{hostile.port}/hostile", safe="")
+    switch = quote(f"/switch?to={to}", safe="")
+    out = curllm("--url", f"{hostile.url}/redirect?to={switch}", "--block-domain", "localhost", tmp=tmp_path)
+    assert out.returncode == 0, out.stdout
+    assert out.result["data"]["page"]["title"] == "Shop"
+    assert hostile.hits["/switch"] == 1
+    assert not [r for r in hostile.requests_to("localhost") if r[2] == "/hostile"]
+
+
+def test_a_form_post_is_sent_once_and_its_redirect_checked(browser_path, hostile, tmp_path):
+    before = hostile.hits["POST /post"]
+    out = curllm("--url", f"{hostile.url}/post-form?to=/ok", "--block-domain", "blocked.test", tmp=tmp_path)
+    assert out.returncode == 0, out.stdout
+    assert out.result["data"]["page"]["title"] == "Shop"
+    assert hostile.hits["POST /post"] - before == 1
+
+    before = hostile.hits["POST /post"]
+    to = quote(f"http://localhost:{hostile.port}/after-post", safe="")
+    out = curllm("--url", f"{hostile.url}/post-form?to={to}", "--block-domain", "localhost", tmp=tmp_path)
+    blocked(out, "BLOCKED_URL", "localhost")
+    assert hostile.hits["POST /post"] - before == 1
+    assert not [r for r in hostile.requests_to("localhost") if r[2] == "/after-post"]
+
+
+def test_a_redirect_off_the_allow_list_to_a_name_that_does_not_resolve(browser_path, hostile, tmp_path):
+    # The counting server is the upstream proxy: it logs the host each request was meant for.
+    to = quote("http://evil.test/x", safe="")
+    out = curllm(
+        "--url",
+        f"http://allowed.test/redirect?to={to}",
+        "--allow-domain",
+        "allowed.test",
+        "--proxy",
+        hostile.url,
+        tmp=tmp_path,
+    )
+    blocked(out, "BLOCKED_URL", "evil.test")
+    assert hostile.requests_to("allowed.test") and not hostile.requests_to("evil.test")
+
+
+def test_block_private_refuses_a_redirect_from_a_public_address(browser_path, hostile, tmp_path):
+    to = quote(f"http://127.0.0.1:{hostile.port}/private", safe="")
+    out = curllm(
+        "--url",
+        f"http://93.184.216.34/redirect?to={to}",
+        "--block-private",
+        "--proxy",
+        hostile.url,
+        tmp=tmp_path,
+    )
+    blocked(out, "SSRF_BLOCKED_URL", "127.0.0.1")
+    assert hostile.requests_to("93.184.216.34")
+    assert not [r for r in hostile.log if r[2] == "/private"]
+
+
+@pytest.mark.parametrize(
+    "block, target",
+    [("bücher.example", "http://xn--bcher-kva.example/x"), ("xn--bcher-kva.example", "http://b%C3%BCcher.example/x")],
+)
+def test_international_names_match_their_punycode(browser_path, hostile, tmp_path, block, target):
+    out = curllm(
+        "--url",
+        f"http://allowed.test/redirect?to={quote(target, safe='')}",
+        "--block-domain",
+        block,
+        "--proxy",
+        hostile.url,
+        tmp=tmp_path,
+    )
+    blocked(out, "BLOCKED_URL", "xn--bcher-kva.example")
+    assert not hostile.requests_to("xn--bcher-kva.example")
+    # The start URL itself, in the other spelling: refused before a browser starts.
+    other = "http://bücher.example/" if block.startswith("xn--") else "http://xn--bcher-kva.example/"
+    out = curllm("--url", other, "--block-domain", block, "--proxy", hostile.url, tmp=tmp_path)
+    blocked(out, "BLOCKED_URL", "xn--bcher-kva.example")
+    assert out.result["timings"]["browser_ms"] == 0
+
+
+@pytest.mark.parametrize(
+    "option, value, words",
+    [
+        ("--block-domain", "localhost:8080", ["has a port", "did you mean localhost?"]),
+        ("--block-domain", "http://x.test", ["is a URL", "did you mean x.test?"]),
+        ("--allow-domain", "https://x.test/path", ["is a URL"]),
+        ("--block-domain", "*.x.test", ["no wildcards"]),
+        ("--allow-domain", "x.test/y", ["not a domain name"]),
+    ],
+)
+def test_domain_values_that_are_not_domains_exit_2(hostile, tmp_path, option, value, words):
+    out = curllm("--url", f"{hostile.url}/ok", option, value, tmp=tmp_path)
+    assert out.returncode == 2, out.stdout
+    assert "curllm: error [BAD_USAGE]" in out.stderr and value in out.stderr
+    for word in words:
+        assert word in out.stderr
+
+
+# --- every kind of request -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "policy", [["--block-domain", "localhost"], ["--allow-domain", "127.0.0.1"]], ids=["block", "allow"]
+)
+def test_every_request_kind_of_a_page_goes_through_the_policy(
+    browser_path, hostile, listener, tmp_path, policy
+):
+    target = f"http://localhost:{hostile.port}"
+    ws = f"ws://localhost:{listener.port}"
+    before = len(hostile.requests_to("localhost"))
+    out = curllm(
+        "--url",
+        f"{hostile.url}/kinds?target={quote(target)}&ws={quote(ws)}",
+        *policy,
+        plan=json.dumps(
+            {
+                "plan": [
+                    {"tool": "extraction.page_info"},
+                    {"tool": "extraction.page_info", "parameters": {"wait_ms": 2500}},
+                ],
+                "expected_output": "page",
+            }
+        ),
+        tmp=tmp_path,
+    )
+    assert out.returncode == 0, out.stdout  # blocked subresources do not fail the task
+    assert out.result["data"]["page"]["title"] == "Kinds"
+    assert hostile.requests_to("localhost")[before:] == [], "a blocked host received a request"
+    assert listener.received == [], "a blocked WebSocket connected"
+    assert any(path == "/sw.js" for _, _, path in hostile.log), "the service worker was not even tried"
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [["--block-private"], ["--block-domain", "127.0.0.1"], ["--allow-domain", "example.com"]],
+    ids=["private", "block", "allow"],
+)
+def test_a_local_file_page_reaches_nothing_the_policy_refuses(
+    browser_path, hostile, listener, tmp_path, policy
+):
+    udp = Listener(udp=True)
+    page = tmp_path / "local.html"
+    page.write_text(
+        "<title>Local</title><li class='item'>a</li><script>"
+        f"new WebSocket('ws://127.0.0.1:{listener.port}/');"
+        f"fetch('http://127.0.0.1:{hostile.port}/from-file').catch(() => 0);"
+        "const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:" + str(udp.port) + "'}]});"
+        "pc.createDataChannel('x'); pc.createOffer().then(o => pc.setLocalDescription(o));"
+        "</script>"
+    )
+    try:
+        out = curllm(
+            "--url",
+            str(page),
+            *policy,
+            plan=json.dumps(
+                {
+                    "plan": [{"tool": "extraction.page_info", "parameters": {"wait_ms": 2000}}],
+                    "expected_output": "page",
+                }
+            ),
+            tmp=tmp_path,
+        )
+        assert out.returncode == 0, out.stdout
+        assert listener.received == [], "the WebSocket reached the loopback server"
+        assert not [r for r in hostile.log if r[2] == "/from-file"]
+        assert udp.received == [], "WebRTC sent UDP around the policy"
+    finally:
+        udp.close()
+
+
+def test_without_a_policy_the_same_page_does_connect(browser_path, hostile, listener, tmp_path):
+    """The control case: the listeners above do see traffic when nothing is refused."""
+    page = tmp_path / "local.html"
+    page.write_text(
+        f"<title>Local</title><script>new WebSocket('ws://127.0.0.1:{listener.port}/');"
+        f"fetch('http://127.0.0.1:{hostile.port}/from-file-allowed').catch(() => 0);</script>"
+    )
+    plan = json.dumps(
+        {"plan": [{"tool": "extraction.page_info", "parameters": {"wait_ms": 1500}}], "expected_output": "page"}
+    )
+    out = curllm("--url", str(page), "--block-domain", "other.test", plan=plan, tmp=tmp_path)
+    assert out.returncode == 0, out.stdout
+    assert listener.received and [r for r in hostile.log if r[2] == "/from-file-allowed"]
