@@ -23,6 +23,7 @@
         │           └── HTTPStatusError    HTTP_ERROR    (4xx; `HTTPServerError` for 5xx is transient)
         └── ToolError                TOOL_FAILED    a tool failed; the step's fallback may help
             ├── StepTimeout          STEP_TIMEOUT   transient
+            │   └── StepOverrun                     held the event loop past the limit (not transient)
             ├── OutputInvalid        OUTPUT_INVALID
             ├── BadParams            BAD_PARAMS     a parameter value its schema cannot rule out
             ├── BadSelectors         BAD_SELECTORS  a manifest's `selectors` the engine cannot use
@@ -262,6 +263,13 @@ class StepTimeout(ToolError):
 
     code = "STEP_TIMEOUT"
     transient = True
+
+
+class StepOverrun(StepTimeout):
+    """An attempt that held the event loop (CPU-bound work) and returned past its ``timeout_ms``:
+    its output does not count, and it is not retried (it would burn as long again)."""
+
+    transient = False
 
 
 class OutputInvalid(ToolError):

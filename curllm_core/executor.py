@@ -26,6 +26,7 @@ from .errors import (
     NoURL,
     OutputInvalid,
     PageUnavailable,
+    StepOverrun,
     StepTimeout,
     SubmitUndone,
     ToolError,
@@ -77,6 +78,10 @@ def _output_validator(manifest: Manifest):
     if key not in _validators:
         _validators[key] = Draft202012Validator(manifest.output_schema)
     return _validators[key]
+
+
+# A step that returns later than this past its limit held the event loop: it does not count.
+OVERRUN_GRACE_MS = 250
 
 
 class Execution:
@@ -178,12 +183,21 @@ class Execution:
                 raise e
             await self.ensure_page()
         fn = load_callable(manifest, self.registry.impls.get(manifest.key))
+        started = time.perf_counter()
         try:
             output = await asyncio.wait_for(
                 fn(self.context(manifest, dict(data)), **params), timeout_ms / 1000
             )
+            took = _ms(started)
         except TimeoutError:
             raise StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms") from None
+        if took > timeout_ms + OVERRUN_GRACE_MS:
+            # The tool kept the event loop busy (CPU-bound work), so its time limit could not fire:
+            # its answer came too late to count, and doing it again would burn as long.
+            raise StepOverrun(
+                f"{manifest.key} did not finish within {timeout_ms} ms (it took {took} ms of work "
+                "that could not be interrupted)"
+            )
         if not isinstance(output, dict):
             raise OutputInvalid(f"{manifest.key} returned {type(output).__name__}, not an object")
         errors = sorted(
@@ -455,11 +469,13 @@ class Execution:
             async with asyncio.timeout(self.options.timeout_s):
                 await self.run_steps()
         except TimeoutError:
+            took = (time.perf_counter() - started) - (self.options.timeout_s or 0)
+            late = f"; it was stopped {took:.1f} s late: CPU-bound work held the process" if took > 1 else ""
             self.errors.append(
                 error_entry(
                     "TASK_TIMEOUT",
                     f"the task did not finish within {self.options.timeout_s:g} s"
-                    " (--timeout); results so far are kept",
+                    f" (--timeout); results so far are kept{late}",
                 )
             )
         finally:

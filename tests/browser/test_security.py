@@ -154,7 +154,11 @@ def test_every_hop_of_a_chain_is_checked(browser_path, hostile, tmp_path, status
     second = quote(f"http://localhost:{hostile.port}/x", safe="")
     first = quote(f"/redirect?to={second}&status={status}", safe="")
     out = curllm(
-        "--url", f"{hostile.url}/redirect?to={first}&status={status}", "--block-domain", "localhost", tmp=tmp_path
+        "--url",
+        f"{hostile.url}/redirect?to={first}&status={status}",
+        "--block-domain",
+        "localhost",
+        tmp=tmp_path,
     )
     blocked(out, "BLOCKED_URL", "localhost")
     assert not [r for r in hostile.requests_to("localhost") if r[2] == "/x"]
@@ -229,7 +233,10 @@ def test_block_private_refuses_a_redirect_from_a_public_address(browser_path, ho
 
 @pytest.mark.parametrize(
     "block, target",
-    [("bücher.example", "http://xn--bcher-kva.example/x"), ("xn--bcher-kva.example", "http://b%C3%BCcher.example/x")],
+    [
+        ("bücher.example", "http://xn--bcher-kva.example/x"),
+        ("xn--bcher-kva.example", "http://b%C3%BCcher.example/x"),
+    ],
 )
 def test_international_names_match_their_punycode(browser_path, hostile, tmp_path, block, target):
     out = curllm(
@@ -349,7 +356,10 @@ def test_without_a_policy_the_same_page_does_connect(browser_path, hostile, list
         f"fetch('http://127.0.0.1:{hostile.port}/from-file-allowed').catch(() => 0);</script>"
     )
     plan = json.dumps(
-        {"plan": [{"tool": "extraction.page_info", "parameters": {"wait_ms": 1500}}], "expected_output": "page"}
+        {
+            "plan": [{"tool": "extraction.page_info", "parameters": {"wait_ms": 1500}}],
+            "expected_output": "page",
+        }
     )
     out = curllm("--url", str(page), "--block-domain", "other.test", plan=plan, tmp=tmp_path)
     assert out.returncode == 0, out.stdout

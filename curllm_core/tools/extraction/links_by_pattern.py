@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
+import asyncio
 from typing import Any
 
-from ...errors import BadParams
+from ...safe_regex import UntrustedPattern
 from ...tool import ToolContext
 from ._html import (
     absolute_url,
@@ -21,15 +21,9 @@ from ._html import (
 )
 
 
-def _compile(pattern: str | None, what: str) -> re.Pattern | None:
-    if pattern is None:
-        return None
-    if not isinstance(pattern, str):
-        raise BadParams(f"{what} must be a string (a regular expression), got {pattern!r}")
-    try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as e:
-        raise BadParams(f"{what} {pattern!r} is not a valid regular expression: {e}") from None
+def _compile(pattern: str | None, what: str) -> UntrustedPattern | None:
+    # The pattern comes from a plan (or a model): bounded in time, see curllm_core.safe_regex.
+    return None if pattern is None else UntrustedPattern(pattern, what=what)
 
 
 def _same_site(host: str, own: str) -> bool:
@@ -107,4 +101,8 @@ async def run(
 ) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract`."""
     html, url = await page_html(ctx)
-    return extract(html, url, pattern=pattern, text=text, same_domain=same_domain, limit=limit)
+    # Off the event loop: matching a plan's pattern against every link is CPU work, and the step's
+    # time limit (and other tasks of a batch) must not wait for it.
+    return await asyncio.to_thread(
+        extract, html, url, pattern=pattern, text=text, same_domain=same_domain, limit=limit
+    )

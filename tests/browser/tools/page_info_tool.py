@@ -1,6 +1,5 @@
 """Test tool, loaded from beside its manifest through CURLLM_TOOLS_PATH."""
 
-
 import asyncio
 
 

@@ -1,0 +1,124 @@
+"""Time limits hold against pages that never give the thread back, through the real CLI.
+
+A page stuck in JavaScript answers no call that runs in it (evaluate, storage state): every such
+call has a limit, so `run` and `batch` end near --timeout, with --session as without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hostile_server import start_hostile
+
+pytestmark = pytest.mark.browser
+TOOLS = Path(__file__).parent / "tools"
+PLAN = {"plan": [{"tool": "extraction.page_info"}], "expected_output": "page"}
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    server = start_hostile()
+    yield server
+    server.stop()
+
+
+def run(args: list[str], tmp: Path, stdin: str | None = None, timeout: float = 120):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env.update(
+        {"CURLLM_LOAD_PLUGINS": "", "CURLLM_TOOLS_PATH": str(TOOLS), "CURLLM_CACHE_DIR": str(tmp / "cache")}
+    )
+    started = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+    out.seconds = time.monotonic() - started
+    assert "Traceback" not in out.stderr, out.stderr
+    return out
+
+
+def test_a_stuck_page_with_session_ends_near_the_timeout(browser_path, hostile, tmp_path):
+    session = tmp_path / "state.json"
+    out = run(
+        [
+            "--plan",
+            "-",
+            "--format",
+            "json",
+            "--url",
+            f"{hostile.url}/busy",
+            "--timeout",
+            "4",
+            "--session",
+            str(session),
+        ],
+        tmp_path,
+        stdin=json.dumps(PLAN),
+    )
+    assert out.returncode == 1
+    result = json.loads(out.stdout)
+    assert result["errors"][0]["code"] == "TASK_TIMEOUT"
+    # 4 s of task, then at most the session save's own limit (5 s) and the close: not forever.
+    assert out.seconds < 25, out.seconds
+    assert json.loads(session.read_text())["cookies"] == []  # the cookies were still saved
+
+
+def test_a_batch_of_stuck_pages_with_session_ends(browser_path, hostile, tmp_path):
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(
+        "".join(
+            json.dumps({"id": f"t{i}", "url": f"{hostile.url}/busy", "plan": PLAN}) + "\n" for i in range(3)
+        )
+    )
+    results, session = tmp_path / "results.jsonl", tmp_path / "state.json"
+    out = run(
+        ["batch", str(tasks), "--out", str(results), "--timeout", "4", "--session", str(session), "-j", "3"],
+        tmp_path,
+    )
+    assert out.returncode == 1, out.stderr
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sorted(line["id"] for line in lines) == ["t0", "t1", "t2"]
+    assert all(line["errors"][0]["code"] == "TASK_TIMEOUT" for line in lines)
+    assert out.seconds < 40, out.seconds
+    json.loads(session.read_text())  # whole, never half written by concurrent tasks
+
+
+def test_a_catastrophic_pattern_from_a_plan_is_stopped(browser_path, tmp_path):
+    page = tmp_path / "links.html"
+    page.write_text(
+        "<title>Links</title>"
+        + "".join(f'<a href="https://example.com/{"a" * 3000}{i}!">link {i}</a>' for i in range(50))
+    )
+    plan = {
+        "plan": [{"tool": "extraction.links_by_pattern", "parameters": {"pattern": "(a+)+$"}}],
+        "expected_output": "links",
+    }
+    out = run(
+        ["--plan", "-", "--format", "json", "--url", str(page), "--timeout", "10"], tmp_path, json.dumps(plan)
+    )
+    assert out.returncode == 1
+    result = json.loads(out.stdout)
+    step = result["steps"][0]
+    assert not step["success"] and step["code"] == "BAD_PARAMS", step
+    assert "(a+)+$" in step["error"] and "took more than 2 s" in step["error"]
+    assert out.seconds < 20, out.seconds
+
+
+def test_a_step_that_burns_the_cpu_past_its_limit_does_not_succeed(tmp_path):
+    plan = {"plan": [{"tool": "misbehaving", "parameters": {"how": "burn"}}], "expected_output": "products"}
+    out = run(["--plan", "-", "--format", "json"], tmp_path, json.dumps(plan))
+    assert out.returncode == 1
+    step = json.loads(out.stdout)["steps"][0]
+    assert not step["success"] and step["code"] == "STEP_TIMEOUT"
+    assert "did not finish within 1000 ms (it took 3" in step["error"]
+    assert step["attempts"] == 1  # burning again would take as long
