@@ -259,6 +259,7 @@ class Session:
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
         blocked_before = len(self.blocked)
+        failures_before = len(self.egress.failures) if self.egress is not None else 0
         try:
             response = await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout)
         except PlaywrightTimeout:
@@ -269,6 +270,10 @@ class Session:
             if refused:
                 raise refused[-1] from None
             reason = str(e).splitlines()[0].replace("Page.goto: ", "")
+            if self.egress is not None and self.egress.failures[failures_before:]:
+                # Through the egress proxy the browser only sees a closed connection: say why.
+                host, why = self.egress.failures[-1]
+                reason = f"{why} (connecting to {host})"
             permanent = any(code in reason for code in PERMANENT_NET_ERRORS)
             raise (NavigationRefused if permanent else NavigationError)(
                 f"could not open {url}: {reason}"

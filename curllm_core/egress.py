@@ -22,6 +22,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import socket
 from collections.abc import Callable
 from urllib.parse import unquote, urlsplit
 
@@ -58,6 +59,9 @@ class EgressProxy:
         self.policy = policy
         self.upstream = _parse_upstream(upstream) if upstream else None
         self.on_block = on_block or (lambda e: None)
+        #: (host, Chromium error name) of connections that failed: a navigation that fails because
+        #: of one reports it as the browser would have (ERR_NAME_NOT_RESOLVED is not worth a retry).
+        self.failures: list[tuple[str, str]] = []
         self.requests = 0  # connections and plain requests checked (for tests and diagnostics)
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task] = set()
@@ -180,6 +184,7 @@ class EgressProxy:
                 )
             except (OSError, TimeoutError) as e:
                 error = e
+        self.failures.append((host, _net_error(error)))
         raise ConnectionError(f"cannot connect to {host}:{port}: {error}")
 
     def _upstream_connect(self, host: str, port: int) -> bytes:
@@ -187,6 +192,17 @@ class EgressProxy:
         if self.upstream and self.upstream[2]:
             lines.append(f"Proxy-Authorization: {self.upstream[2]}")
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _net_error(error: Exception | None) -> str:
+    """The Chromium error name for a failed connection."""
+    if isinstance(error, socket.gaierror):
+        return "net::ERR_NAME_NOT_RESOLVED"
+    if isinstance(error, ConnectionRefusedError):
+        return "net::ERR_CONNECTION_REFUSED"
+    if isinstance(error, TimeoutError):
+        return "net::ERR_CONNECTION_TIMED_OUT"
+    return "net::ERR_CONNECTION_FAILED"
 
 
 # --- HTTP/1.1 framing ----------------------------------------------------------------------------

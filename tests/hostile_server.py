@@ -8,7 +8,8 @@ its script loops forever).
 
 For the network policy: every request is also logged as (method, host, path) in ``log`` (the host
 from the Host header, or from the URL when the server is used as an HTTP proxy: it answers
-``GET http://any.host/path`` like ``GET /path``, so tests can use names that do not resolve).
+``GET http://any.host/path`` like ``GET /path``, and ``CONNECT any.host:80`` by serving the requests
+inside the tunnel, so tests can use names that do not resolve).
 /redirect?to=URL sends the URL as raw bytes in Location (backslashes, tabs, UTF-8 unchanged),
 /redirect?to=URL&status=307 with that status, /gz302?to=URL a redirect whose gzip body is garbage,
 /switch?to=URL redirects to /ok the first time and to URL afterwards, POST /post?to=URL answers 303,
@@ -21,7 +22,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from urllib.parse import unquote
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -67,18 +67,24 @@ class Handler(BaseHTTPRequestHandler):
         self.server.log.append((self.command, host.lower(), path))
         return parts, path
 
+    def do_CONNECT(self) -> None:
+        """As an HTTP proxy: accept the tunnel and serve the requests inside it (plain HTTP)."""
+        self.server.log.append(("CONNECT", self.path.lower(), ""))
+        self.wfile.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+        self.close_connection = False
+
     def do_POST(self) -> None:
         parts, path = self.record()
         self.server.hits[f"POST {path}"] += 1
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if path == "/post":
-            self.redirect(unquote(parse_qs(parts.query)["to"][0]), 303)
+            self.redirect(parse_qs(parts.query)["to"][0], 303)
         else:
             self.send(b"not found", status=404, ctype="text/plain")
 
     def do_GET(self) -> None:  # noqa: C901 - one branch per route reads best here
         parts, path = self.record()
-        query = {k: [unquote(v) for v in vs] for k, vs in parse_qs(parts.query).items()}
+        query = parse_qs(parts.query)
         self.server.hits[path] += 1
         try:
             if path == "/ok":
@@ -118,9 +124,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(kinds_page(query["target"][0], query["ws"][0]).encode())
             elif path == "/sw.js":
                 target = query["target"][0]
-                self.send(
-                    f"fetch('{target}/from-sw').catch(() => 0);".encode(), ctype="text/javascript"
-                )
+                self.send(f"fetch('{target}/from-sw').catch(() => 0);".encode(), ctype="text/javascript")
             elif path == "/dialogs":
                 self.send(
                     listing(

@@ -166,10 +166,15 @@ def test_every_hop_of_a_chain_is_checked(browser_path, hostile, tmp_path, status
 
 def test_a_hop_whose_body_is_broken_is_still_checked(browser_path, hostile, tmp_path):
     # The old check fetched the hop itself, failed on the garbage body and let the browser go on.
+    # Now: the hop that cannot be read fails closed (or, when the browser reads the redirect, its
+    # target is refused), and the redirect is requested once per attempt, never again behind it.
     to = quote(f"http://localhost:{hostile.port}/gz", safe="")
+    before = hostile.hits["/gz302"]
     out = curllm("--url", f"{hostile.url}/gz302?to={to}", "--block-domain", "localhost", tmp=tmp_path)
-    blocked(out, "BLOCKED_URL", "localhost")
+    assert out.returncode == 1
+    assert out.result["errors"][0]["code"] in ("BLOCKED_URL", "NAVIGATION_FAILED"), out.result["errors"]
     assert not [r for r in hostile.requests_to("localhost") if r[2] == "/gz"]
+    assert hostile.hits["/gz302"] - before == out.result["steps"][0]["attempts"]
 
 
 def test_each_request_is_sent_once(browser_path, hostile, tmp_path):

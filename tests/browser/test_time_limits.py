@@ -104,14 +104,14 @@ def test_a_catastrophic_pattern_from_a_plan_is_stopped(browser_path, tmp_path):
         "expected_output": "links",
     }
     out = run(
-        ["--plan", "-", "--format", "json", "--url", str(page), "--timeout", "10"], tmp_path, json.dumps(plan)
+        ["--plan", "-", "--format", "json", "--url", str(page), "--timeout", "60"], tmp_path, json.dumps(plan)
     )
     assert out.returncode == 1
     result = json.loads(out.stdout)
     step = result["steps"][0]
     assert not step["success"] and step["code"] == "BAD_PARAMS", step
     assert "(a+)+$" in step["error"] and "took more than 2 s" in step["error"]
-    assert out.seconds < 20, out.seconds
+    assert out.seconds < 40, out.seconds  # the budget stopped it, long before --timeout
 
 
 def test_a_step_that_burns_the_cpu_past_its_limit_does_not_succeed(tmp_path):
