@@ -38,6 +38,7 @@ from curllm_core.tools.extraction import (  # noqa: E402
     tables_to_json,
 )
 from curllm_core.tools.extraction._html import LEAN_ATTRIBUTES, PAGE_HTML_JS, page_html  # noqa: E402
+from curllm_core.tools.extraction._products import stated_currencies  # noqa: E402
 
 REALPAGES = ROOT.parent / "shared" / "realpages"
 MANIFESTS = ROOT / "tools_manifests" / "extraction"
@@ -137,6 +138,44 @@ async def median_ms(fn: Callable[[], Awaitable[object]], runs: int, warmup: int 
     return statistics.median(times), min(times)
 
 
+def rules_cost_ms(html: str, url: str, runs: int) -> tuple[float, float]:
+    """Median and minimum time, per extraction, spent in the rules issue 12 added to products_generic:
+    each price's role and the words around it (`_block_prices`, `_choose_prices`), the product title
+    (`_product_names.best_name`), the page's currency (`_page_default`), blocks without a price
+    (`_unpriced_strangers`). Timed by wrapping those functions; the rest of the detector ran before."""
+    from curllm_core.tools.extraction import _product_names
+
+    spent = [0.0]
+    patched: list[tuple[object, str, object]] = []
+
+    def timed(owner: object, name: str) -> None:
+        fn = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - start
+
+        patched.append((owner, name, fn))
+        setattr(owner, name, wrapper)
+
+    for name in ("_block_prices", "_choose_prices", "_page_default", "_unpriced_strangers"):
+        timed(products_generic, name)
+    timed(_product_names, "best_name")
+    try:
+        times = []
+        for _ in range(runs):
+            spent[0] = 0.0
+            products_generic.extract(html, url, stated_currencies=[])
+            times.append(spent[0] * 1000)
+    finally:
+        for owner, name, fn in patched:
+            setattr(owner, name, fn)
+    return statistics.median(times), min(times)
+
+
 async def open_offline(context, path: Path):
     page = await context.new_page()
     await page.goto(path.as_uri(), wait_until="load")
@@ -177,6 +216,8 @@ async def bench(runs: int) -> list[str]:
             return products_generic.extract(html, url)
 
         algo, algo_min = await median_ms(pure, runs)
+        rules, rules_min = rules_cost_ms(html, url, runs)
+        stated, stated_min = await median_ms(lambda: stated_currencies(ctx), runs)
         await page.close()
 
         rows = [
@@ -188,6 +229,10 @@ async def bench(runs: int) -> list[str]:
             f"| same | {trip:.0f} ms | {trip_min:.0f} ms | |",
             f"| … … of which serializing inside the page | same | {in_page:.0f} ms | {in_page_min:.0f} ms | |",
             f"| … parse + detect in Python | same | {algo:.0f} ms | {algo_min:.0f} ms | |",
+            f"| … … of which the rules of issue 12 (price roles and context, names, page currency) "
+            f"| same | {rules:.1f} ms | {rules_min:.1f} ms | |",
+            f"| … the page's stated currencies (a second evaluate, sent with the HTML's) | same "
+            f"| {stated:.1f} ms | {stated_min:.1f} ms | |",
         ]
         for label, module, manifest_name, page_name, params, (key, count) in SITE_CASES:
             page = await open_offline(context, REALPAGES / page_name)

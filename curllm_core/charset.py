@@ -149,8 +149,8 @@ def _declared(body: bytes, content_type: str | None) -> tuple[str | None, str | 
         m = _PARAM_RE.search(content_type)
         if m and (name := canonical(m.group(1))):
             return name, "header"
-    m = _META_RE.search(body[:META_SCAN_BYTES])
-    if m and (name := canonical(m.group(1).decode("ascii", "replace"))):
+    meta = _META_RE.search(body[:META_SCAN_BYTES])
+    if meta and (name := canonical(meta.group(1).decode("ascii", "replace"))):
         # A <meta> cannot declare UTF-16: the bytes it is written in are ASCII-compatible.
         return ("utf-8" if name.startswith("utf-16") else name), "meta"
     return None, None
@@ -263,7 +263,7 @@ def sniff(body: bytes, content_type: str | None = None) -> Encoding:
     if verdict is None:  # pure ASCII: every ASCII-compatible declaration reads it the same
         return Encoding(browser, declared, where or "bytes", browser)
     if verdict:
-        return Encoding("utf-8", declared, where if declared == "utf-8" else "bytes", browser)
+        return Encoding("utf-8", declared, (where or "bytes") if declared == "utf-8" else "bytes", browser)
     if declared and declared != "utf-8":
         try:
             body.decode(python_codec(declared))

@@ -252,14 +252,16 @@ def _tokens(text: str, default: str | None) -> list[_Num]:
             gap_next = None
         if gap_prev is None and gap_next is None:
             continue
-        if gap_next is not None and (
-            gap_prev is None or gap_next < gap_prev or (gap_next == gap_prev and prefix_style)
+        if (
+            nxt is not None
+            and gap_next is not None
+            and (gap_prev is None or gap_next < gap_prev or (gap_next == gap_prev and prefix_style))
         ):
             if nxt.currency is None:
                 nxt.currency = currency
                 nxt.outer_start = start
             attached_before.add(j)
-        else:
+        elif prev is not None:
             if prev.currency is None or j - 1 not in attached_before:
                 prev.currency = currency
             prev.outer_end = end
@@ -392,7 +394,7 @@ def _mentions(text: str, nums: list[_Num]) -> list[tuple[Price, int, int]]:
             continue
         nxt = nums[i + 1] if i + 1 < len(nums) else None
         upper = _range_upper(text, num, nxt) if nxt is not None else None
-        if upper is not None:
+        if nxt is not None and upper is not None:
             found.append((Price(num.value, num.currency, upper), num.outer_start, nxt.outer_end))
             i += 2
         else:

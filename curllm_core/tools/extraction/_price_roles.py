@@ -129,6 +129,7 @@ _UNIT_LABEL_RE = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)
 def text_role(before: str, after: str) -> str | None:
     """The role the words around a price give it (None: they say nothing). ``before`` is the text
     between the previous number and the price, ``after`` the text up to the next number."""
@@ -153,6 +154,7 @@ def text_role(before: str, after: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def says_current(before: str) -> bool:
     """Whether the words right before a price name it the price to pay ("now", "Sale", "jetzt", "teraz")."""
     return bool(_CURRENT_BEFORE_RE.search(before))

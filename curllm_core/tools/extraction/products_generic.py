@@ -39,6 +39,7 @@ templates and collapsed widgets of a live page are skipped as well as those hidd
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ MIN_SHAPE_SHARE = 0.5
 CONTEXT_CHARS = 40  # text read before a price in its block for its label ("Reg.", "UVP", "+")
 _DIGIT_RE = re.compile(r"\d")
 _TEXT_TAG_ID = 2  # lexbor's tag id of text nodes (LXB_TAG__TEXT)
+_COMMENT_TAG_ID = 4  # lexbor's tag id of comments (LXB_TAG__EM_COMMENT)
 #: Elements a bare number's search for its currency mark does not climb into.
 _CARD_TAGS = frozenset("body html li tr article section ul ol table tbody main".split())
 _WORDY_RE = re.compile(r"[^\W\d_]{4,}")  # a word: the number is part of a sentence, not a split price
@@ -168,7 +170,7 @@ class _Paths:
 
     def key(self, node: LexborNode) -> int:
         chain = []
-        current = node
+        current: LexborNode | None = node
         while current is not None and current.mem_id not in self._memo:
             chain.append(current)
             current = current.parent
@@ -261,7 +263,7 @@ def _flag_text(node: LexborNode) -> str:
 def _decoy_factor(node: LexborNode, memo: dict[int, float]) -> float:
     """Below 1 when ``node`` sits in a carousel, promotion box, nav, header, footer or aside."""
     chain = []
-    current = node
+    current: LexborNode | None = node
     factor = 1.0
     while current is not None and current.tag not in ("body", "html", "-document"):
         if current.mem_id in memo:
@@ -351,9 +353,9 @@ def _shape(member: LexborNode) -> set[tuple[str, str]]:
     """The element kinds (tag and class list) of a block's top two levels: what a card is built of."""
     found: set[tuple[str, str]] = set()
     for child in member.iter():
-        found.add((child.tag, child.attributes.get("class") or ""))
+        found.add((child.tag or "", child.attributes.get("class") or ""))
         for grandchild in child.iter():
-            found.add((grandchild.tag, grandchild.attributes.get("class") or ""))
+            found.add((grandchild.tag or "", grandchild.attributes.get("class") or ""))
     return found
 
 
@@ -415,8 +417,9 @@ def _sibling_text(node: LexborNode, member: LexborNode, *, before: bool) -> str:
     while current is not None and current.mem_id != member.mem_id and size < CONTEXT_CHARS:
         sibling = current.prev if before else current.next
         while sibling is not None and size < CONTEXT_CHARS:
-            text = sibling.text(deep=True) if sibling.tag != "-comment" else ""
-            if text:
+            text = sibling.text(deep=True) if sibling.tag_id != _COMMENT_TAG_ID else ""
+            if text and not text.isspace():
+                text = text[-2 * CONTEXT_CHARS :] if before else text[: 2 * CONTEXT_CHARS]
                 parts.append(text)
                 size += len(text)
             sibling = sibling.prev if before else sibling.next
@@ -429,9 +432,13 @@ def _sibling_text(node: LexborNode, member: LexborNode, *, before: bool) -> str:
 def _block_prices(
     hits: list[_PriceHit], member: LexborNode, currency: str | None, memo: dict[int, tuple[str | None, bool]]
 ) -> list[_Candidate]:
-    """Every price of a block with its role and a score for being the one to pay."""
+    """Every price of a block with its role and a score for being the one to pay.
+
+    A price's role comes from its label's own words, else its markup, else the words around the
+    label in the block ("Reg." in an element of its own, "+ … Versand"): those are read only when
+    the labels and markup leave more than one amount open.
+    """
     labels = [(hit, find_prices(hit.text, currency)) for hit in hits]
-    amounts = {span.price.amount for _, spans in labels for span in spans}
     # A label around other labels ("<div>29,99 € <b>19,99 €</b></div>") leaves their prices to them.
     inner_amounts: dict[int, set[float]] = defaultdict(set)
     if len(hits) > 1:
@@ -439,33 +446,42 @@ def _block_prices(
             for b, b_spans in labels:
                 if a is not b and _inside(b.node, a.node, member):
                     inner_amounts[a.node.mem_id].update(s.price.amount for s in b_spans)
-    candidates: list[_Candidate] = []
+    found: list[_Candidate] = []
+    open_roles: list[tuple[int, _PriceHit, int, int]] = []  # (index in found, hit, span index, spans)
     for hit, spans in labels:
         markup_role, classed = _markup(hit.node, member, memo)
         skip = inner_amounts.get(hit.node.mem_id)
-        # The words around the label in the block ("Reg." in an element of its own, "+ … Versand"):
-        # read only when the block shows different amounts to choose from.
-        before = after = ""
-        if len(amounts) > 1:
-            before = _sibling_text(hit.node, member, before=True)
-            m = _LAST_DIGIT_RE.search(before)
-            before = before[m.end() :] if m else before  # the words since the previous number
-            after = _sibling_text(hit.node, member, before=False)
+        score = (3 if classed else 0) + (1 if hit.explicit else 0)
+        score -= 4 if hit.letters > 12 else 2 if hit.letters > 3 else 0
         for k, span in enumerate(spans):
             if skip and span.price.amount in skip:
                 continue
-            span_before = (before + " " + span.before) if k == 0 and before else span.before
-            span_after = (span.after + " " + after) if k == len(spans) - 1 and after else span.after
-            role = roles.text_role(span_before, span_after) or markup_role or roles.CURRENT
-            score = (3 if classed else 0) + (1 if hit.explicit else 0)
-            if roles.says_current(span_before):
-                score += 2
-            if hit.letters > 12:
-                score -= 4
-            elif hit.letters > 3:
-                score -= 2
-            candidates.append(_Candidate(span.price, role, score, len(candidates)))
-    return candidates
+            role = roles.text_role(span.before, span.after) or markup_role
+            if role is None:
+                open_roles.append((len(found), hit, k, len(spans)))
+            bonus = 2 if roles.says_current(span.before) else 0
+            found.append(_Candidate(span.price, role or roles.CURRENT, score + bonus, len(found)))
+    spans_of = {id(hit): spans for hit, spans in labels}
+    if len({found[i].price.amount for i, _, _, _ in open_roles}) > 1:
+        contexts: dict[int, tuple[str, str]] = {}
+        for i, hit, k, count in open_roles:
+            context = contexts.get(hit.node.mem_id)
+            if context is None:
+                context = contexts[hit.node.mem_id] = _context(hit.node, member)
+            span = spans_of[id(hit)][k]
+            before = (context[0] + " " + span.before) if k == 0 and context[0] else span.before
+            after = (span.after + " " + context[1]) if k == count - 1 and context[1] else span.after
+            found[i].role = roles.text_role(before, after) or roles.CURRENT
+            if roles.says_current(before) and not roles.says_current(span.before):
+                found[i].score += 2
+    return found
+
+
+def _context(node: LexborNode, member: LexborNode) -> tuple[str, str]:
+    """The words before a label since the previous number, and the text after it, in its block."""
+    before = _sibling_text(node, member, before=True)
+    m = _LAST_DIGIT_RE.search(before)
+    return (before[m.end() :] if m else before), _sibling_text(node, member, before=False)
 
 
 def _choose_prices(candidates: list[_Candidate]) -> tuple[Price | None, Price | None]:
@@ -532,7 +548,7 @@ def _image(member: LexborNode, base: str) -> str | None:
 
 
 def _rating(member: LexborNode) -> float | None:
-    for node in member.css("[aria-label], [title], .a-icon-alt, [class*=rating], [class*=stars]"):
+    for node in member.css("[aria-label], [title], [class*=rating], [class*=star]"):
         for text in (node.attributes.get("aria-label"), node.attributes.get("title"), raw_text(node)):
             if text and len(text) < 60:
                 m = _RATING_RE.search(text)
@@ -546,7 +562,7 @@ def _rating(member: LexborNode) -> float | None:
 def _sponsored(member: LexborNode) -> bool:
     """Whether the block is labelled as an ad ("Sponsored", "Anzeige", "Sponsorowane", ...)."""
     tokens = {t.lower() for t in classes(member)}
-    if any("sponsor" in t or t == "adholder" for t in tokens):
+    if any("sponsor" in t for t in tokens):
         return True
     text = member.text(deep=True, separator=" ")
     lowered = text.lower()
@@ -563,6 +579,7 @@ def _sponsored(member: LexborNode) -> bool:
                 text
                 and len(text) <= 24
                 and names.SPONSORED_RE.match(text.replace("\u200b", ""))
+                and node.parent is not None
                 and not hidden_in_tree(node.parent, hidden, strict=True)
             ):
                 return True
@@ -691,6 +708,6 @@ async def run(
 ) -> dict:
     """Tool entry point: one round trip for the lean HTML (CSS-hidden elements left out), the currency
     codes the page's scripts state, then `extract`."""
-    html, url = await page_html(ctx, lean=True)
-    stated = await stated_currencies(ctx)
+    # Both browser calls go out at once: the second costs no round trip of its own.
+    (html, url), stated = await asyncio.gather(page_html(ctx, lean=True), stated_currencies(ctx))
     return extract(html, url, limit=limit, min_price=min_price, max_price=max_price, stated_currencies=stated)
