@@ -1245,14 +1245,23 @@ _RESULT_NOUN = r"(?:results?|hits|\w*ergebnis\w*|\w*treffer|wynik\w*)"
 def _result_count(t: _Text, facts: list[Fact]) -> None:
     """A count before a described result noun: "the 10 organic search results", "die 10 besten
     Suchergebnisse" (`_counts` takes at most one word between the number and the noun)."""
-    if any(f.kind == "limit" for f in facts):
-        return
-    m = t.search(rf"\b{_N}\s+(?:[^\W\d_]+\s+){{0,3}}?{_RESULT_NOUN}\b")
-    if m:
-        value = to_int(m.group(1))
-        if 0 < value <= 10000:
-            facts.append(Fact("limit", value, m.start(), m.group(0)))
-            t.mask(m.start(1), m.end(1))
+    if not any(f.kind == "limit" for f in facts):
+        m = t.search(rf"\b{_N}\s+(?:[^\W\d_]+\s+){{0,3}}?{_RESULT_NOUN}\b")
+        if m:
+            value = to_int(m.group(1))
+            if 0 < value <= 10000:
+                facts.append(Fact("limit", value, m.start(), m.group(0)))
+                t.mask(m.start(1), m.end(1))
+    # "the results of this search" names what to get; the search verb pass must not read it as "search
+    # for ...".
+    for m in t.finditer(_SEARCH_RESULTS):
+        t.mask(m.start(), m.end())
+
+
+_SEARCH_RESULTS = (
+    r"\b(?:results?\s+of\s+(?:the\s+|this\s+|my\s+)?search|search\s+results?|ergebnisse\s+der\s+suche|"
+    r"wyniki\s+(?:tego\s+)?wyszukiwania)\b"
+)
 
 
 def _comments_wanted(t: _Text, facts: list[Fact]) -> None:

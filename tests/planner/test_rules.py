@@ -285,6 +285,8 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     ),
     (LOCAL, "pierwsze 5 wyników wyszukiwania", [(ARTICLES, {"limit": 5})], "articles"),
     (LOCAL, "die ersten 3 Suchergebnisse", [(ARTICLES, {"limit": 3})], "articles"),
+    (LOCAL, "alle Ergebnisse der Suche", [(ARTICLES, {})], "articles"),
+    (LOCAL, "list the results of this search", [(ARTICLES, {})], "articles"),  # no search form step
     (LOCAL, "the comments on this story", [(ARTICLES, {"kind": "comments"})], "articles"),
     (LOCAL, "komentarze pod artykułem", [(ARTICLES, {"kind": "comments"})], "articles"),
     (LOCAL, "alle Kommentare", [(ARTICLES, {"kind": "comments"})], "articles"),

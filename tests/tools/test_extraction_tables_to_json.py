@@ -253,3 +253,20 @@ def test_a_choice_that_matches_nothing_says_so():
     assert e.value.code == "NO_MATCH" and "3 matching data table(s)" in str(e.value)
     with pytest.raises(ToolError):
         extract(SPANS, nth=0)
+
+
+@pytest.mark.parametrize(
+    "name, match, rows",
+    [
+        ("fdic_failed_bank_list_table_2014.html", "upadłych banków", 524),  # Polish inflection
+        ("fdic_failed_bank_list_table_2014.html", "failed banks", 524),
+        ("basketball_reference_gsw_2017_games_table.html", "play-off", 17),  # a hyphenated word
+        ("basketball_reference_gsw_2017_games_table.html", "Spiele", 82),  # "G" is titled "Games"
+        ("basketball_reference_gsw_2017_games_table.html", "schedule", 82),  # what the page is about
+        ("basketball_reference_gsw_2017_games_table.html", "regulären Saison", 82),
+        ("userbenchmark_cpu_table.html", "procesorów", 50),
+    ],
+)
+def test_words_in_any_form_name_a_table(name, match, rows):
+    [table] = extract(page_text(name), match=match)
+    assert len(table["rows"]) == rows

@@ -331,11 +331,38 @@ def _fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
+#: Inflection endings (Polish, German, English plural) taken off a long word before it is cut to
+#: five letters, so "banków" meets "bank" and "procesorów" meets "processor".
+_ENDINGS = (
+    "ami",
+    "ach",
+    "ych",
+    "ich",
+    "ów",
+    "ow",
+    "om",
+    "ie",
+    "en",
+    "er",
+    "es",
+    "y",
+    "i",
+    "e",
+    "s",
+    "a",
+    "u",
+)
+
+
 def _stem(word: str) -> str:
-    """Inflection-tolerant form: the first five letters (PL/DE endings vary after them), a plural
-    "s" dropped from shorter words ("CPUs" -> "cpu")."""
+    """Inflection-tolerant form: a long word without its ending, cut to five letters (PL/DE endings
+    vary after them); a plural "s" dropped from shorter words ("CPUs" -> "cpu")."""
     word = _fold(word)
     if len(word) > 5:
+        for ending in _ENDINGS:
+            if word.endswith(ending) and len(word) - len(ending) >= 4:
+                word = word[: -len(ending)]
+                break
         return word[:5]
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
@@ -370,17 +397,21 @@ def _split_compound(word: str) -> list[str]:
 
 
 def _query_terms(match: str) -> list[set[str]]:
-    """Each meaningful word of ``match`` as the set of forms that count as it."""
+    """Each meaningful word of ``match`` as the set of forms that count as it (a hyphenated word is
+    one term: "play-off" is "playoff", "play" or "off")."""
     terms = []
-    for word in _words(match):
-        if _fold(word) in _FILLER:
+    for token in match.split():
+        words = _words(token)
+        if not words or (len(words) == 1 and _fold(words[0]) in _FILLER):
             continue
-        stem = _stem(word)
-        forms = {stem}
-        if stem in _CONCEPT_OF:
-            forms.add(f"#{_CONCEPT_OF[stem]}")
-        for part in _split_compound(_fold(word)):
-            forms.add(f"#{_CONCEPT_OF[part]}")
+        forms: set[str] = set()
+        for word in ["".join(words), *words] if len(words) > 1 else words:
+            stem = _stem(word)
+            forms.add(stem)
+            if stem in _CONCEPT_OF:
+                forms.add(f"#{_CONCEPT_OF[stem]}")
+            for part in _split_compound(_fold(word)):
+                forms.add(f"#{_CONCEPT_OF[part]}")
         terms.append(forms)
     return terms
 
@@ -423,12 +454,17 @@ def _describe(table: dict) -> str:
     return f"table {table['nth']} ({name}, {len(table['rows'])} rows)"
 
 
-def _strength(terms: list[set[str]], table: dict, node: LexborNode) -> float:
-    """How well ``terms`` name ``table``: the share of them found in its caption, headers or heading,
-    a match only in the text before it counting CONTEXT_WEIGHT."""
+def _strength(terms: list[set[str]], table: dict, node: LexborNode, page: set[str]) -> float:
+    """How well ``terms`` name ``table``: the share of them found in its caption, headers or heading;
+    a match only in the text just before it counts CONTEXT_WEIGHT, and one only in the page's own
+    title (what the page as a whole is about) half that, for every table alike (the biggest wins)."""
     heading, before = _context(node)
-    attrs = " ".join(node.attributes.get(a) or "" for a in ("aria-label", "summary", "title"))
-    strong = _stems(" ".join([table["caption"] or "", " ".join(table["headers"]), heading, attrs]))
+    # The page's own names for the table and its columns: labels, and the long names abbreviated
+    # headers carry ("G" titled "Games").
+    attrs = [node.attributes.get(a) or "" for a in ("aria-label", "summary", "title", "id")]
+    for cell in node.css("thead th, tr:first-child th")[:60]:
+        attrs += [cell.attributes.get(a) or "" for a in ("title", "aria-label", "abbr", "data-tip")]
+    strong = _stems(" ".join([table["caption"] or "", " ".join(table["headers"]), heading, *attrs]))
     weak = _stems(before)
     score = 0.0
     for forms in terms:
@@ -436,7 +472,15 @@ def _strength(terms: list[set[str]], table: dict, node: LexborNode) -> float:
             score += 1.0
         elif forms & weak:
             score += CONTEXT_WEIGHT
+        elif forms & page:
+            score += CONTEXT_WEIGHT / 2
     return score / len(terms) if terms else 0.0
+
+
+def page_topic(tree: Any) -> str:
+    """What a page is about: its title and its first-level heading."""
+    parts = [visible_text(n) for n in tree.css("title, h1")[:3]]
+    return " ".join(p for p in parts if p)
 
 
 def choose_tables(
@@ -445,6 +489,7 @@ def choose_tables(
     nth: int | None = None,
     match: str | None = None,
     largest: bool = False,
+    topic: str = "",
 ) -> list[dict]:
     """The tables the choice points at (all of them without one). Raises ToolError (NO_MATCH) when
     the words name none of them or the page has fewer tables than ``nth``."""
@@ -452,7 +497,8 @@ def choose_tables(
     if match and match.strip():
         terms = _query_terms(match)
         if terms:
-            scored = [(_strength(terms, t, node), t, node) for t, node in tables]
+            page = _stems(topic)
+            scored = [(_strength(terms, t, node, page), t, node) for t, node in tables]
             best = max((s for s, _, _ in scored), default=0.0)
             if best <= 0:
                 raise NoMatch(
@@ -512,7 +558,8 @@ def extract(
             data["index"] = index
             data["nth"] = len(found) + 1
             found.append((data, table))
-    tables = choose_tables(found, nth=nth, match=match, largest=bool(largest))
+    topic = page_topic(tree) if match else ""
+    tables = choose_tables(found, nth=nth, match=match, largest=bool(largest), topic=topic)
     return {"tables": apply_limit(tables, limit)}
 
 
