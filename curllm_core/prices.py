@@ -560,7 +560,7 @@ _TLD_CURRENCY = {
 
 
 def currency_for_domain(host: str | None) -> str | None:
-    """The currency a site's country domain implies (``"www.ceneo.pl"`` -> ``"PLN"``), or None.
+    """The currency a site's country domain implies (``"sklep.example.pl"`` -> ``"PLN"``), or None.
 
     Accepts a host or a whole URL. Generic domains (.com, .org, ...) imply nothing: the page's own
     marks and statements decide there.

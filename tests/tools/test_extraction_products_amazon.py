@@ -85,6 +85,29 @@ def test_bestseller_spot_checks():
     assert (com[-1]["rank"], com[-1]["price"]) == (30, 19.99)
 
 
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/bestsellers", "https://shop.example.com/bestsellers"])
+def test_a_bare_dollar_takes_the_currency_the_page_states(url):
+    # Without a country domain, what the page states decides; here a price-currency meta tag.
+    html = page_text(BEST_COM).replace("<head>", '<head><meta property="og:price:currency" content="CAD">', 1)
+    out = products_amazon.extract(html, url, selectors=selectors("products_amazon"))
+    assert len(out["products"]) == 30 and {p["currency"] for p in out["products"]} == {"CAD"}
+    assert {p["currency"] for p in extract(BEST_COM, url)["products"]} == {"USD"}  # nothing stated
+
+
+def test_price_bounds():
+    everything = extract(SEARCH)["products"]
+    kept = extract(SEARCH, max_price=10)["products"]
+    assert kept and [p["name"] for p in kept] == [
+        p["name"] for p in everything if p["price"] is not None and p["price"] <= 10
+    ]
+    both = extract(SEARCH, min_price=10, max_price=20, include_sponsored=False, limit=3)["products"]
+    assert [p["name"] for p in both] == [
+        p["name"]
+        for p in everything
+        if not p["sponsored"] and p["price"] is not None and 10 <= p["price"] <= 20
+    ][:3]
+
+
 @pytest.mark.browser
 async def test_run_in_a_real_browser(page):
     await open_offline(page, realpage(SEARCH))

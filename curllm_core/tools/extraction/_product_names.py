@@ -51,7 +51,7 @@ SPONSORED_RE = re.compile(
 BADGE_RE = re.compile(
     r"^[\[(]?(?:new|neu|neuheit|neues angebot|nowo(?:ść|sc)|nowy|nowa|nouveau|nouveauté|nouveaute|nuevo|novità|"
     r"sale|hot|top|hit|deal|deal of the day|angebot|tagesangebot|bestseller|best seller|bestseller nr\.? ?\d+|"
-    r"#\d+ bestseller|amazon'?s choice|choice|promo|promocja|promotion|superpromocja|okazja|outlet|exclusive|"
+    r"#\d+ bestseller|editor'?s choice|top choice|our choice|promo|promocja|promotion|superpromocja|okazja|outlet|exclusive|"
     r"exklusiv|limited|limitiert|free shipping|gratis versand|darmowa dostawa|livraison gratuite|"
     r"-?\d{1,2} ?%(?: off| rabatt| taniej)?|sponsored|gesponsert|sponsorowane|anzeige|reklama|ad|"
     r"sponsoris[ée]e?|publicit[ée])[\])]?\s*[!:.]*$",

@@ -189,7 +189,9 @@ def extract_site_products(
     base = page_base(tree, base_url, selectors.get("origin"))
     context = PageCurrency(tree, base, html)
     strip_junk(tree)
-    currency = context.domain
+    # A page without a country domain (a saved page, one served from 127.0.0.1) asks its own
+    # context what a bare "$" or "kr" is.
+    currency = context.domain or context.resolve(tree.body)
     layout, records = best_layout(tree, selectors, base, currency)
     if not records:
         layout, records = "generic", detect_products(tree, base, context)
