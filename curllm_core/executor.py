@@ -460,6 +460,45 @@ class Execution:
             if revised is None:
                 break
             self.plan = revised
+        else:
+            final = self.final_fallback()
+            if final is not None:
+                await self.run_step(len(self.plan.steps) + 1, final)
+
+    def final_fallback(self) -> Step | None:
+        """The step that makes the plan's fallback produce the expected output, when no step did.
+
+        The design's form plans (``forms.price_filter`` then ``"fallback":
+        "extraction.products_generic"``) leave a filtered listing and name the tool that reads it.
+        It reads every page of that listing (through ``navigation.pagination`` when installed), and
+        the price bounds a form step applied bound the products too, so a lax site filter cannot
+        widen the answer.
+        """
+        expected, name = self.plan.expected_output, self.plan.fallback
+        if not expected or not name or expected in self.data or self.errors:
+            return None
+        fb = self.registry.resolve(name)
+        if expected not in fb.produces:
+            return None
+        props = fb.parameters.get("properties") or {}
+        bounds: dict = {}
+        for step in self.plan.steps:
+            form = self.registry.get(step.tool)
+            if form is None or form.category != "forms":
+                continue
+            for mine, theirs in (("min", "min_price"), ("max", "max_price")):
+                value = step.parameters.get(mine)
+                if isinstance(value, int | float) and not isinstance(value, bool) and theirs in props:
+                    bounds[theirs] = value
+        pager = self.registry.get("navigation.pagination")
+        if (
+            fb.category == "extraction"
+            and pager is not None
+            and "extract" in (pager.parameters.get("properties") or {})
+        ):
+            params = {"extract": fb.key, "extract_parameters": bounds}
+            return Step(pager.key, params, f"the plan's fallback {fb.key} on every page of the listing")
+        return Step(fb.key, bounds, f"the plan's fallback {fb.key}")
 
     async def run(self) -> Result:
         started = time.perf_counter()

@@ -45,7 +45,7 @@ class Manifest:
     category: str
     parameters: dict
     output_schema: dict
-    entrypoint: str
+    entrypoint: str = ""  # filled by convention in `from_dict` when the document has none
     triggers: tuple[str, ...] = ()
     examples: tuple[dict, ...] = ()
     dependencies: tuple[str, ...] = ()
@@ -59,6 +59,9 @@ class Manifest:
     extra: dict = field(default_factory=dict)  # x-* fields, kept as given
     source: str = ""
     path: str = ""
+    #: How ``entrypoint`` was found: "manifest" (written in it), "beside" (the module of the same
+    #: name beside the manifest file) or "builtin" (``curllm_core.tools.<category>.<name>``).
+    entrypoint_from: str = "manifest"
 
     @property
     def key(self) -> str:
@@ -73,24 +76,48 @@ class Manifest:
     def from_dict(cls, doc: dict, *, source: str = "", path: str = "") -> Manifest:
         """Build from a document that already passed `check_manifest`."""
         tuples = ("triggers", "examples", "dependencies", "consumes", "produces", "sites")
-        known = {f for f in cls.__dataclass_fields__ if f not in ("extra", "source", "path")}
+        known = {
+            f for f in cls.__dataclass_fields__ if f not in ("extra", "source", "path", "entrypoint_from")
+        }
         values = {k: (tuple(v) if k in tuples else v) for k, v in doc.items() if k in known}
         if "detect" in doc:
             values["detect"] = (doc["detect"],) if isinstance(doc["detect"], str) else tuple(doc["detect"])
         values["parameters"] = normalize_parameters(doc["parameters"])
         extra = {k: v for k, v in doc.items() if k.startswith("x-")}
-        return cls(**values, extra=extra, source=source, path=path)
+        how = "manifest"
+        if not values.get("entrypoint"):
+            values["entrypoint"], how = conventional_entrypoint(doc["category"], doc["name"], path)
+        return cls(**values, extra=extra, source=source, path=path, entrypoint_from=how)
 
     def to_dict(self) -> dict:
         """The manifest as a JSON document (the form the schema describes)."""
         doc = asdict(self)
-        for k in ("extra", "source", "path"):
+        for k in ("extra", "source", "path", "entrypoint_from"):
             doc.pop(k)
         for k, v in list(doc.items()):
             if isinstance(v, tuple):
                 doc[k] = list(v)
         doc.update(self.extra)
         return doc
+
+
+#: What `conventional_entrypoint`'s second value means, in words (``curllm tools validate`` says it).
+CONVENTIONS = {
+    "beside": "the module of the same name beside the manifest, its run",
+    "builtin": "the built-in module curllm_core.tools.<category>.<name>, its run",
+}
+
+
+def conventional_entrypoint(category: str, name: str, path: str = "") -> tuple[str, str]:
+    """The entrypoint of a manifest that names none, and which convention gave it.
+
+    The design's manifests carry no ``entrypoint``: ``products_ceneo.json`` is implemented by
+    ``products_ceneo.py`` beside it (its ``run``); failing that, a built-in tool lives at
+    ``curllm_core.tools.<category>.<name>:run``.
+    """
+    if path and Path(path).with_name(f"{name}.py").is_file():
+        return f"{name}:run", "beside"
+    return f"curllm_core.tools.{category}.{name}:run", "builtin"
 
 
 def normalize_parameters(schema: dict) -> dict:

@@ -245,6 +245,9 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
         else:
             fallback = fb.key
             needs_page |= fb.needs_page
+            # The design's form plans end on a form step: the plan's fallback then produces the
+            # expected output from the page the steps left (see `Execution.final_fallback`).
+            available |= set(fb.produces)
     expected = doc.get("expected_output")
     if expected and expected not in available:
         problems.append(

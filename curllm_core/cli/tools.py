@@ -162,6 +162,13 @@ def tools_validate(paths: tuple[str, ...]) -> None:
             from ..manifest import Manifest
 
             manifest = Manifest.from_dict(doc, path=str(f.resolve()))
+            if manifest.entrypoint_from != "manifest":
+                from ..manifest import CONVENTIONS
+
+                click.echo(
+                    f"{f}: entrypoint {manifest.entrypoint} by convention: "
+                    f"{CONVENTIONS[manifest.entrypoint_from]}"
+                )
             try:
                 load_callable(manifest)
             except CurllmError as e:
