@@ -106,7 +106,7 @@ def test_doctor_reports_plugins_manifests_and_config(tmp_path):
     assert 'import curllm_no_such_plugin_module" shows the traceback' in lines[broken + 1]
     bad = str(tools / "bad.json")
     assert any(
-        line.startswith(f"WARN  skipped a bad manifest: {bad}: 7 problems, the first: ") for line in lines
+        line.startswith(f"WARN  skipped a bad manifest: {bad}: 6 problems, the first: ") for line in lines
     )
     assert f"      → curllm tools validate {bad} lists every problem" in lines
     assert f"ok    tools directory {tools} (CURLLM_TOOLS_PATH): 0 tools" in lines

@@ -39,7 +39,7 @@ def test_schema_is_a_valid_draft_2020_12_schema():
 
 def test_schema_and_dataclass_name_the_same_fields():
     schema_fields = set(manifest_schema()["properties"]) - {"$schema"}
-    model_fields = set(Manifest.__dataclass_fields__) - {"extra", "source", "path"}
+    model_fields = set(Manifest.__dataclass_fields__) - {"extra", "source", "path", "entrypoint_from"}
     assert schema_fields == model_fields
 
 
@@ -92,8 +92,17 @@ def test_each_kind_of_bad_manifest_names_pointer_and_reason(overrides, pointer, 
 
 def test_missing_required_field():
     doc = good_doc()
+    del doc["version"]
+    assert any("'version' is a required property" in p.message for p in check_manifest(doc))
+
+
+def test_entrypoint_is_optional_and_found_by_convention():
+    doc = good_doc()
     del doc["entrypoint"]
-    assert any("'entrypoint' is a required property" in p.message for p in check_manifest(doc))
+    assert check_manifest(doc) == []
+    m = Manifest.from_dict(doc)
+    assert m.entrypoint == f"curllm_core.tools.{m.category}.{m.name}:run"
+    assert m.entrypoint_from == "builtin" and "entrypoint" in m.to_dict()
 
 
 def test_optional_true_means_not_required():
