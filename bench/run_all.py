@@ -15,8 +15,9 @@ from pathlib import Path
 from common import RESULTS, machine
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["startup", "registry", "planning", "e2e", "extraction", "batch", "server", "llm"]
-SCRIPTS = {name: HERE / f"bench_{name}.py" for name in ORDER}
+ORDER = ["startup", "registry", "planning", "e2e", "extraction", "batch", "batch_form", "server", "llm"]
+SCRIPTS = {name: [HERE / f"bench_{name}.py"] for name in ORDER}
+SCRIPTS["batch_form"] = [HERE / "bench_batch.py", "--scenario", "form"]
 
 
 def main() -> None:
@@ -28,9 +29,10 @@ def main() -> None:
     args = parser.parse_args()
     if not args.collect:
         for name in args.only or ORDER:
-            if SCRIPTS[name].exists():
+            script, *script_args = SCRIPTS[name]
+            if script.exists():
                 print(f"== {name}", flush=True)
-                subprocess.run([sys.executable, str(SCRIPTS[name])], cwd=HERE, check=True)
+                subprocess.run([sys.executable, str(script), *script_args], cwd=HERE, check=True)
     sections = [RESULTS / f"{name}.md" for name in ORDER if (RESULTS / f"{name}.md").exists()]
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     text = (

@@ -11,6 +11,7 @@ as ``[data-curllm-ref="N"]``. Scoring happens in Python, on those descriptions.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import unicodedata
@@ -437,9 +438,14 @@ class Clickable:
         return out
 
 
+@functools.cache
+def _snake_key(key: str) -> str:
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), key)
+
+
 def _snake(doc: dict) -> dict:
-    """JS camelCase keys as Python field names."""
-    return {re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), k): v for k, v in doc.items()}
+    """JS camelCase keys as Python field names (a few names, thousands of elements: cached)."""
+    return {_snake_key(k): v for k, v in doc.items()}
 
 
 @dataclass
@@ -489,13 +495,22 @@ async def fill_value(
     (``typed=False`` goes there directly, for fields known to be read-only). A few in-page calls, no
     locator: Playwright's first locator call on a page costs ~40 ms of set-up.
     """
-    if typed and await page.evaluate(_FOCUS_JS, selector):
-        if value:
-            await page.keyboard.insert_text(value)
-        else:
-            await page.keyboard.press("Delete")
+    if typed and await type_text(page, selector, value):
         return await page.evaluate(_CHANGED_JS, selector)
     return await page.evaluate(_SET_VALUE_JS, [selector, value])
+
+
+async def type_text(page: Any, selector: str, value: str) -> bool:
+    """Focus the field, select its text and type ``value`` over it (trusted input events), without
+    the ``change`` event (`submit_from` fires it for the fields it is given); False, having done
+    nothing, when a user could not type into the field."""
+    if not await page.evaluate(_FOCUS_JS, selector):
+        return False
+    if value:
+        await page.keyboard.insert_text(value)
+    else:
+        await page.keyboard.press("Delete")
+    return True
 
 
 async def click_like_user(page: Any, selector: str, *, visible: bool = True, timeout_ms: int = 5000) -> str:
@@ -520,24 +535,38 @@ APPLY_WORDS = (
 
 
 async def submit_from(
-    page: Any, selector: str, watch: PageWatch, timeout_ms: int = 15000, *, what: str = "the form's submit"
+    page: Any,
+    selector: str,
+    watch: PageWatch,
+    timeout_ms: int = 15000,
+    *,
+    what: str = "the form's submit",
+    fill: dict[str, str | None] | None = None,
 ) -> dict:
     """Submit the form of the field at ``selector``, as a user would, and wait for the result.
 
     The form's submit button if it has a visible one; else an "apply"-like button near the field;
     else Enter in the field; and if Enter submitted nothing at all (Enter submits nothing natively
-    when a form has several text fields), a GET form's ``requestSubmit()``. Returns
-    ``{"method", "navigated"}``. A submit that lands on an HTTP error or a browser error page is
-    undone (`undo_broken`): SubmitFailed is raised with the page back where it was.
+    when a form has several text fields), a GET form's ``requestSubmit()``. ``fill`` maps fields to
+    the value to set first (with input and change events, as the page's own script would), or to
+    None for a field already typed into with `type_text` (its ``change`` fires). One browser call
+    prepares all that and arms ``watch`` (made with ``arm=False``). Returns ``{"method",
+    "navigated", "values"}`` (``values``: the fields' values after their change events). A submit
+    that lands on an HTTP error or a browser error page is undone (`undo_broken`): SubmitFailed is
+    raised with the page back where it was.
     """
     before = page.url
-    found = await page.evaluate(_FIND_SUBMIT_JS, [selector, APPLY_WORDS])
+    found = await page.evaluate(_PREPARE_SUBMIT_JS, [selector, APPLY_WORDS, list((fill or {}).items())])
+    watch.clear()  # what the change events set off is not the submit's doing
+    point = found.get("point") or {}
     if found.get("how"):
-        await click_like_user(page, f'[{REF_ATTR}="submit"]')
+        if point.get("hit"):
+            await page.mouse.click(point["x"], point["y"])
+        else:
+            await page.evaluate(_DISPATCH_CLICK_JS, f'[{REF_ATTR}="submit"]')
         method = f"{found['how']}: {found.get('text') or found.get('tag')}"
     else:
-        await page.evaluate("(sel) => document.querySelector(sel).focus()", selector)
-        await page.keyboard.press("Enter")
+        await page.keyboard.press("Enter")  # the field has the focus (the prepare call gave it)
         method = "enter"
     settled = await watch.settle(timeout_ms)
     if method == "enter" and found.get("getForm") and not settled.navigated and not settled.submitted:
@@ -549,7 +578,7 @@ async def submit_from(
         method = "form.requestSubmit()"
         settled = await watch.settle(timeout_ms)
     await undo_broken(page, settled, before, f"{what} ({method})")
-    return {"method": method, "navigated": settled.navigated}
+    return {"method": method, "navigated": settled.navigated, "values": found.get("values") or {}}
 
 
 async def undo_broken(page: Any, settled: Settled, before: str, what: str) -> None:
@@ -658,12 +687,22 @@ _WATCH_JS = r"""() => {
   }
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function () { watch().calls++; return send.apply(this, arguments); };
-  const setTimeout = window.setTimeout;
-  window.setTimeout = function (fn, ms) {
-    const w = watch(), delay = Number(ms) || 0;
-    if (delay <= 1500) w.due = Math.max(w.due, performance.now() + delay);
-    return setTimeout.apply(this, arguments);
+  // Work scheduled for later: when it is due, the page may react (a debounced handler, a framework's
+  // render in the next frame or message).
+  const later = (obj, name, delayOf) => {
+    const orig = obj && obj[name];
+    if (typeof orig !== "function") return;
+    obj[name] = function () {
+      const delay = delayOf(arguments);
+      if (delay <= 1500) { const w = watch(); w.due = Math.max(w.due, performance.now() + delay); }
+      return orig.apply(this, arguments);
+    };
   };
+  later(window, "setTimeout", (a) => Number(a[1]) || 0);
+  later(window, "requestAnimationFrame", () => 20);
+  later(window, "requestIdleCallback", (a) => Math.min(Number(a[1] && a[1].timeout) || 50, 50));
+  later(window, "postMessage", () => 5);
+  later(window.MessagePort && MessagePort.prototype, "postMessage", () => 5);
   return true;
 }"""
 # [DOM changes, ms since the last one, submit events, a navigation is coming, fetch/XHR calls,
@@ -676,11 +715,28 @@ _STATE_JS = r"""() => {
           Math.max(0, w.due - now)];
 }"""
 
+# Before a submit, in one call: the fields' values set (as the page's own script would) or, for
+# fields typed into, their change events; their values then; the submit control found and marked,
+# where to click it, the focus on the field when Enter is to submit; and the page watch armed.
+_PREPARE_SUBMIT_JS = (
+    "([sel, words, fill]) => {\n  const values = {};\n"
+    "  for (const [t, value] of fill) { const f = document.querySelector(t); if (!f) continue;\n"
+    "    if (value === null) f.dispatchEvent(new Event('change', {bubbles: true}));\n"
+    "    else (" + _SET_VALUE_JS + ")([t, value]);\n"
+    "    values[t] = f.value; }\n"
+    "  const found = (" + _FIND_SUBMIT_JS + ")([sel, words]);\n"
+    "  if (found.how) found.point = (" + _CLICK_POINT_JS + ")('[data-curllm-ref=\"submit\"]');\n"
+    "  else { const el = document.querySelector(sel); if (el) el.focus(); }\n"
+    "  (" + _WATCH_JS + ")();\n"
+    "  return {...found, values};\n}"
+)
+
 #: How long an action has to show a reaction (a request, a DOM change) when it set nothing going
-#: that the page watch can see: an action after which nothing happens costs about this much. Timers
-#: it set extend the wait to when they are due (up to 1.5 s); a submit or link click that no script
-#: prevented waits for the next document (its first request within PENDING_MS).
-GRACE_MS = 60
+#: that the page watch can see: an action after which nothing happens costs about this much. Work
+#: it scheduled (timers, animation frames, messages) extends the wait to when that is due (up to
+#: 1.5 s); a submit or link click that no script prevented waits for the next document (its first
+#: request within PENDING_MS).
+GRACE_MS = 25
 PENDING_MS = 3000
 TIMERS_MS = 1600
 
@@ -693,8 +749,9 @@ class PageWatch:
     ...     settled = await watch.settle()
     """
 
-    def __init__(self, page: Any):
+    def __init__(self, page: Any, *, arm: bool = True):
         self.page = page
+        self.arm = arm  # False: the caller arms the in-page side within its own call (submit_from)
         self.inflight: set = set()
         self.requests = 0
         self.nav_started = False
@@ -738,20 +795,25 @@ class PageWatch:
     async def __aenter__(self) -> PageWatch:
         for event, fn in self._listeners():
             self.page.on(event, fn)
-        await self.reset()
+        if self.arm:
+            await self.reset()
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         for event, fn in self._listeners():
             self.page.remove_listener(event, fn)
 
-    async def reset(self) -> None:
-        """Start counting afresh (before the next action)."""
+    def clear(self) -> None:
+        """Forget what this side has seen so far (the in-page side is reset by arming it)."""
         self.requests = 0
         self.nav_started = False
         self.navigated.clear()
         self.status = None
         self.target = ""
+
+    async def reset(self) -> None:
+        """Start counting afresh (before the next action)."""
+        self.clear()
         await self._evaluate(_WATCH_JS)
 
     async def _evaluate(self, script: str) -> Any:
@@ -781,7 +843,12 @@ class PageWatch:
         # 1. did anything start? A navigation request shows within a few ms of a click or submit;
         # a fetch or a DOM change shows the page reacted in place.
         submitted, state = False, None
+        pause = grace_ms / 1000  # the first look after the grace: a look costs a round trip
         while not (self.nav_started or self.navigated.is_set()):
+            await asyncio.sleep(pause)
+            pause = 0.02
+            if self.nav_started or self.navigated.is_set():
+                break
             state = await self._evaluate(_STATE_JS)
             if state:
                 submitted = submitted or state[2] > 0
@@ -794,7 +861,6 @@ class PageWatch:
                 until = min(deadline, timers_until, max(start + grace_ms / 1000, due))
             if loop.time() >= until:
                 break
-            await asyncio.sleep(0.015)
         navigated = self.nav_started or self.navigated.is_set()
         if not (navigated or self.requests or (state and (state[0] or state[4]))):
             return Settled(False, 0, 0, submitted, None, self.page.url)

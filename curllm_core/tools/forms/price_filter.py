@@ -150,18 +150,27 @@ async def run(
 
     filled: dict[str, str | None] = {"min": None, "max": None}
     fields: dict[str, dict] = {}
+    # Submitting: the values are set in the submit's own browser call (as the page's script would,
+    # with input and change events); only filling: typed in as by a user.
+    pending: dict[str, str] = {}  # side -> selector
+    values: dict[str, str | None] = {}  # selector -> value
     for side, value, f in (("min", min, choice.min), ("max", max, choice.max)):
         if value is None or f is None:
             continue
-        filled[side] = await fill_value(page, f.selector, format_amount(value, f, scan.lang))
+        text = format_amount(value, f, scan.lang)
+        if submit:
+            pending[side], values[f.selector], filled[side] = f.selector, text, text
+        else:
+            filled[side] = await fill_value(page, f.selector, text)
         fields[side] = f.describe()
-    ctx.log.debug("price_filter filled %s on %s", filled, scan.url)
 
     report: dict[str, Any] = {"filled": filled, "fields": fields, "submitted": False, "method": None}
     if submit:
         last = choice.max if max is not None and choice.max else choice.min
-        async with PageWatch(page) as watch:
-            outcome = await submit_from(page, last.selector, watch, what="the price filter")
+        async with PageWatch(page, arm=False) as watch:
+            outcome = await submit_from(page, last.selector, watch, what="the price filter", fill=values)
+        filled.update({side: outcome["values"].get(sel, filled[side]) for side, sel in pending.items()})
         report.update(submitted=True, method=outcome["method"], navigated=outcome["navigated"])
+    ctx.log.debug("price_filter filled %s on %s", filled, scan.url)
     report["url"] = page.url
     return {"price_filter": report}

@@ -20,6 +20,7 @@ from ..page_helpers import (
     require_page,
     scan_fields,
     submit_from,
+    type_text,
     words,
 )
 from .price_filter import price_evidence
@@ -79,11 +80,15 @@ async def run(ctx: ToolContext, query: str, submit: bool = True, **_: Any) -> di
     box = choose_box(scan.items)
     if box is None:
         raise FieldNotFound(f"no search box found on {scan.url}: looked for {LOOKED_FOR}")
-    value = await fill_value(page, box.selector, query)
+    typed = submit and await type_text(page, box.selector, query)
+    value = query if typed else await fill_value(page, box.selector, query)
     report: dict[str, Any] = {"query": value, "field": box.describe(), "submitted": False, "method": None}
     if submit:
-        async with PageWatch(page) as watch:
-            outcome = await submit_from(page, box.selector, watch, what="the search")
+        async with PageWatch(page, arm=False) as watch:
+            outcome = await submit_from(
+                page, box.selector, watch, what="the search", fill={box.selector: None} if typed else {}
+            )
+        report["query"] = outcome["values"].get(box.selector, value)
         report.update(submitted=True, method=outcome["method"], navigated=outcome["navigated"])
     report["url"] = page.url
     return {"search_query": report}
