@@ -83,6 +83,35 @@ def test_products_in_price_order(site_url, tmp_path, truth, how, instruction, co
 
 
 @pytest.mark.parametrize(
+    "how, name, instruction, count, reverse",
+    [
+        ("http", "geizhals_de_grafikkarten_2024.html", "die günstigsten 5 Grafikkarten", 5, False),
+        pytest.param(
+            "file", "ceneo_pl_gitary_yamaha_grid.html", "najtańsze 3 gitary", 3, False, marks=pytest.mark.slow
+        ),
+    ],
+)
+def test_the_cheapest_of_a_listing_named_by_its_goods(
+    site_url, tmp_path, truth, how, name, instruction, count, reverse
+):
+    """No kind word ("Grafikkarten", "gitary"): the listing's items, ordered; the page's sort control
+    is left alone on one page (on a saved page it would lead nowhere)."""
+    result, products = items_of(run(instruction, where(site_url, name, how), tmp_path))
+    want = by_price(truth[name]["items"], reverse)[:count]
+    assert [(p["name"], p["price"]) for p in products] == [(t["name"], t["price"]) for t in want]
+    assert "forms.dropdown_select" not in {s["tool"] for s in result["plan"]["plan"]}
+
+
+def test_the_most_expensive_with_only_names_and_prices(site_url, tmp_path, truth):
+    name = "geizhals_de_mainboards_am5_2024.html"
+    _, products = items_of(
+        run("die 3 teuersten Mainboards, nur Name und Preis", where(site_url, name, "http"), tmp_path)
+    )
+    want = by_price(truth[name]["items"], reverse=True)[:3]
+    assert products == [{"name": t["name"], "price": t["price"]} for t in want]
+
+
+@pytest.mark.parametrize(
     "how, name, instruction, count, field",
     [
         pytest.param("http", HN, "the 5 stories with the most points", 5, "points", marks=pytest.mark.slow),

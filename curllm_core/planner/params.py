@@ -493,6 +493,8 @@ def _counts(t: _Text, facts: list[Fact]) -> None:
         rf"\b(?:po\s+|je\s+)?{_N}\s+(?:{_ITEM_NOUN}\s+)?(?:per page|from each(?: page)?|on each page|z każdej|z kazdej|"
         r"na stronę|na strone|pro seite|je seite|von jeder seite)",
         rf"\b{_N}\s+(?:{_CHEAP}|{_DEAR}|{_NEW}|{_BEST}|best|najlepsz\w*|beste\w*|popular\w*|najpopularniejsz\w*)",
+        # "the cheapest 5", "najtańsze 3 gitary", "die günstigsten 5 Grafikkarten"
+        rf"\b(?:{_CHEAP}|{_DEAR}|{_NEW}|{_BEST}|najpopularniejsz\w*|beliebteste\w*)\s+{_N}\b(?!\s*(?:{_CUR}|%))",
         rf"\b(?:up to|at most|max(?:imum)?\.?|no more than|maks(?:ymalnie)?\.?|najwyżej|bis zu|höchstens|maximal)\s+{_N}\s+{_ITEM_NOUN}\b",
         rf"\b{_N}(?!\s*{_CUR})\s+(?:\w+\s+){{0,2}}{_ITEM_NOUN}\b",
         rf"\b(?:show|get|give me|list|return|fetch|pokaż|pokaz|daj|podaj|zeige?|gib)\s+(?:me\s+|mir\s+|mi\s+)?{_N}\b(?!\s*{_CUR})",

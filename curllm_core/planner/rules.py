@@ -618,6 +618,7 @@ class _Step:
     optional: bool = False
     fallback: str | None = None
     group: str | None = None  # the kind of action (GROUPS) the step was planned for
+    speedup: bool = False  # a page action that only helps when more than one page is read
 
 
 def _fill(
@@ -772,6 +773,10 @@ def plan_with_rules(
     steps += _example_steps(page_tools, facts, text, used)
     steps += _place_count(steps, ext, guards, facts, out_key, used)
     steps += _pager_for_filtered_listing(steps, page_tools, ext, used)
+    if not any(_is_pager(st.manifest) for st in steps):
+        # On one page the order step alone is exact; the page's own sort control would only risk
+        # the page (a saved page's form leads nowhere) for nothing.
+        steps = [st for st in steps if not st.speedup]
     steps.sort(key=lambda st: (st.order, st.manifest.key))
     steps = _fold_into_pager(steps, ext)
     if not steps:
@@ -1104,7 +1109,7 @@ def _action_steps(
             reason = purpose + (f": {', '.join(why)}" if why else f" ({group_facts[0].text.strip()!r})")
             if pick.site in ("match", "named"):
                 reason += f"; made for {', '.join(m.sites)}"
-            optional = False
+            optional = speedup = False
             if not guard and group in OPTIONAL_GROUPS and any(serves(g.manifest, group) for g in guards):
                 optional = True
                 reason += "; optional: many pages have no such form, the validation step guarantees the range"
@@ -1114,8 +1119,11 @@ def _action_steps(
                 and "sort_by" in facts
                 and any(serves(g.manifest, "order") for g in guards)
             ):
-                optional = True
-                reason += "; optional, a speed-up: the order step sorts the items whatever the page does"
+                optional = speedup = True
+                reason += (
+                    "; optional: sorted on the site, the pages read hold the items first in that order; "
+                    "the order step sorts them whatever the page does"
+                )
             elif not guard and group == "dropdown" and "option_implied" in facts:
                 optional = True
                 reason += "; optional: the order is only implied, and many pages have no sort dropdown"
@@ -1126,7 +1134,9 @@ def _action_steps(
             # navigation in the order the instruction says it.
             then = (list(GROUPS).index(group), pos) if m.category == "forms" else (pos, 0)
             second = GUARD_RANK.get(group, 0) if guard else _is_pager(m)
-            steps.append(_Step(m, params, reason, (rank, second, *then), optional, group=group))
+            steps.append(
+                _Step(m, params, reason, (rank, second, *then), optional, group=group, speedup=speedup)
+            )
     return steps
 
 

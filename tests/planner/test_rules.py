@@ -49,7 +49,7 @@ EXTERNAL = r"^https?://(?!(?:[^/?#@]*\.)?shop\.example(?::[0-9]+)?(?:[/?#]|$))"
 
 def costliest(n=None, *, extractor=GEN):
     order = {"by": "price", "order": "desc", **({"limit": n} if n else {})}
-    return [(DROP, {"option": "price descending"}), (extractor, {}), (ORDER, order)]
+    return [(extractor, {}), (ORDER, order)]
 
 
 def by_points(n=None):
@@ -57,9 +57,10 @@ def by_points(n=None):
 
 
 def cheapest(n=None, *, extractor=GEN):
-    """An implied price order: the page's sort dropdown (optional), the listing, the order step."""
+    """A price order on one page: the listing, then the order step (the page's own sort control
+    would only risk the page: it helps only when more than one page is read)."""
     order = {"by": "price", "order": "asc", **({"limit": n} if n else {})}
-    return [(DROP, {"option": "price ascending"}), (extractor, {}), (ORDER, order)]
+    return [(extractor, {}), (ORDER, order)]
 
 
 def price(lo=None, hi=None, *, extractor=GEN):
@@ -180,19 +181,19 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (
         SHOP,
         "sort by price low to high",
-        [(DROP, {"option": "price low to high"}), (GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
+        [(GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
         "products",
     ),
     (
         SHOP,
         "sortuj według ceny rosnąco",
-        [(DROP, {"option": "ceny rosnąco"}), (GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
+        [(GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
         "products",
     ),
     (
         SHOP,
         "sortiere nach Preis aufsteigend",
-        [(DROP, {"option": "Preis aufsteigend"}), (GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
+        [(GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
         "products",
     ),
     (SHOP, "sort by price, cheapest first", cheapest(), "products"),
@@ -384,7 +385,7 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (
         SHOP,
         "best rated products",
-        [(DROP, {"option": "best rated"}), (GEN, {}), (ORDER, {"by": "rating", "order": "desc"})],
+        [(GEN, {}), (ORDER, {"by": "rating", "order": "desc"})],
         "products",
     ),
     (HN, "the 5 stories with the most points", [(HNX, {}), (ORDER, by_points(5))], "articles"),
@@ -413,13 +414,13 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (
         HN,
         "najnowsze artykuły",
-        [(DROP, {"option": "newest"}), (HNX, {}), (ORDER, {"by": "date", "order": "desc"})],
+        [(HNX, {}), (ORDER, {"by": "date", "order": "desc"})],
         "articles",
     ),
     (
         HN,
         "die neuesten Beiträge",
-        [(DROP, {"option": "newest"}), (HNX, {}), (ORDER, {"by": "date", "order": "desc"})],
+        [(HNX, {}), (ORDER, {"by": "date", "order": "desc"})],
         "articles",
     ),
     (REDDIT_URL, "the 5 most upvoted posts", [(REDDIT, {}), (ORDER, by_points(5))], "articles"),
