@@ -711,6 +711,20 @@ EXTRACTION_FACTS = (
 )
 
 
+#: Facts that decide which items come back: an extraction tool that has no parameter for one the
+#: instruction states would answer something else (the story instead of its comments).
+SELECTING_FACTS = ("item_kind", "min_points", "min_comments", "min_rows", "nth", "largest", "table_words")
+
+
+def _takers_first(cands: list[Scored], facts: Facts) -> list[Scored]:
+    """Candidates that can take every selecting fact the instruction states before those that would
+    drop one (stable: otherwise the site's own tool still comes first)."""
+    stated = [k for k in SELECTING_FACTS if k in facts]
+    if not stated:
+        return cands
+    return sorted(cands, key=lambda c: sum(1 for k in stated if param_for(c.manifest, k)[0] is None))
+
+
 #: The longest instruction the rule planner reads. Instructions are sentences; anything longer is not
 #: one, and reading untrusted text must stay bounded in time (every pass is linear, and this caps it).
 MAX_INSTRUCTION_CHARS = 10_000
@@ -1028,6 +1042,11 @@ def _extraction_step(
             + (f" (installed tools give: {', '.join(dict.fromkeys(producers))})" if producers else "")
             + "; `curllm tools list` shows what is installed, plugins add more"
         )
+    ranked = _takers_first(cands, facts)
+    passed_over = (
+        [c.manifest.key for c in cands[: cands.index(ranked[0])]] if ranked[0] is not cands[0] else []
+    )
+    cands = ranked
     for cand in cands:
         m = cand.manifest
         params, why = _fill(m, facts, EXTRACTION_FACTS)
@@ -1050,6 +1069,8 @@ def _extraction_step(
         "": "works on any page",
     }[cand.site]
     reason = f"extracts {out_key}: {said}; {where}" + (f"; {', '.join(why)}" if why else "")
+    if passed_over and m.key not in passed_over:
+        reason += f"; not {', '.join(passed_over)}: it cannot take what the instruction asks for"
     fallback = None
     if m.sites:  # when the site's markup changed, a generic extractor of the same kind still has a go
         fallback = next((c.manifest.key for c in cands if not c.manifest.sites), None)

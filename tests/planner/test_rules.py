@@ -289,6 +289,19 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (LOCAL, "alle Ergebnisse der Suche", [(ARTICLES, {})], "articles"),
     (LOCAL, "list the results of this search", [(ARTICLES, {})], "articles"),  # no search form step
     (LOCAL, "the comments on this story", [(ARTICLES, {"kind": "comments"})], "articles"),
+    # on the site itself too: its own tool gives the story, not the comments
+    (
+        "https://news.ycombinator.com/item?id=36817231",
+        "the comments on this story",
+        [(ARTICLES, {"kind": "comments"})],
+        "articles",
+    ),
+    (
+        "https://www.reddit.com/r/AskReddit/comments/axtih6/",
+        "komentarze",
+        [(ARTICLES, {"kind": "comments"})],
+        "articles",
+    ),
     (LOCAL, "komentarze pod artykułem", [(ARTICLES, {"kind": "comments"})], "articles"),
     (LOCAL, "alle Kommentare", [(ARTICLES, {"kind": "comments"})], "articles"),
     (LOCAL, "stories with more than 100 upvotes", [(ARTICLES, {"min_points": 101})], "articles"),
