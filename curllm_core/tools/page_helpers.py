@@ -161,6 +161,10 @@ const SELECTOR = "a[href], button, [role=button], [role=link], [role=tab], [role
   "input[type=submit], input[type=button], input[type=image], summary, [onclick]" + (opts.headLinks ? ", link[rel~=next]" : "");
 const fold = (s) => squash(s).toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/ł/g, "l");
 const needle = opts.needle ? fold(opts.needle) : "";
+// A cheap first test (no layout: textContent, attributes) that most elements fail, when the caller
+// knows which words it looks for.
+const pre = opts.prefilter ? new RegExp(opts.prefilter) : null;
+const img0 = (el) => { const i = el.querySelector && el.querySelector("img[alt]"); return i ? i.getAttribute("alt") : ""; };
 // With a previous click on this page (category trees), the subtree it belongs to: its <li> or <details>.
 const prev = opts.previousRef ? document.querySelector("[data-curllm-prev='" + opts.previousRef + "']") : null;
 const prevScope = prev ? (prev.closest("li, details") || prev.parentElement) : null;
@@ -168,6 +172,9 @@ const out = [];
 const all = document.querySelectorAll(SELECTOR);
 for (let i = 0; i < all.length && out.length < opts.limit; i++) {
   const el = all[i];
+  if (pre && !pre.test(fold([el.getAttribute("rel"), (el.textContent || "").slice(0, 300), el.value,
+                             el.getAttribute("aria-label"), el.getAttribute("title"), img0(el),
+                             typeof el.className === "string" ? el.className : "", el.id].join(" ")))) continue;
   const tagName = el.tagName.toLowerCase();
   const visible = tagName === "link" ? false : isVisible(el);
   let text = "";
@@ -464,10 +471,27 @@ async def scan_fields(page: Any, limit: int = 2000) -> Scan:
 
 
 async def scan_clickables(
-    page: Any, *, needle: str = "", limit: int = 5000, head_links: bool = False, previous_ref: str = ""
+    page: Any,
+    *,
+    needle: str = "",
+    limit: int = 5000,
+    head_links: bool = False,
+    previous_ref: str = "",
+    prefilter: str = "",
 ) -> Scan:
-    """Links, buttons and other clickables; only those whose text contains ``needle`` when given."""
-    opts = {"needle": needle, "limit": limit, "headLinks": head_links, "previousRef": previous_ref}
+    """Links, buttons and other clickables; only those whose text contains ``needle`` when given.
+
+    ``prefilter``, a JavaScript regular expression, is a cheap first test of each element's folded
+    rel, text content, value, aria-label, title, image alt, class and id: elements it does not match
+    are not described at all (a page's hundreds of product links, when looking for "next").
+    """
+    opts = {
+        "needle": needle,
+        "limit": limit,
+        "headLinks": head_links,
+        "previousRef": previous_ref,
+        "prefilter": prefilter,
+    }
     raw = json.loads(await page.evaluate(_SCAN_CLICKABLES_JS, opts))
     return Scan(raw["url"], raw["lang"], [Clickable(**_snake(c)) for c in raw["items"]])
 

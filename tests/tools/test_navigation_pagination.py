@@ -211,3 +211,33 @@ async def test_a_page_whose_items_the_extraction_left_out_is_no_end(page, site_u
     out = checked(await run(context(page, bounded), max_pages=5))
     assert out["pagination"]["pages"] == pages and out["pagination"]["stopped"] == stopped
     assert len(out["products"]) == 8 * (pages - 1)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ceneo_search_canon.html",
+        "amazon_de_search_katzenfutter.html",
+        "ebay_de_search_apple.html",
+        "geizhals_de_grafikkarten_2024.html",
+        "bing_serp_microsoft_wikipedia.html",
+        "hackernews_front_2020.html",
+        "reddit_old_dataisbeautiful_top.html",
+    ],
+)
+async def test_the_scans_prefilter_never_changes_the_next_link(page, name):
+    """find_next_link describes only elements that could score (CANDIDATE); scoring every element
+    must choose the same link."""
+    from curllm_core.tools.navigation.pagination import CANDIDATE
+    from curllm_core.tools.page_helpers import scan_clickables
+
+    await open_snapshot(page, realpage(name))
+
+    async def best(prefilter: str):
+        scan = await scan_clickables(page, head_links=True, limit=8000, prefilter=prefilter)
+        scored = [(next_score(c, scan.url)[0], c.href, c.text) for c in scan.items]
+        return max((s for s in scored if s[0] >= 5), default=None), len(scan.items)
+
+    (everything, all_count), (candidates, few) = await best(""), await best(CANDIDATE)
+    assert everything == candidates and few < all_count / 4

@@ -45,6 +45,12 @@ NOT_NEXT = (
 )
 CAROUSEL = r"carousel|slider|swiper|slick|glide|gallery|galeria|lightbox|slide\w*|owl"
 PAGER = r"pagination|pager|paging|pagenav|page nav|pages|strony|stronicowanie|seiten|nav|navigation|nextprev|morelink"
+# What an element must show somewhere (folded rel, text, labels, class, id) to score at all in
+# `next_score`: the scan describes only those (a listing's product links never get that far).
+CANDIDATE = (
+    "next|nast|dalej|kolejn|weiter|nachst|vorwart|more|suiv|sigui|volgend|success|avanti|pag|"
+    + "|".join(ARROWS)
+)
 
 
 def address_of(c: Clickable) -> str:
@@ -122,7 +128,7 @@ def next_score(c: Clickable, page_url: str) -> tuple[float, list[str]]:
 
 async def find_next_link(page: Any) -> NextLink | None:
     """The "next page" control of the current page, or None (one browser call)."""
-    scan = await scan_clickables(page, head_links=True, limit=8000)
+    scan = await scan_clickables(page, head_links=True, limit=8000, prefilter=CANDIDATE)
     best: NextLink | None = None
     for c in scan.items:
         score, why = next_score(c, scan.url)
