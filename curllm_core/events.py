@@ -19,6 +19,13 @@ PREVIEW_CHARS = 400
 PREVIEW_ITEMS = 3
 
 
+def events_schema() -> dict:
+    """The published JSON Schema of one event (``events.schema.json`` beside the plan schema)."""
+    from .manifest import manifests_dir
+
+    return json.loads((manifests_dir() / "events.schema.json").read_text(encoding="utf-8"))
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -44,11 +51,28 @@ def preview(value: Any, limit: int = PREVIEW_CHARS) -> Any:
 Sink = Callable[[dict], None]
 
 
+def preview_text(value: Any, limit: int = PREVIEW_CHARS) -> str | None:
+    """`preview` as one compact JSON string of at most ``limit`` characters (None stays None)."""
+    if value is None:
+        return None
+    text = json.dumps(preview(value, limit), ensure_ascii=False, separators=(",", ":"), default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: Rewards of step events (docs/results-and-events.md#rewards): a failed tool call costs this much.
+FAILED_STEP_REWARD = -0.25
+
+
 class EventBus:
-    """Sends events to sinks. A sink that raises is dropped with a warning, never the task."""
+    """Sends events to sinks. A sink that raises is dropped with a warning, never the task.
+
+    Step events are numbered here: ``step_number`` is the event's place among the session's step
+    events (0, 1, 2, ... whatever emitted them), ``plan_index`` the plan step it reports on.
+    """
 
     def __init__(self, sinks: list[Sink] | None = None):
         self.sinks: list[Sink] = list(sinks or [])
+        self.sequence = 0
 
     def add(self, sink: Sink) -> None:
         self.sinks.append(sink)
@@ -73,17 +97,29 @@ class EventBus:
         url: str | None = None,
         extracted_data: dict | None = None,
         duration_ms: int | None = None,
+        reward: float = 0.0,
     ) -> dict:
+        """A step event; ``step_number`` given here is the plan index (0: the plan decision)."""
+        details = dict(extracted_data or {})
+        if action == "tool_call" and "tool" in details:
+            # The registry-helper pattern's keys, next to curllm's own.
+            details.setdefault("tool_name", details["tool"])
+            details.setdefault("tool_description", "")
+            details.setdefault("parameters", details.get("params", {}))
+            details.setdefault("result", details.get("result_preview"))
+        number, self.sequence = self.sequence, self.sequence + 1
         return self.emit(
             "step",
             {
-                "step_number": step_number,
+                "step_number": number,
+                "plan_index": step_number,
                 "action": action,
                 "url": url,
                 "status": status,
                 "message": message,
-                "extracted_data": extracted_data or {},
+                "extracted_data": details,
                 "duration_ms": duration_ms,
+                "reward": round(float(reward), 6),
             },
         )
 

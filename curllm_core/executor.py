@@ -32,7 +32,7 @@ from .errors import (
     ToolError,
     is_transient,
 )
-from .events import EventBus, preview
+from .events import FAILED_STEP_REWARD, EventBus, preview_text
 from .manifest import Manifest
 from .plan import DEFAULT_RETRIES, Plan, Step, fill_defaults, step_io
 from .policy import NetworkPolicy
@@ -252,6 +252,7 @@ class Execution:
                     step.id,
                     fallback_for,
                     optional=step.optional,
+                    params=params,
                 )
             except Exception as e:  # every failure of a tool becomes a step result, never an escape
                 # A write tool that ran may have submitted something already: trying again could do
@@ -275,6 +276,7 @@ class Execution:
                         optional=step.optional or isinstance(e, SubmitUndone),
                         code=error_code(e),
                         failure=e,
+                        params=params,
                     )
                 await asyncio.sleep(min(self.options.backoff_s * 2 ** (attempt - 1), 2.0))
 
@@ -313,7 +315,11 @@ class Execution:
             "running",
             f"{manifest.key}: {step.description or manifest.description}",
             url=self.url,
-            extracted_data={"tool": manifest.key, "params": step.parameters},
+            extracted_data={
+                "tool": manifest.key,
+                "params": step.parameters,
+                "tool_description": manifest.description,
+            },
         )
         params = step.parameters
         choice = await self.choose(index, manifest, params)
@@ -335,7 +341,11 @@ class Execution:
                     "running",
                     f"{fb.key}: fallback for {manifest.key}",
                     url=self.url,
-                    extracted_data={"tool": fb.key, "params": fb_params},
+                    extracted_data={
+                        "tool": fb.key,
+                        "params": fb_params,
+                        "tool_description": fb.description,
+                    },
                 )
                 manifest, params = fb, fb_params
                 result = await self.attempts(index, step, fb, fb_params, data, fallback_for=step.tool)
@@ -379,7 +389,12 @@ class Execution:
             "running",
             f"{choice.chosen}: {choice.reason}",
             url=self.url,
-            extracted_data={"tool": choice.manifest.key, "params": choice.params, "choice": choice.report()},
+            extracted_data={
+                "tool": choice.manifest.key,
+                "params": choice.params,
+                "tool_description": choice.manifest.description,
+                "choice": choice.report(),
+            },
         )
 
     def page_tools(self, manifest: Manifest, params: dict) -> bool:
@@ -423,6 +438,7 @@ class Execution:
         status = "completed" if result.success else "failed"
         label = result.tool + (f" (fallback for {result.fallback_for})" if result.fallback_for else "")
         message = f"{label}: " + (_summary(result.result) if result.success else result.error)
+        manifest = self.registry.get(result.tool)
         self.events.step(
             result.step,
             "tool_call",
@@ -430,10 +446,13 @@ class Execution:
             message,
             url=self.url,
             duration_ms=result.duration_ms,
+            reward=self.reward(result),
             extracted_data={
                 "tool": result.tool,
+                "tool_description": manifest.description if manifest else "",
+                "params": result.params,
                 "success": result.success,
-                "result_preview": preview(result.result) if result.success else None,
+                "result_preview": preview_text(result.result) if result.success else None,
                 "error": result.error,
                 "duration_ms": result.duration_ms,
                 "attempts": result.attempts,
@@ -441,6 +460,26 @@ class Execution:
             | ({"optional": True} if result.optional and not result.success else {})
             | ({"choice": result.choice} if result.choice else {}),
         )
+
+    def reward(self, result: StepResult) -> float:
+        """The step event's reward (docs/results-and-events.md#rewards), deterministic.
+
+        A task is worth 1.0, shared equally among the plan's steps whose tool produces the expected
+        output: such a step that returns a non-empty value of it earns its share. A failed tool call
+        costs `FAILED_STEP_REWARD`; anything else (a form filled, an empty extraction) earns 0.
+        """
+        if not result.success:
+            return FAILED_STEP_REWARD
+        expected = self.plan.expected_output
+        value = (result.result or {}).get(expected) if expected else None
+        if value is None or value == [] or value == {}:
+            return 0.0
+        producers = 0
+        for step in self.plan.steps:
+            m = self.registry.get(step.tool)
+            if m is not None and expected in step_io(m, step.parameters, self.registry)[1]:
+                producers += 1
+        return 1.0 / max(producers, 1)
 
     async def screenshot(self, index: int, manifest: Manifest) -> None:
         if self.options.browser.screenshots and self.session is not None:

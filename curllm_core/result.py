@@ -28,6 +28,8 @@ class StepResult:
     #: The exception of a failure, for the executor's and re-planner's decisions (its class is its
     #: category, see errors.py); not part of the JSON.
     failure: BaseException | None = field(default=None, repr=False, compare=False)
+    #: The parameters the tool was called with, for the step event; not part of the JSON.
+    params: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         doc = {

@@ -629,7 +629,12 @@ def decision_event(
 
 
 def complete_event(bus: EventBus, result: Result) -> None:
-    """The last event of a task: ok, item count, errors, duration."""
+    """The last event of a task: ok, item count, errors, duration, and the output itself.
+
+    ``data`` is the result's data, ``extracted_data`` its main list under its key, ``metadata``
+    what a consumer needs to judge it (ok, url, counts per list, planner, timings), so a stream
+    alone carries the answer (docs/results-and-events.md#events).
+    """
     key, items = result.items()
     bus.emit(
         "complete",
@@ -640,6 +645,15 @@ def complete_event(bus: EventBus, result: Result) -> None:
             "key": key,
             "errors": result.errors,
             "duration_ms": result.timings.get("total_ms"),
+            "data": result.data,
+            "extracted_data": {key: items} if key else {},
+            "metadata": {
+                "ok": result.ok,
+                "url": result.url,
+                "counts": {k: len(v) for k, v in result.data.items() if isinstance(v, list)},
+                "planner": (result.plan or {}).get("planner") or "given",
+                "timings": dict(result.timings),
+            },
         },
     )
 

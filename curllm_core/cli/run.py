@@ -209,6 +209,62 @@ def _run(
     model = resolve_model(model)
     fmt = fmt or ("table" if sys.stdout.isatty() and not output_file else "json")
 
+    bus, closers = event_bus(events_to, verbose)
+    try:
+        return _run_with_events(
+            bus,
+            url,
+            instruction,
+            plan_file,
+            data,
+            fmt,
+            output_file,
+            events_to,
+            model,
+            fields,
+            limit,
+            plan_only,
+            no_cache,
+            refresh_plan,
+            max_replans,
+            browser_params,
+            Runner,
+            TaskSpec,
+            load_registry,
+        )
+    except CurllmError as e:
+        # A run that cannot start (a refused plan, a bad URL) ends its stream with an error event.
+        from ..runner import error_of
+
+        bus.emit("error", error_of(e))
+        raise
+    finally:
+        for close in closers:
+            close()
+
+
+def _run_with_events(
+    bus: Any,
+    url: str | None,
+    instruction: str,
+    plan_file: str | None,
+    data: Any,
+    fmt: str,
+    output_file: str | None,
+    events_to: str | None,
+    model: str | None,
+    fields: tuple[str, ...] | None,
+    limit: int | None,
+    plan_only: bool,
+    no_cache: bool,
+    refresh_plan: bool,
+    max_replans: int,
+    browser_params: dict[str, Any],
+    Runner: Any,
+    TaskSpec: Any,
+    load_registry: Any,
+) -> int:
+    """`_run` once the event stream is open: plan or check, run, render."""
     registry = load_registry()
     report_registry_problems(registry)
     runner = Runner(registry)
@@ -249,18 +305,20 @@ def _run(
             _warn(planned.plan.warnings)
             return EXIT_OK
 
-    bus, closers = event_bus(events_to, verbose)
     try:
         result = asyncio.run(runner.run(spec, events=bus))
     except KeyboardInterrupt:
         click.echo("curllm: interrupted", err=True)
         return 130
-    finally:
-        for close in closers:
-            close()
+    if not result.ok:
+        first = next((e for e in result.errors if not e.get("optional")), result.errors[0])
+        bus.emit("error", {**first, "errors": result.errors})
     from ..render import render
 
-    emit(render(result, fmt), output_file)
+    # With the events on stdout the result never joins their lines: it goes to -o, and otherwise
+    # the stream's `complete` event carries it (its data, extracted_data and metadata).
+    if events_to != "-" or output_file:
+        emit(render(result, fmt), output_file)
     _warn(result.warnings)
     if not result.ok and fmt != "table":
         for error in result.errors:

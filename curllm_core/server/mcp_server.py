@@ -134,7 +134,7 @@ def tool_error(code: str, message: str, extra: dict | None = None) -> types.Call
 def _progress_message(event: dict) -> str:
     data, kind = event["data"], event["type"]
     if kind == "step":
-        return f"step {data.get('step_number')} {data.get('status')}: {data.get('message')}"
+        return f"step {data.get('plan_index', data.get('step_number'))} {data.get('status')}: {data.get('message')}"
     if kind == "url_start":
         return f"opening {data.get('url')}"
     if kind == "url_complete":

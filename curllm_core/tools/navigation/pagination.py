@@ -235,11 +235,32 @@ async def run(
         if link.href and urldefrag(link.href)[0] in {urldefrag(u)[0] for u in urls}:
             stopped = "next_link_already_visited"
             break
+        # Every page the run visits has its url_start/url_complete events, not only the first.
+        ctx.emit("url_start", {"url": link.href or page.url})
+        opened = loop.time()
         try:
             changed = await go_next(page, link, timeout_ms=20000)
         except (PlaywrightError, ToolError) as e:
             stopped = f"next page failed to load: {str(e).splitlines()[0]}"
+            ctx.emit(
+                "url_complete",
+                {
+                    "url": link.href or page.url,
+                    "status": "failed",
+                    "error": stopped,
+                    "duration_ms": int((loop.time() - opened) * 1000),
+                },
+            )
             break
+        ctx.emit(
+            "url_complete",
+            {
+                "url": page.url,
+                "status": "completed",
+                "duration_ms": int((loop.time() - opened) * 1000),
+                "title": await page.title(),
+            },
+        )
         if not changed:
             stopped = "next_control_did_nothing"
             break
