@@ -85,6 +85,7 @@ async def plan_task(
             raise
         rules, rules_error = None, e
     if not model:
+        assert rules is not None  # without a model a planning error was raised above
         if use_cache:
             cache.store(
                 key, rules.plan.to_dict(), rules.reasoning, rules.source, instruction=instruction, url=url
@@ -93,11 +94,12 @@ async def plan_task(
 
     from .llm import LLMFailure, plan_with_llm
 
-    summary = page_summary
-    if callable(summary):
-        summary = summary()
-        if inspect.isawaitable(summary):
-            summary = await summary
+    summary: dict | str | None
+    if callable(page_summary):
+        made = page_summary()
+        summary = await made if inspect.isawaitable(made) else made
+    else:
+        summary = page_summary
     try:
         planned = await plan_with_llm(
             instruction, url, registry, model, draft=rules, page_summary=summary, initial_keys=initial_keys

@@ -341,6 +341,7 @@ def _ymd(year: int, month: int, day: int) -> str | None:
 def _dates(t: _Text, facts: list[Fact], lang: str, today: date) -> None:
     """ISO dates, day-month-year with month names (PL/EN/DE), numeric dates; then from/to roles."""
     found: list[tuple[int, int, str, int | None, int, int]] = []  # start, end, text, year, month, day
+    year: int | None
 
     for m in t.finditer(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"):
         found.append((m.start(), m.end(), m.group(0), int(m.group(1)), int(m.group(2)), int(m.group(3))))
@@ -369,7 +370,7 @@ def _dates(t: _Text, facts: list[Fact], lang: str, today: date) -> None:
     # Overlapping matches: keep the first (longest-first is implied by the order of the patterns).
     dates: list[tuple[int, int, str, str]] = []
     last_end = -1
-    years = [y for *_, y, _, _ in found if y]
+    years: list[int] = [y for *_, y, _, _ in found if y]
     for start, end, text, year, month, day in found:
         if start < last_end:
             continue
@@ -600,6 +601,7 @@ def _order(t: _Text, facts: list[Fact]) -> None:
             rf"{_NUMBER_OF}(?:{_RANK_FIELD})\b"
         )
     implied: list[tuple[int, str, str, str]] = []  # start, field, order, words
+    order: str | None
     for field, order, pattern in _SUPERLATIVES:
         sm = t.search(r"\b" + pattern)
         if sm:
@@ -1159,17 +1161,15 @@ def _prices(t: _Text, facts: list[Fact]) -> None:
         if m and ok(m):
             facts.append(Fact(kind, parse_amount(m.group(1), m.group(2)), m.start(), m.group(0)))
             t.mask(m.start(), m.end())
-    lo, hi = (
-        next((f for f in facts if f.kind == "price_min"), None),
-        next((f for f in facts if f.kind == "price_max"), None),
-    )
-    if lo and hi and lo.value > hi.value:
+    low = next((f for f in facts if f.kind == "price_min"), None)
+    high = next((f for f in facts if f.kind == "price_max"), None)
+    if low and high and low.value > high.value:
         # "over 200 ... under 100" is contradictory; the nearer reading is that the user swapped them.
-        facts.remove(lo)
-        facts.remove(hi)
+        facts.remove(low)
+        facts.remove(high)
         facts += [
-            Fact("price_min", hi.value, hi.start, hi.text),
-            Fact("price_max", lo.value, lo.start, lo.text),
+            Fact("price_min", high.value, high.start, high.text),
+            Fact("price_max", low.value, low.start, low.text),
         ]
 
 

@@ -195,7 +195,7 @@ def site_label(site: str) -> str:
 
 def host_matches(host: str | None, sites: tuple[str, ...] | list[str]) -> bool:
     """``host`` is one of ``sites`` or a subdomain of one (``www.`` already dropped by host_of)."""
-    return bool(host) and any(host == s or host.endswith("." + s) for s in sites)
+    return host is not None and any(host == s or host.endswith("." + s) for s in sites)
 
 
 def real_host(url: str | None) -> str | None:
@@ -597,9 +597,11 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
     # Words inside a list of fields ("name, price and url of the products") name fields, not a kind.
     lists = _field_lists(facts)
     for key, pattern in patterns.items():
-        m = next((m for m in re.finditer(pattern, instruction, re.I) if not _inside(m.start(), lists)), None)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), key, m.group(0))
+        hit = next(
+            (x for x in re.finditer(pattern, instruction, re.I) if not _inside(x.start(), lists)), None
+        )
+        if hit and (best is None or hit.start() < best[0]):
+            best = (hit.start(), key, hit.group(0))
     if best is None and "link_pattern" in facts:
         fact = facts.fact("link_pattern")
         return "links", fact.text if fact else ""
@@ -769,8 +771,9 @@ def plan_with_rules(
     # The extraction, unless the data to work on was given and there is no page to read.
     data_only = not url and bool(initial_keys)
     ext: _Step | None = None
+    out_key: str
     if data_only:
-        out_key = kind if kind in initial_keys else sorted(initial_keys)[0]
+        out_key = kind if kind is not None and kind in initial_keys else sorted(initial_keys)[0]
     else:
         ext, out_key = _extraction_step(scored, kind, kind_words, facts, registry)
 
@@ -852,7 +855,7 @@ def with_fields_and_limit(
                 f"no installed tool takes {kind.replace('_', ' ')} (validation.order_items does)"
             )
         m = tools[0]
-        name = param_for(m, kind)[0]
+        name = param_for(m, kind)[0] or ""
         ok, fitted = fit_value(m, name, value)
         if not ok:
             raise UsageError(f"{m.key} does not take {name}={value!r}")
@@ -917,7 +920,8 @@ def _asks_for_something(
     takes, a tool's trigger outside the words of an action no tool does, or an action a tool does."""
     if kind is not None or facts.kinds() - _NO_REQUEST:
         return True
-    actions = (facts.fact("actions").value if "actions" in facts else ()) or ()
+    fact = facts.fact("actions")
+    actions = (fact.value if fact is not None else ()) or ()
     if len(actions) > len(not_done):
         return True
     spans = [(start, end) for _, start, end in actions]
@@ -950,8 +954,9 @@ def _resolve_link_target(facts: Facts, kind: str | None, registry: Registry, url
         facts = Facts(
             facts.instruction, [Fact("link_pattern", pattern, ext.start, ext.text), *facts], facts.lang
         )
-    if "link_target_unknown" in facts and "link_pattern" not in facts and kind in (None, "links"):
-        fact = facts.fact("link_target_unknown")
+    unknown = facts.fact("link_target_unknown")
+    if unknown is not None and "link_pattern" not in facts and kind in (None, "links"):
+        fact = unknown
         raise PlanningError(
             f"the links asked for ({fact.text.strip()!r}) name no target to match: name a site "
             '("links to github"), a domain ("links to example.com"), a kind of file ("links to PDF files") '
@@ -966,8 +971,8 @@ def _resolve_link_target(facts: Facts, kind: str | None, registry: Registry, url
         return facts
     from .params import site_pattern
 
-    pattern = Fact("link_pattern", site_pattern(named[0]), site.start, site.text)
-    return Facts(facts.instruction, [pattern, *(f for f in facts if f.kind != "link_pattern")], facts.lang)
+    given = Fact("link_pattern", site_pattern(named[0]), site.start, site.text)
+    return Facts(facts.instruction, [given, *(f for f in facts if f.kind != "link_pattern")], facts.lang)
 
 
 def _place_count(
@@ -988,8 +993,9 @@ def _place_count(
     ]
     if order is None and not filters and (on_ext or ext is None):
         return []
-    value = ext.params[ext_name] if on_ext else fact.value
-    target, added = None, []
+    value = ext.params[ext_name] if ext is not None and on_ext else fact.value
+    target: _Step
+    added: list[_Step] = []
     if order is not None and param_for(order.manifest, "limit")[0]:
         target = order
     else:
@@ -1014,14 +1020,14 @@ def _place_count(
             group="count",
         )
         added.append(target)
-    name = param_for(target.manifest, "limit")[0]
+    name = param_for(target.manifest, "limit")[0] or "limit"
     ok, fitted = fit_value(target.manifest, name, value)
     if not ok:
         return []
     target.params[name] = fitted
     after = "the order" if order is not None else "the checks"
     target.reason += f"; {name}={json.dumps(fitted)} from {fact.text.strip()!r}, counted after {after}"
-    if on_ext:
+    if ext is not None and on_ext:
         said = f"{ext_name}={json.dumps(value, ensure_ascii=False)} from {fact.text.strip()!r}"
         ext.reason = ext.reason.replace(f"; {said}", "").replace(f", {said}", "")
         del ext.params[ext_name]
