@@ -711,22 +711,41 @@ _WATCH_JS = r"""() => {
   }
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function () { watch().calls++; return send.apply(this, arguments); };
-  // Work scheduled for later: when it is due, the page may react (a debounced handler, a framework's
-  // render in the next frame or message).
-  const later = (obj, name, delayOf) => {
+  // Work scheduled for later by a handler of what the user (curllm) did: when it is due, the page may
+  // react (a debounced handler, a framework's render in the next frame or after a message). Counted:
+  // what is scheduled within 30 ms of such an event, and what the callbacks scheduled so run in turn,
+  // three generations deep; an animation or a poller that schedules for ever is not waited on.
+  const ACTIONS = ["click", "submit", "keydown", "keyup", "input", "change", "pointerup", "mouseup"];
+  for (const type of ACTIONS) window.addEventListener(type, () => { window.__curllmActingUntil = performance.now() + 30; }, true);
+  let generation = null;  // of the counted callback running now
+  const acting = () => generation !== null ? generation : performance.now() < (window.__curllmActingUntil || 0) ? 0 : null;
+  const later = (obj, name, delayOf, callbackAt) => {
     const orig = obj && obj[name];
     if (typeof orig !== "function") return;
     obj[name] = function () {
-      const delay = delayOf(arguments);
-      if (delay <= 1500) { const w = watch(); w.due = Math.max(w.due, performance.now() + delay); }
+      const gen = acting();
+      if (gen !== null && gen < 3) {
+        const delay = delayOf(arguments);
+        if (delay <= 1500) { const w = watch(); w.due = Math.max(w.due, performance.now() + delay); }
+        const fn = callbackAt === null ? null : arguments[callbackAt];
+        if (typeof fn === "function") {
+          arguments[callbackAt] = function () {
+            const outer = generation;
+            generation = gen + 1;
+            try { return fn.apply(this, arguments); } finally { generation = outer; }
+          };
+        } else if (callbackAt === null) {  // a message: its handler runs a moment later
+          window.__curllmActingUntil = Math.max(window.__curllmActingUntil || 0, performance.now() + 30);
+        }
+      }
       return orig.apply(this, arguments);
     };
   };
-  later(window, "setTimeout", (a) => Number(a[1]) || 0);
-  later(window, "requestAnimationFrame", () => 20);
-  later(window, "requestIdleCallback", (a) => Math.min(Number(a[1] && a[1].timeout) || 50, 50));
-  later(window, "postMessage", () => 5);
-  later(window.MessagePort && MessagePort.prototype, "postMessage", () => 5);
+  later(window, "setTimeout", (a) => Number(a[1]) || 0, 0);
+  later(window, "requestAnimationFrame", () => 20, 0);
+  later(window, "requestIdleCallback", (a) => Math.min(Number(a[1] && a[1].timeout) || 50, 50), 0);
+  later(window, "postMessage", () => 5, null);
+  later(window.MessagePort && MessagePort.prototype, "postMessage", () => 5, null);
   return true;
 }"""
 # [DOM changes, ms since the last one, submit events, a navigation is coming, fetch/XHR calls,

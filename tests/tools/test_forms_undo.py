@@ -88,10 +88,10 @@ async def test_a_filter_that_does_nothing_is_reported_as_submitted_without_effec
     assert page.url == url and await page.locator("#lista li").count() == 24
 
 
-@pytest.mark.parametrize("mode", ["sync", "timer", "fetch"])
+@pytest.mark.parametrize("mode", ["sync", "timer", "fetch", "frame", "message"])
 async def test_a_scripted_filter_is_waited_for(page, site_url, mode):
-    """A reaction in place, at once, after a timer (a debounced handler) or after a request: the tool
-    returns once the list shows it."""
+    """A reaction in place, at once, after a timer (a debounced handler), a request, animation frames
+    or a scheduler's message: the tool returns once the list shows it."""
     await page.goto(f"{site_url}/test/js-filter.html?mode={mode}")
     report = (await price_filter.run(ToolContext(page=page), max=20))["price_filter"]
     assert report["submitted"] and report["navigated"] is False
@@ -102,3 +102,31 @@ async def test_a_filter_that_loads_a_good_page_is_not_undone(page, site_url):
     await page.goto(site_url + "/test/en-shop.html")
     report = (await price_filter.run(ToolContext(page=page), max=20))["price_filter"]
     assert report["navigated"] and "max=20" in page.url
+
+
+BUSY_PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Busy</title></head><body>
+<form id="f"><label for="hi">Price to</label> <input id="hi" name="hi"> <button>Apply</button></form>
+<ul><li>Mug <span>$9</span></li><li>Cup <span>$19</span></li></ul>
+<script>
+  document.getElementById("f").addEventListener("submit", (e) => e.preventDefault());  // does nothing
+  let frames = 0;
+  (function spin() { frames++; requestAnimationFrame(spin); })();  // an animation that never stops
+  (function poll() { setTimeout(poll, 200); })();  // a poller that never stops
+</script></body></html>"""
+
+
+async def test_an_animation_or_a_poller_is_not_waited_on_as_a_reaction(page):
+    """Only work scheduled by the action's handlers (three generations deep) counts as a coming
+    reaction; a page that schedules for ever has nothing due shortly after the action."""
+    from curllm_core.tools.page_helpers import _STATE_JS, PageWatch
+
+    await page.set_content(BUSY_PAGE)
+    report = (await price_filter.run(ToolContext(page=page), max=10))["price_filter"]
+    assert report["submitted"] and report["navigated"] is False
+    async with PageWatch(page) as watch:
+        await page.click("button")
+        await page.wait_for_timeout(400)
+        mutations, _, submits, coming, calls, due_in = await page.evaluate(_STATE_JS)
+        settled = await watch.settle(2000)
+    assert (mutations, submits, coming, calls, due_in) == (0, 1, False, 0, 0)
+    assert not settled.reacted
