@@ -38,7 +38,7 @@ PRICE_ROLES = (CURRENT, OTHER, PIECE, REGULAR)
 _REGULAR_WORDS = (
     # en
     "was", "were", "reg", "regular", "regularly", "orig", "original", "originally", "list", "list price",
-    "rrp", "msrp", "srp", "compare at", "typical price", "instead of", "before", "value", "retail",
+    "rrp", "msrp", "srp", "compare at", "typical price", "instead of", "before", "retail",
     # de
     "uvp", "statt", "anstatt", "vorher", "bisher", "früher", "zuvor", "ursprünglich", "alter preis",
     "streichpreis", "unverbindliche preisempfehlung", "listenpreis",

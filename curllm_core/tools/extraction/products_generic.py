@@ -117,7 +117,7 @@ _FILLER_WORDS = frozenset(
 class _PriceHit:
     node: LexborNode
     text: str  # the label as it reads, cents set apart in markup joined (see `price_text`)
-    raw: str  # the label's characters as written, to find it in its block's text
+    raw: str  # the label's characters as written (its length, its letters, a name that is only a price)
     price: Price  # the label's first price
     explicit: bool  # the text itself names a currency
     letters: int  # letters besides currency marks and filler words (see `_label_letters`)
