@@ -339,6 +339,7 @@ class Session:
         except Exception as e:
             log.warning("could not save the session to %s: %s", path, str(e).splitlines()[0])
             return
+        _remember_cookies(state)
         try:
             write_json_atomically(path, state)
         except OSError as e:
@@ -383,7 +384,17 @@ def read_session_file(name: str) -> dict | None:
         raise UsageError(f"--session {name}: not a session file (a JSON object with cookies and origins)")
     _session_cache.clear()
     _session_cache[key] = doc
+    _remember_cookies(doc)
     return doc
+
+
+def _remember_cookies(state: dict) -> None:
+    """Session cookies are credentials: scrubbed from everything curllm writes from now on."""
+    from .scrub import add
+
+    for cookie in state.get("cookies") or []:
+        if isinstance(cookie, dict) and isinstance(cookie.get("value"), str):
+            add(cookie["value"])
 
 
 _session_cache: dict[tuple, dict] = {}

@@ -78,7 +78,10 @@ class EventBus:
         self.sinks.append(sink)
 
     def emit(self, type_: str, data: dict) -> dict:
-        event = {"type": type_, "data": {**data, "timestamp": data.get("timestamp") or now_iso()}}
+        from .scrub import scrub_data
+
+        # Known secrets (API keys, session cookies) never reach a sink, whatever a model echoed.
+        event = scrub_data({"type": type_, "data": {**data, "timestamp": data.get("timestamp") or now_iso()}})
         for sink in list(self.sinks):
             try:
                 sink(event)

@@ -86,7 +86,10 @@ class Result:
             doc["url"] = self.url
         if self.warnings:
             doc["warnings"] = list(self.warnings)
-        return doc
+        from .scrub import scrub_data
+
+        # What a result carries is written (stdout, batch lines, HTTP): known secrets become ***.
+        return scrub_data(doc)
 
     def items(self) -> tuple[str | None, list]:
         """The main item list (the plan's expected output, else the first list in data) for tables."""

@@ -166,6 +166,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(
                     listing("Busy", extra="<script>addEventListener('load', () => { for (;;) {} })</script>")
                 )
+            elif path == "/echo-cookie":  # a page that shows the session cookie it was sent
+                self.send(listing(f"Cookie {self.headers.get('Cookie') or 'none'}"))
             elif path == "/favicon.ico":
                 self.send(b"", status=204)
             else:

@@ -204,9 +204,12 @@ def _result_id(chunk: bytes) -> str | None:
 
 
 def encode_line(line: dict) -> bytes:
-    """A result line as UTF-8 JSON and a newline; a line that cannot be JSON becomes a failed one."""
+    """A result line as UTF-8 JSON and a newline; a line that cannot be JSON becomes a failed one.
+    Known secrets (API keys, session cookies) are scrubbed."""
+    from ..scrub import scrub_data
+
     try:
-        text = json.dumps(line, ensure_ascii=False, default=str)
+        text = json.dumps(scrub_data(line), ensure_ascii=False, default=str)
     except (TypeError, ValueError) as e:  # e.g. a tool returned a self-referencing structure
         text = json.dumps(
             {k: line.get(k) for k in ("id", "url", "started_at", "finished_at", "line") if k in line}

@@ -39,7 +39,10 @@ def event_bus(events_to: str | None, verbose: int) -> tuple[EventBus, list[Calla
 
 
 def emit(text: str, output_file: str | None) -> None:
-    """The command's output to ``-o FILE``, else stdout."""
+    """The command's output to ``-o FILE``, else stdout; known secrets scrubbed (tables and CSV too)."""
+    from ..scrub import scrub
+
+    text = scrub(text)
     if output_file:
         try:
             Path(output_file).write_text(text, encoding="utf-8")

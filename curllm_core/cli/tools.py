@@ -268,12 +268,28 @@ def plugins() -> None:
     is_flag=True,
     help="A JSON array: name, version, module, tools (keys), error, builtin.",
 )
-def plugins_list(as_json: bool) -> None:
+@click.option(
+    "--no-load",
+    is_flag=True,
+    help="Only list the installed entry points (name, version, module): import no plugin.",
+)
+def plugins_list(as_json: bool, no_load: bool) -> None:
     """Every plugin: the built-in one (builtin), each entry point of group curllm, each CURLLM_TOOLS_PATH
     directory; with its version and number of tools, or ERROR: <why> when it failed to load (those
-    are listed first)."""
-    from ..plugins import load_registry
+    are listed first). With --no-load, what is installed, without importing anything (for a plugin
+    whose import hangs or breaks curllm)."""
+    from ..plugins import entry_points, load_registry
 
+    if no_load:
+        found = [
+            {"name": ep.name, "version": ep.version, "module": ep.value, "dist": ep.dist}
+            for ep in entry_points()
+        ]
+        if as_json:
+            click.echo(json.dumps(found, ensure_ascii=False, indent=2))
+        for ep in found if not as_json else []:
+            click.echo(f"{ep['name']:<24} {ep['version'] or '-':<8} {ep['module']}")
+        return
     registry = load_registry()
     if as_json:
         click.echo(json.dumps([p.to_dict() for p in registry.plugins], ensure_ascii=False, indent=2))

@@ -93,6 +93,9 @@ def store(
         "url_shape": url_shape(url),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+    from ..scrub import scrub_data
+
+    doc = scrub_data(doc)  # a model may have echoed a key into a description: never persisted
     directory = plans_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)

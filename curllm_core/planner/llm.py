@@ -165,8 +165,11 @@ def _secrets() -> list[str]:
 
 def redact(text: str) -> str:
     """``text`` with every credential-looking value replaced by ``***``."""
+    from ..scrub import scrub
+
     for secret in _secrets():
         text = text.replace(secret, "***")
+    text = scrub(text)  # session cookies, and the names `scrub` knows as credentials
     return re.sub(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}", r"\1-***", text)
 
 

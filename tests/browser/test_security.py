@@ -369,3 +369,44 @@ def test_without_a_policy_the_same_page_does_connect(browser_path, hostile, list
     out = curllm("--url", str(page), "--block-domain", "other.test", plan=plan, tmp=tmp_path)
     assert out.returncode == 0, out.stdout
     assert listener.received and [r for r in hostile.log if r[2] == "/from-file-allowed"]
+
+
+# --- secrets --------------------------------------------------------------------------------------
+
+
+def test_a_session_cookie_a_page_shows_is_scrubbed(browser_path, hostile, tmp_path):
+    secret = "sessionSECRET-4f2a9c77e1"
+    session = tmp_path / "state.json"
+    session.write_text(
+        json.dumps(
+            {
+                "cookies": [
+                    {
+                        "name": "sid",
+                        "value": secret,
+                        "domain": "127.0.0.1",
+                        "path": "/",
+                        "expires": -1,
+                        "httpOnly": False,
+                        "secure": False,
+                        "sameSite": "Lax",
+                    }
+                ],
+                "origins": [],
+            }
+        )
+    )
+    events = tmp_path / "events.jsonl"
+    out = curllm(
+        "--url",
+        f"{hostile.url}/echo-cookie",
+        "--session",
+        str(session),
+        "--events",
+        str(events),
+        tmp=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.result["data"]["page"]["title"] == "Cookie sid=***"  # the page did get it
+    assert secret not in out.stdout + out.stderr + events.read_text()
+    assert secret in session.read_text()  # the session file itself keeps it, of course

@@ -1,0 +1,203 @@
+"""Hostile input, part two, through the real CLI: plugins that hang or try to end curllm, secrets a
+model echoes, config values out of range and config files that are not files, bad arguments.
+
+Each case ends in a clear outcome within its limit (a recorded error, a message and exit 2), never a
+traceback, a hang or a silent exit. The network cases are in tests/browser/test_security.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ROOT / "tests" / "browser" / "tools"
+DATA_PLAN = json.dumps({"plan": [{"tool": "required_fields", "parameters": {"fields": ["name"]}}]})
+
+
+def curllm(*args: str, stdin: str | None = None, env: dict | None = None, tmp: Path, timeout: float = 120):
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("CURLLM_", "OPENAI_"))}
+    full.update(
+        {
+            "CURLLM_LOAD_PLUGINS": "",
+            "CURLLM_CACHE_DIR": str(tmp / "cache"),
+            "CURLLM_CONFIG": str(tmp / "no-config.toml"),
+            **(env or {}),
+        }
+    )
+    if full.get("CURLLM_CONFIG") == str(tmp / "no-config.toml"):
+        del full["CURLLM_CONFIG"]
+    started = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=timeout,
+    )
+    out.seconds = time.monotonic() - started
+    assert "Traceback" not in out.stderr + out.stdout, out.stderr
+    return out
+
+
+# --- plugins --------------------------------------------------------------------------------------
+
+PLUGINS = {
+    "hangs_on_import": "import time\ntime.sleep(3600)\n",
+    "exits_on_import": "raise SystemExit(0)\n",
+    "exits_in_hook": (
+        "from curllm_core import hookimpl\n\n@hookimpl\ndef curllm_register_tools(register):\n"
+        "    raise SystemExit(3)\n"
+    ),
+    "interrupts_in_hook": (
+        "from curllm_core import hookimpl\n\n@hookimpl\ndef curllm_register_tools(register):\n"
+        "    raise KeyboardInterrupt\n"
+    ),
+    "hangs_in_hook": (
+        "import time\nfrom curllm_core import hookimpl\n\n@hookimpl\ndef curllm_register_tools(register):\n"
+        "    time.sleep(3600)\n"
+    ),
+}
+
+
+@pytest.fixture
+def bad_plugins(tmp_path):
+    """A site directory (for PYTHONPATH) with one installed plugin per way of misbehaving."""
+    site = tmp_path / "site"
+    dist = site / "bad_plugins-1.0.dist-info"
+    dist.mkdir(parents=True)
+    lines = ["[curllm]"]
+    for name, code in PLUGINS.items():
+        (site / f"curllm_test_{name}.py").write_text(code)
+        lines.append(f"{name} = curllm_test_{name}")
+    (dist / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    return site
+
+
+def test_a_plugin_that_hangs_is_named_and_skipped(tmp_path, bad_plugins):
+    env = {
+        "PYTHONPATH": str(bad_plugins),
+        "CURLLM_PLUGIN_TIMEOUT": "4",
+        "CURLLM_LOAD_PLUGINS": "hangs_on_import",
+    }
+    out = curllm("plugins", "list", "--json", env=env, tmp=tmp_path, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "plugin 'hangs_on_import' is taking long" in out.stderr
+    [entry] = [p for p in json.loads(out.stdout) if p["name"] == "hangs_on_import"]
+    assert "did not finish within 4 s" in entry["error"]
+    assert out.seconds < 20
+
+
+def test_a_hook_that_hangs_is_skipped_and_the_run_goes_on(tmp_path, bad_plugins):
+    data = tmp_path / "in.json"
+    data.write_text(json.dumps({"products": [{"name": "a"}]}))
+    env = {
+        "PYTHONPATH": str(bad_plugins),
+        "CURLLM_PLUGIN_TIMEOUT": "3",
+        "CURLLM_LOAD_PLUGINS": "hangs_in_hook",
+    }
+    out = curllm(
+        "--plan", "-", "--input", str(data), "--format", "json", stdin=DATA_PLAN, env=env, tmp=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    assert "plugin hangs_in_hook: curllm_register_tools failed: did not finish within 3 s" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["--version"], ["run", "--help"], ["plugins", "list", "--no-load"], ["tools", "--help"]],
+)
+def test_escape_hatches_work_with_a_hanging_plugin_installed(tmp_path, bad_plugins, args):
+    # Every plugin may load (no CURLLM_LOAD_PLUGINS): these commands must not import any.
+    env = {"PYTHONPATH": str(bad_plugins)}
+    full = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")} | env
+    full["CURLLM_CACHE_DIR"] = str(tmp_path / "cache")
+    started = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=full, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert time.monotonic() - started < 15
+    if "--no-load" in args:
+        assert "hangs_on_import" in out.stdout and "curllm_test_hangs_on_import" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("exits_on_import", "failed to load: SystemExit(0): a plugin may not end curllm"),
+        ("exits_in_hook", "curllm_register_tools failed: SystemExit(3): a plugin may not end curllm"),
+        ("interrupts_in_hook", "curllm_register_tools failed: KeyboardInterrupt raised by the plugin itself"),
+    ],
+)
+def test_a_plugin_cannot_end_curllm(tmp_path, bad_plugins, name, words):
+    data = tmp_path / "in.json"
+    data.write_text(json.dumps({"products": [{"name": "a"}]}))
+    env = {"PYTHONPATH": str(bad_plugins), "CURLLM_LOAD_PLUGINS": name}
+    out = curllm(
+        "--plan", "-", "--input", str(data), "--format", "json", stdin=DATA_PLAN, env=env, tmp=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["ok"] is True
+    assert f"plugin {name}: {words}" in out.stderr
+
+
+# --- secrets a model echoes -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_llm():
+    sys.path.insert(0, str(ROOT / "tests" / "planner"))
+    from fake_llm import FakeLLM
+
+    server = FakeLLM().start()
+    yield server
+    server.stop()
+
+
+def test_a_key_a_model_echoes_is_scrubbed_from_everything_written(tmp_path, fake_llm):
+    key = "sk-CURLLMTESTKEY-echoed-by-the-model-0042"
+    fake_llm.script(
+        {
+            "plan": [
+                {
+                    "tool": "validation.price_range_check",
+                    "parameters": {"max": 100, "mode": "filter", "key": "products"},
+                    "description": f"keeps cheap products (request had Authorization: Bearer {key})",
+                }
+            ],
+            "expected_output": "products",
+        }
+    )
+    data = tmp_path / "in.json"
+    data.write_text(json.dumps({"products": [{"name": "a", "price": 99}, {"name": f"b {key}", "price": 50}]}))
+    events = tmp_path / "events.jsonl"
+    out = curllm(
+        "keep products under 100 zł",
+        "--input",
+        str(data),
+        "--model",
+        "openai/x",
+        "--format",
+        "json",
+        "--events",
+        str(events),
+        env={"CURLLM_API_BASE": fake_llm.base_url, "OPENAI_API_KEY": key, "CURLLM_LLM_TIMEOUT": "10"},
+        tmp=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    assert fake_llm.calls >= 1 and key in fake_llm.tokens  # the key went to the model, and only there
+    result = json.loads(out.stdout)
+    assert result["plan"]["planner"].startswith("llm:"), result["plan"]
+    assert "Bearer ***" in json.dumps(result["plan"]) and result["data"]["products"][1]["name"] == "b ***"
+    written = out.stdout + out.stderr + events.read_text()
+    cached = "".join(p.read_text() for p in (tmp_path / "cache").rglob("*.json"))
+    assert key not in written + cached
+    assert "Bearer ***" in events.read_text() and "Bearer ***" in cached  # scrubbed, not dropped
