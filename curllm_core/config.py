@@ -2,6 +2,8 @@
 
 Keys (all optional): model, locale, user_agent, viewport, proxy, timeout, load_images, concurrency,
 default_url, allow_domains, block_domains, block_private. Command-line options override them.
+Values are held to the command line's own limits (concurrency 1-64, timeout > 0, a valid viewport
+and domains); a file that is not a regular UTF-8 file of at most 1 MiB is refused with a message.
 """
 
 from __future__ import annotations
@@ -36,14 +38,71 @@ def config_path() -> Path:
     return Path(base) / "curllm" / "config.toml"
 
 
+MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; /dev/zero is not one
+MAX_CONCURRENCY = 64  # as the CLI's --concurrency
+
+
+def _check_value(key: str, value) -> str | None:
+    """Why ``value`` is out of range for ``key`` (the CLI's own limits), or None when it is fine."""
+    import math
+
+    if key == "concurrency" and not 1 <= value <= MAX_CONCURRENCY:
+        return f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {value}"
+    if key == "timeout" and not (0 < value < math.inf):
+        return f"timeout must be a number of seconds greater than 0, got {value}"
+    if key == "viewport":
+        from .browser import parse_viewport
+
+        try:
+            parse_viewport(value)
+        except ValueError as e:
+            return str(e)
+    if key in ("model", "locale", "user_agent", "proxy", "default_url", "viewport") and not value.strip():
+        return f"{key} is empty (leave the key out for the default)"
+    if key in ("allow_domains", "block_domains"):
+        from .policy import canonical_domain
+
+        for i, domain in enumerate(value):
+            try:
+                canonical_domain(domain, f"{key}[{i}]")
+            except UsageError as e:
+                return e.message
+    return None
+
+
+def _read(path: Path) -> str:
+    """The file's text: a regular file, at most MAX_CONFIG_BYTES, UTF-8; UsageError naming the problem."""
+    import stat
+
+    try:
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise UsageError(f"config file {path}: not a regular file (give a TOML file)")
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except IsADirectoryError:
+        raise UsageError(f"config file {path}: is a directory (give a TOML file)") from None
+    except OSError as e:
+        raise UsageError(f"config file {path}: cannot read: {e.strerror}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise UsageError(
+            f"config file {path}: larger than {MAX_CONFIG_BYTES // 1024} KiB; is it the right file?"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"config file {path}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+
+
 @cache
 def _load(path: Path, mtime: float) -> dict:
     import tomllib
 
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        doc = tomllib.loads(_read(path))
     except tomllib.TOMLDecodeError as e:
         raise UsageError(f"config file {path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise UsageError(f"config file {path}: not valid TOML: nested too deeply") from None
     problems = []
     for key, value in doc.items():
         if key not in KEYS:
@@ -52,6 +111,8 @@ def _load(path: Path, mtime: float) -> dict:
             problems.append(f"{key} has the wrong type ({type(value).__name__})")
         elif isinstance(value, list) and not all(isinstance(v, str) for v in value):
             problems.append(f"{key} must be a list of strings")
+        elif (why := _check_value(key, value)) is not None:
+            problems.append(why)
     if problems:
         raise UsageError(f"config file {path}: " + "; ".join(problems))
     return doc

@@ -201,3 +201,55 @@ def test_a_key_a_model_echoes_is_scrubbed_from_everything_written(tmp_path, fake
     cached = "".join(p.read_text() for p in (tmp_path / "cache").rglob("*.json"))
     assert key not in written + cached
     assert "Bearer ***" in events.read_text() and "Bearer ***" in cached  # scrubbed, not dropped
+
+
+# --- the config file ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("concurrency = 1000", "concurrency must be between 1 and 64, got 1000"),
+        ("concurrency = 0", "concurrency must be between 1 and 64, got 0"),
+        ("timeout = -5", "timeout must be a number of seconds greater than 0, got -5"),
+        ("timeout = 0", "timeout must be a number of seconds greater than 0"),
+        ("timeout = inf", "timeout must be a number of seconds greater than 0, got inf"),
+        ('viewport = "huge"', "viewport must look like 1280x800"),
+        ('block_domains = ["localhost:8080"]', "block_domains[0] 'localhost:8080' has a port"),
+        ('model = ""', "model is empty"),
+    ],
+)
+def test_config_values_out_of_range_exit_2(tmp_path, text, words):
+    config = tmp_path / "config.toml"
+    config.write_text(text + "\n")
+    for args in (["--plan", "-", "--input", "-"], ["batch", "-"]):
+        out = curllm(*args, stdin="{}", env={"CURLLM_CONFIG": str(config)}, tmp=tmp_path)
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert f"config file {config}" in out.stderr and words in out.stderr
+
+
+@pytest.mark.parametrize("kind", ["directory", "not-utf8", "endless", "huge"])
+def test_a_config_file_that_is_not_one_exits_2(tmp_path, kind):
+    if kind == "directory":
+        config, words = tmp_path / "confdir", "is a directory"
+        config.mkdir()
+    elif kind == "not-utf8":
+        config, words = tmp_path / "config.toml", "not UTF-8 text"
+        config.write_bytes(b'model = "caf\xe9"\n')
+    elif kind == "endless":
+        config, words = Path("/dev/zero"), "not a regular file"
+    else:
+        config, words = tmp_path / "config.toml", "larger than 1024 KiB"
+        config.write_text("# " + "x" * (2 * 1024 * 1024) + "\n")
+    out = curllm(
+        "--plan",
+        "-",
+        "--input",
+        "-",
+        stdin="{}",
+        env={"CURLLM_CONFIG": str(config)},
+        tmp=tmp_path,
+        timeout=30,
+    )
+    assert out.returncode == 2, out.stderr
+    assert words in out.stderr and out.stderr.startswith("curllm: error [BAD_USAGE]")
