@@ -271,13 +271,13 @@ def plugins() -> None:
 @click.option(
     "--no-load",
     is_flag=True,
-    help="Only list the installed entry points (name, version, module): import no plugin.",
+    help="Only the installed entry points (name, version, module, dist), importing nothing: for a plugin "
+    "whose import hangs or breaks curllm.",
 )
 def plugins_list(as_json: bool, no_load: bool) -> None:
     """Every plugin: the built-in one (builtin), each entry point of group curllm, each CURLLM_TOOLS_PATH
     directory; with its version and number of tools, or ERROR: <why> when it failed to load (those
-    are listed first). With --no-load, what is installed, without importing anything (for a plugin
-    whose import hangs or breaks curllm)."""
+    are listed first)."""
     from ..plugins import entry_points, load_registry
 
     if no_load:
