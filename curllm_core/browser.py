@@ -324,21 +324,22 @@ class Session:
         path = Path(self.options.session_file)
         try:
             state = await asyncio.wait_for(context.storage_state(), SAVE_SESSION_TIMEOUT_S)
-        except TimeoutError:
+        except Exception as e:  # timed out, or the page went away while it was asked
+            why = (
+                f"the page did not answer within {SAVE_SESSION_TIMEOUT_S:g} s"
+                if isinstance(e, TimeoutError)
+                else str(e).splitlines()[0]
+                if str(e).strip()
+                else type(e).__name__
+            )
             try:
+                # Cookies live in the browser's network service, not in the page: they still come.
                 cookies = await asyncio.wait_for(context.cookies(), SAVE_SESSION_TIMEOUT_S)
             except Exception:
-                log.warning("could not save the session to %s: the browser did not answer", path)
+                log.warning("could not save the session to %s: %s, and the browser did not answer", path, why)
                 return
             state = {"cookies": cookies, "origins": (self.loaded_state or {}).get("origins", [])}
-            log.warning(
-                "the page did not answer within %g s: saved its cookies to %s, not its local storage",
-                SAVE_SESSION_TIMEOUT_S,
-                path,
-            )
-        except Exception as e:
-            log.warning("could not save the session to %s: %s", path, str(e).splitlines()[0])
-            return
+            log.warning("%s: saved the cookies to %s, not the local storage", why, path)
         _remember_cookies(state)
         try:
             write_json_atomically(path, state)

@@ -70,6 +70,7 @@ def test_a_stuck_page_with_session_ends_near_the_timeout(browser_path, hostile, 
     assert result["errors"][0]["code"] == "TASK_TIMEOUT"
     # 4 s of task, then at most the session save's own limit (5 s) and the close: not forever.
     assert out.seconds < 25, out.seconds
+    assert session.exists(), out.stderr
     assert json.loads(session.read_text())["cookies"] == []  # the cookies were still saved
 
 
