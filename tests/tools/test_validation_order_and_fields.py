@@ -140,3 +140,15 @@ async def test_a_failed_order_is_a_failed_step(registry):
     )
     result = await execute(plan, registry, RunOptions(data={"products": [{"name": "x", "price": 1}]}))
     assert not result.ok and "no item has a field for 'rating'" in result.steps[0].error
+
+
+def test_dates_are_compared_as_instants():
+    items = [
+        {"title": "a", "date": "2013-08-26T10:57:08-07:00"},  # 17:57 UTC
+        {"title": "b", "date": "2013-08-26T16:00:00+00:00"},
+        {"title": "c", "date": "2013-08-26T18:30:00Z"},
+        {"title": "d", "date": "2013-08-25"},
+        {"title": "e", "date": "2 hours ago"},  # as shown: not comparable, after the dates
+    ]
+    got, _ = order_items(items, "date", "desc", None)
+    assert [i["title"] for i in got] == ["c", "a", "b", "d", "e"]

@@ -8,6 +8,7 @@ whatever the order; equal values keep their page order. Without ``by`` only the 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from ...errors import ToolError
@@ -28,7 +29,19 @@ def sort_value(value: Any) -> tuple[int, Any] | None:
     try:
         return (0, float(text.replace(",", ".").replace(" ", "")))
     except ValueError:
-        return (1, text.casefold())
+        pass
+    if len(text) >= 10 and text[4] == "-" and text[:4].isdigit():
+        # ISO 8601 dates and times, compared as instants: "…T10:57:08-07:00" is later than
+        # "…T16:00:00+00:00" although it sorts first as text. A time without a zone counts as UTC.
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            return (0, moment.timestamp())
+    return (1, text.casefold())
 
 
 def order_items(items: list, by: str | None, order: str | None, limit: int | None) -> tuple[list, dict]:
