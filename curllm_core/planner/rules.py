@@ -788,6 +788,7 @@ def plan_with_rules(
     steps = _action_steps(facts, page_tools, guards, out_key, ext, used)
     steps += _trigger_steps(eligible, {g.manifest.key for g in guards}, facts, out_key, data_only, used)
     steps += _example_steps(page_tools, facts, text, used)
+    steps += _example_checks(guards, text, out_key, used)
     steps += _place_count(steps, ext, guards, facts, out_key, used)
     steps += _pager_for_filtered_listing(steps, page_tools, ext, used)
     if not any(_is_pager(st.manifest) for st in steps):
@@ -1272,6 +1273,40 @@ def _example_steps(page_tools: list[Scored], facts: Facts, instruction: str, use
                     "the page may not need it",
                     (-2, 0, 0, 0),
                     optional=True,
+                )
+            )
+            break
+    return steps
+
+
+def _example_checks(guards: list[Scored], instruction: str, out_key: str, used: set[str]) -> list[_Step]:
+    """A validation tool whose example (with no values of its own) the instruction contains, with that
+    example's parameters: a plugin's ``{"instruction": "only products in stock", "parameters":
+    {"field": "availability"}}`` is planned for "only products in stock under 100 zł", as a built-in
+    check is for the words it understands."""
+    words = _tokens(instruction)
+    steps: list[_Step] = []
+    for s in guards:
+        m = s.manifest
+        if m.key in used:
+            continue
+        for params, tokens, ex_facts in _example_facts(m):
+            keyed = _keyed(m, dict(params), out_key)
+            if (
+                ex_facts.kinds()
+                or not params
+                or len(tokens) < 2
+                or not tokens <= words
+                or not _complete(m, keyed)
+            ):
+                continue
+            used.add(m.key)
+            steps.append(
+                _Step(
+                    m,
+                    keyed,
+                    f"the instruction contains its example {ex_facts.instruction!r}",
+                    (CATEGORY_ORDER["validation"], 0, 0, 0),
                 )
             )
             break

@@ -1080,3 +1080,36 @@ async def sort_items(
         assert "validation.sort_items" in steps, (instruction, planned.reasoning)
         assert "validation.order_items" not in steps
         assert steps["validation.sort_items"].parameters == {"by": "price", "order": order, "key": "products"}
+
+
+def test_a_plugin_check_is_planned_for_its_own_example(tmp_path, monkeypatch):
+    """A validation tool the facts cannot fill joins as its example, when the instruction says it."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    _manifest(
+        tools,
+        "in_stock",
+        category="validation",
+        sites=[],
+        produces=["products"],
+        params={
+            "field": {"type": "string"},
+            "key": {"type": "string", "default": "products"},
+        },
+        examples=[
+            {"instruction": "only products in stock", "parameters": {"field": "availability"}},
+            {"instruction": "tylko produkty dostępne od ręki", "parameters": {"field": "availability"}},
+        ],
+    )
+    monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
+    monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    from curllm_core.plugins import load_registry
+
+    registry = load_registry()
+    for instruction in ("only products in stock under 100 zł", "tylko produkty dostępne od ręki"):
+        steps = plan_with_rules(instruction, SHOP, registry).plan.steps
+        step = next(s for s in steps if s.tool == "validation.in_stock")
+        assert step.parameters["field"] == "availability", instruction
+    steps = plan_with_rules("products under 100 zł", SHOP, registry).plan.steps
+    assert "validation.in_stock" not in {s.tool for s in steps}
