@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,7 +39,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import PYTHON, ROOT, write_section  # noqa: E402
+from common import PYTHON, ROOT, record_run, write_section  # noqa: E402
 
 TARGET_RATIO = 1.3
 CONCURRENCY = (1, 2, 4)
@@ -97,6 +98,14 @@ def timed(args: list[str], env: dict) -> float:
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args[:4])}… failed ({done.returncode}):\n{done.stderr}")
     return seconds
+
+
+def timed_cpu(args: list[str], env: dict) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system of the process and the children it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = timed(args, env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def check_out(path: Path, count: int) -> None:
@@ -211,12 +220,15 @@ def form_scenario(rounds: int) -> None:
             ),
         }
         times: dict[str, list[float]] = {name: [] for name in contestants}
+        cpu: dict[str, list[float]] = {name: [] for name in contestants}
         for i in range(rounds):
             order = list(contestants)
             order = order[i % 3 :] + order[: i % 3]  # each starts a round in turn
             for name in order:
                 args, out = contestants[name]
-                times[name].append(timed(args, env))
+                wall, used = timed_cpu(args, env)
+                times[name].append(wall)
+                cpu[name].append(used)
                 check_out(out, FORM_TASKS)
             print(
                 f"round {i + 1}: "
@@ -227,6 +239,7 @@ def form_scenario(rounds: int) -> None:
     site.stop()
     load_after = os.getloadavg()[0]
     base = statistics.median(times["script"])
+    cpu_base = statistics.median(cpu["script"])
     rows = []
     for name, what in (
         ("form", f"`curllm batch -j {n}`, the instruction (with the form step)"),
@@ -236,10 +249,33 @@ def form_scenario(rounds: int) -> None:
         med = statistics.median(times[name])
         ratios = [a / b for a, b in zip(times[name], times["script"], strict=True)]
         target = f"≤ {TARGET_RATIO}x {'✓' if med / base <= TARGET_RATIO else '✗'}" if name == "form" else ""
+        used = statistics.median(cpu[name])
         rows.append(
             f"| {what} | {med:.2f} s | **{med / base:.2f}x** | "
-            f"{min(ratios):.2f}–{max(ratios):.2f}x | {target} |"
+            f"{min(ratios):.2f}–{max(ratios):.2f}x | {target} | {used:.1f} s, {used / cpu_base:.2f}x |"
         )
+    form_wall = statistics.median(times["form"]) / base
+    runs = record_run(
+        "batch_form",
+        {
+            "wall": round(form_wall, 2),
+            "cpu": round(statistics.median(cpu["form"]) / cpu_base, 2),
+            "no_form": round(statistics.median(times["no_form"]) / base, 2),
+            "rounds": [round(a / b, 2) for a, b in zip(times["form"], times["script"], strict=True)],
+        },
+    )
+    rows += [
+        "",
+        f"Every run of this benchmark (the last {len(runs)}; `bench/results/batch_form.runs.jsonl`):",
+        "",
+        "| run | load at the end | with the form: ratio of medians (CPU) | its rounds | without the form |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {r['at']} | {r['load']} | {r['wall']:.2f}x ({r['cpu']:.2f}x) | "
+            f"{', '.join(f'{x:.2f}' for x in r['rounds'])} | {r['no_form']:.2f}x |"
+            for r in runs
+        ),
+    ]
     write_section(
         "batch_form",
         "Batch with a filter form that does nothing",
@@ -251,10 +287,12 @@ def form_scenario(rounds: int) -> None:
             "`extract`, the price filter); a plan without the form step shows what the rest costs. "
             f"{rounds} rounds, each contestant starting a round in turn; wall time of the whole process, "
             f"Chromium launch included. Load average (1 min) at the start and the end: {load_before:.1f} / "
-            f"{load_after:.1f} (a shared 2-core machine: the per-round ratios show how much that moves).",
+            f"{load_after:.1f} (a shared 2-core machine: the per-round ratios show how much that moves). "
+            "CPU time: user + system of the process and the children it waited for (the Playwright "
+            "driver, the browser).",
             "",
-            "| contestant | median | ratio of medians | per-round ratios | target |",
-            "|---|---|---|---|---|",
+            "| contestant | median | ratio of medians | per-round ratios | target | CPU time (median), ratio |",
+            "|---|---|---|---|---|---|",
             *rows,
         ],
     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import PYTHON, ROOT, user_env, write_section
+from common import PYTHON, ROOT, record_run, user_env, write_section
 
 from curllm_core.browser_path import find_browser
 
@@ -53,15 +54,21 @@ def start_site():
     return start_site()
 
 
-def run_ms(args: list[str], env: dict) -> tuple[float, str]:
+def run_ms(args: list[str], env: dict) -> tuple[float, str, float]:
+    """Wall time (ms), stdout, and CPU time (ms, user + system) of the process and of the children it
+    waited for (the Playwright driver and, through it, the browser): the load of a shared machine
+    stretches wall time far more than CPU time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
     ms = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
     if done.returncode != 0:
         raise SystemExit(
             f"{' '.join(args[:4])}… failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr}"
         )
-    return ms, done.stdout
+    return ms, done.stdout, cpu
 
 
 def spread(values: list[float]) -> str:
@@ -75,7 +82,7 @@ def main() -> None:
     site = start_site()
     executable = find_browser()
     load_before = os.getloadavg()[0]
-    rows, notes = [], []
+    rows, notes, figures = [], [], {}
     with tempfile.TemporaryDirectory() as cache:
         env = user_env({"CURLLM_CACHE_DIR": cache, "CURLLM_LOAD_PLUGINS": "", "XDG_CONFIG_HOME": cache})
         for name, path, script, what in SCENARIOS:
@@ -83,27 +90,50 @@ def main() -> None:
             curllm = [PYTHON, "-m", "curllm_core", INSTRUCTION, "--url", url, "--format", "json"]
             hand = [PYTHON, str(HERE / script), url, executable]
             # one warm-up each (plan cache, OS file cache, Chromium's first start); same products
-            _, out = run_ms(curllm, env)
+            _, out, _ = run_ms(curllm, env)
             result = json.loads(out)
             names = sorted(p["name"] for p in result["data"]["products"])
-            _, out = run_ms(hand, env)
+            _, out, _ = run_ms(hand, env)
             assert names == sorted(p["name"] for p in json.loads(out)), (names, out)
-            ours, theirs, ratios = [], [], []
+            ours, theirs, ratios, cpu_ours, cpu_theirs = [], [], [], [], []
             for i in range(args.rounds):
-                pair = [(hand, theirs), (curllm, ours)]
-                for command, times in pair if i % 2 else reversed(pair):
-                    times.append(run_ms(command, env)[0])
+                pair = [(hand, theirs, cpu_theirs), (curllm, ours, cpu_ours)]
+                for command, times, cpus in pair if i % 2 else reversed(pair):
+                    ms, _, cpu = run_ms(command, env)
+                    times.append(ms)
+                    cpus.append(cpu)
                 ratios.append(ours[-1] / theirs[-1])
             a, b = statistics.median(ours), statistics.median(theirs)
+            ca, cb = statistics.median(cpu_ours), statistics.median(cpu_theirs)
             ok = "✓" if a / b <= TARGET else "✗"
             rows.append(
-                f"| {what} | {b:.0f} ms | {a:.0f} ms | **{a / b:.2f}x** | {spread(ratios)} | ≤ {TARGET}x {ok} |"
+                f"| {what} | {b:.0f} ms | {a:.0f} ms | **{a / b:.2f}x** | {spread(ratios)} | ≤ {TARGET}x {ok} "
+                f"| {cb:.0f} / {ca:.0f} ms, {ca / cb:.2f}x |"
             )
+            figures[name] = {"wall": round(a / b, 2), "cpu": round(ca / cb, 2)}
             steps = ", ".join(f"{s['tool']} {s['duration_ms']} ms" for s in result["steps"])
             notes.append(f"- {name}: {len(names)} products; the warm-up run's steps: {steps}.")
             print(rows[-1], flush=True)
     site.stop()
     load_after = os.getloadavg()[0]
+    runs = record_run("e2e", figures)
+    history = [
+        "",
+        f"Every run of this benchmark (the last {len(runs)}; `bench/results/e2e.runs.jsonl`): ratio of the "
+        "medians, wall time (CPU time), with the load average at the end of the run.",
+        "",
+        "| run | load | " + " | ".join(what for name, _, _, what in SCENARIOS) + " |",
+        "|---|---|" + "---|" * len(SCENARIOS),
+        *(
+            f"| {run['at']} | {run['load']} | "
+            + " | ".join(
+                f"{run[name]['wall']:.2f}x ({run[name]['cpu']:.2f}x)" if name in run else ""
+                for name, *_ in SCENARIOS
+            )
+            + " |"
+            for run in runs
+        ),
+    ]
     write_section(
         "e2e",
         "One task end to end",
@@ -113,13 +143,17 @@ def main() -> None:
             "script for the listing whose filter does nothing skips the form and runs products_generic's "
             "`extract` on the page (bench/handwritten_listing.py); curllm fills the form, submits it and "
             "must notice that nothing happened. Load average (1 min) at the start and the end: "
-            f"{load_before:.1f} / {load_after:.1f} (a shared 2-core machine).",
+            f"{load_before:.1f} / {load_after:.1f} (a shared 2-core machine: the per-round ratios show how "
+            "much that moves the wall times). CPU time is user + system of the process and the children it "
+            "waited for (the Playwright driver, the browser), medians.",
             "",
-            "| page | hand-written script | curllm | ratio of medians | per-round ratios | target |",
-            "|---|---|---|---|---|---|",
+            "| page | hand-written script | curllm | ratio of medians | per-round ratios | target "
+            "| CPU time: script / curllm |",
+            "|---|---|---|---|---|---|---|",
             *rows,
             "",
             *notes,
+            *history,
         ],
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import statistics
@@ -56,3 +57,15 @@ def write_section(name: str, title: str, lines: list[str]) -> Path:
     path.write_text(f"## {title}\n\n_{stamp}; {machine()}_\n\n" + "\n".join(lines) + "\n")
     print(path.read_text())
     return path
+
+
+def record_run(name: str, doc: dict, keep: int = 12) -> list[dict]:
+    """Append one run's figures to ``results/<name>.runs.jsonl`` and return the last ``keep`` runs: on a
+    shared machine one run says little, the spread over runs at different moments says more."""
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.runs.jsonl"
+    entry = {"at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"), "load": round(os.getloadavg()[0], 1), **doc}
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    runs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return runs[-keep:]
