@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .registry import cache_dir
+from .files import cache_dir
 
 KINDS = ("plans", "manifests")
 DESCRIPTIONS = {

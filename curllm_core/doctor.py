@@ -385,7 +385,7 @@ def _config() -> tuple[dict, Finding]:
 
 def _cache() -> Finding:
     from .caches import describe, human_size
-    from .registry import cache_dir
+    from .files import cache_dir
 
     directory = cache_dir()
     infos = describe()

@@ -1,7 +1,7 @@
 """Step events: ``{"type": init|url_start|step|url_complete|complete|error, "data": {...}}``.
 
-An `EventBus` fans every event out to its sinks: a JSONL writer (``--events FILE|-``), a live
-terminal view on stderr, a Python callback, or an async queue. Events carry previews, never page
+An `EventBus` fans every event out to its sinks: a JSONL writer (``--events FILE|-``), a Python
+callback, or an async queue (the CLI adds its live terminal view, `curllm_core.cli.sinks`). Events carry previews, never page
 HTML, and sinks do constant, small work per event so that they never slow the steps down.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import IO, Any
@@ -17,6 +17,8 @@ from typing import IO, Any
 EVENT_TYPES = ("init", "url_start", "step", "url_complete", "complete", "error")
 PREVIEW_CHARS = 400
 PREVIEW_ITEMS = 3
+
+log = logging.getLogger("curllm.events")
 
 
 def events_schema() -> dict:
@@ -87,7 +89,7 @@ class EventBus:
                 sink(event)
             except Exception as e:  # a broken sink (closed pipe, user callback bug) must not stop the task
                 self.sinks.remove(sink)
-                print(f"curllm: event sink {sink!r} disabled: {type(e).__name__}: {e}", file=sys.stderr)
+                log.warning("event sink %r disabled: %s: %s", sink, type(e).__name__, e)
         return event
 
     def step(
@@ -150,26 +152,3 @@ class QueueSink:
 
     def __call__(self, event: dict) -> None:
         self.queue.put_nowait(event)
-
-
-class TerminalSink:
-    """A live one-line-per-step view on stderr (rich), for people watching a TTY."""
-
-    ICONS = {"running": "…", "completed": "✓", "failed": "✗"}
-
-    def __init__(self):
-        from rich.console import Console
-
-        self.console = Console(stderr=True, highlight=False)
-
-    def __call__(self, event: dict) -> None:
-        data, kind = event["data"], event["type"]
-        if kind == "step" and data["status"] != "running":
-            icon = self.ICONS.get(data["status"], "·")
-            style = "green" if data["status"] == "completed" else "red"
-            ms = f" [dim]{data['duration_ms']} ms[/dim]" if data.get("duration_ms") is not None else ""
-            self.console.print(f"[{style}]{icon}[/{style}] {data['message']}{ms}")
-        elif kind == "url_complete":
-            self.console.print(f"[dim]· opened {data.get('url')} ({data.get('duration_ms')} ms)[/dim]")
-        elif kind == "error":
-            self.console.print(f"[red]✗ {data.get('message')}[/red]")

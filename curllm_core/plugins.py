@@ -23,7 +23,8 @@ from typing import Any
 import pluggy
 
 from . import builtin, hookspecs
-from .registry import ManifestCache, PluginInfo, Registry, cache_dir
+from .files import cache_dir
+from .registry import ManifestCache, PluginInfo, Registry
 
 GROUP = "curllm"
 log = logging.getLogger("curllm.plugins")

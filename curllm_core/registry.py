@@ -14,22 +14,15 @@ import difflib
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from .errors import ManifestError, Problem, ToolNotFound
+from .files import write_json_atomic
 from .manifest import Manifest, check_manifest, manifest_schema, read_manifest
 from .version import __version__
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("CURLLM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "curllm"
-    )
-    return Path(base)
 
 
 class ManifestCache:
@@ -73,11 +66,7 @@ class ManifestCache:
         if not (self.dirty and self.path):
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".manifests-")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"stamp": self.stamp, "entries": self.entries}, f)
-            os.replace(tmp, self.path)
+            write_json_atomic(self.path, {"stamp": self.stamp, "entries": self.entries}, prefix=".manifests-")
         except OSError:
             pass  # a read-only home only costs speed: the cache is an optimisation
         self.dirty = False

@@ -235,7 +235,7 @@ _code_cache: dict | None = None
 
 
 def _code_tools_file() -> Path:
-    from .registry import cache_dir
+    from .files import cache_dir
 
     return cache_dir() / "code_tools.json"
 
@@ -269,18 +269,11 @@ def _code_tools_cache() -> dict:
 
 
 def _save_code_tool(key: str, doc: dict) -> None:
-    import json
-    import os
-    import tempfile
+    from .files import write_json_atomic
 
     cache = _code_tools_cache()
     cache[key] = doc
-    path = _code_tools_file()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".code-tools-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(cache, f)
-        os.replace(tmp, path)
+        write_json_atomic(_code_tools_file(), cache, prefix=".code-tools-")
     except OSError:
         pass  # a read-only cache only costs speed

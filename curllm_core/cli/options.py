@@ -209,13 +209,40 @@ def read_json_arg(value: str, what: str) -> Any:
         ) from None
 
 
+class _Formatter(logging.Formatter):
+    """``curllm: warning: ...`` for warnings (as every warning the CLI shows), ``curllm: ...`` else."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        return f"curllm: warning: {text}" if record.levelno == logging.WARNING else f"curllm: {text}"
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a record comes (a test runner swaps it per call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(_Formatter("%(message)s"))
+
+    @property  # type: ignore[override]
+    def stream(self):  # noqa: D102
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
 def configure_logging(verbose: int) -> None:
-    """Log records on stderr as ``curllm: ...``: warnings by default, -v info, -vv debug."""
-    logging.basicConfig(
-        level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
-        format="curllm: %(message)s",
-        stream=sys.stderr,
-    )
+    """Log records on stderr as ``curllm: ...``: warnings by default, -v info, -vv debug.
+
+    The library only logs (planner fallbacks, a dropped event sink, ...): this is where they are shown.
+    """
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if isinstance(h, _StderrHandler)]:
+        root.removeHandler(handler)  # one per process, however many commands ran in it
+    root.addHandler(_StderrHandler())
+    root.setLevel(logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
 
 
 def report_registry_problems(registry: Registry) -> None:

@@ -26,8 +26,6 @@ def open_events(events_to: str) -> JsonlSink:
 
 def event_bus(events_to: str | None, verbose: int) -> tuple[EventBus, list[Callable[[], None]]]:
     """The bus of one ``run``: ``--events`` and, on a terminal or with -v, the live view."""
-    from ..events import TerminalSink
-
     bus, closers = EventBus(), []
     if events_to:
         sink = open_events(events_to)
@@ -50,3 +48,26 @@ def emit(text: str, output_file: str | None) -> None:
             raise UsageError(f"-o {output_file}: cannot write: {e.strerror}") from None
     else:
         click.echo(text, nl=False)
+
+
+class TerminalSink:
+    """A live one-line-per-step view on stderr (rich), for people watching a TTY."""
+
+    ICONS = {"running": "…", "completed": "✓", "failed": "✗"}
+
+    def __init__(self):
+        from rich.console import Console
+
+        self.console = Console(stderr=True, highlight=False)
+
+    def __call__(self, event: dict) -> None:
+        data, kind = event["data"], event["type"]
+        if kind == "step" and data["status"] != "running":
+            icon = self.ICONS.get(data["status"], "·")
+            style = "green" if data["status"] == "completed" else "red"
+            ms = f" [dim]{data['duration_ms']} ms[/dim]" if data.get("duration_ms") is not None else ""
+            self.console.print(f"[{style}]{icon}[/{style}] {data['message']}{ms}")
+        elif kind == "url_complete":
+            self.console.print(f"[dim]· opened {data.get('url')} ({data.get('duration_ms')} ms)[/dim]")
+        elif kind == "error":
+            self.console.print(f"[red]✗ {data.get('message')}[/red]")

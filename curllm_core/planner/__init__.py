@@ -13,7 +13,7 @@ plans (`llm`) from the rule planner's draft and the top-ranked tools; its plan i
 from __future__ import annotations
 
 import inspect
-import sys
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -31,9 +31,13 @@ __all__ = ["Planned", "plan_task", "resolve_start_url", "rank_tools", "plan_with
 PageSummary = dict | str | Callable[[], Awaitable[dict | str | None]] | None
 
 
+log = logging.getLogger("curllm.planner")
+
+
 def warn(message: str) -> None:
-    """One ``curllm: warning: ...`` line on stderr (planner fallbacks; never a traceback)."""
-    print(f"curllm: warning: {message}", file=sys.stderr, flush=True)
+    """A planner fallback as a warning log record (the CLI shows it as one ``curllm: warning: ...``
+    line on stderr; never a traceback)."""
+    log.warning("%s", message)
 
 
 async def plan_task(

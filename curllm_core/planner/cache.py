@@ -12,14 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from ..registry import cache_dir
+from ..files import cache_dir, write_json_atomic
 
 log = logging.getLogger("curllm.planner")
 VERSION = 1
@@ -98,15 +96,7 @@ def store(
     doc = scrub_data(doc)  # a model may have echoed a key into a description: never persisted
     directory = plans_dir()
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".plan-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(doc, f, ensure_ascii=False, indent=1)
-            os.replace(tmp, directory / f"{key}.json")
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        write_json_atomic(directory / f"{key}.json", doc, prefix=".plan-", indent=1)
     except OSError as e:
         # A read-only or full cache directory costs a model call next time, nothing more.
         log.warning("could not write the plan cache in %s: %s", directory, e)
