@@ -84,29 +84,24 @@ def _output_validator(manifest: Manifest):
 OVERRUN_GRACE_MS = 250
 
 
-class Execution:
-    """The state of one run of one plan."""
+class TaskPage:
+    """The page of one task: a browser session (a context and its page) opened once at the start URL.
 
-    def __init__(
-        self, plan: Plan, registry: Registry, options: RunOptions, events: EventBus, browser: Browser | None
-    ):
-        self.plan, self.registry, self.options, self.events = plan, registry, options, events
+    It exists before the plan does, so that a model can be shown the page the steps then use (no
+    second navigation), and the browser can start while the rules plan (`warm_up`). The `Execution`
+    takes it over and closes it. ``browser`` is shared when given; else one is started on demand and
+    closed with the page.
+    """
+
+    def __init__(self, options: RunOptions, events: EventBus, browser: Browser | None = None):
+        self.options, self.events = options, events
         self.browser = browser
         self.owns_browser = browser is None
         self.session: Session | None = None
         self.opened = False  # the start URL is loaded in the session's page
-        self.warm_up: asyncio.Task | None = None  # a browser launch started early (see api.arun)
-        self.open_error: Exception | None = None  # opening the page failed before the step's first attempt
-        self.data: dict = dict(options.data)
-        self.outputs: dict[str, dict] = {}
-        self.steps: list[StepResult] = []
-        self.errors: list[dict] = []
-        self.timings: dict[str, int] = {"browser_ms": 0, "navigation_ms": 0, "steps_ms": 0}
-        #: Called after a failed step with (execution, index of the step); returns a revised plan (the
-        #: steps run so far, then new ones) or None to stop. Set by ``arun`` when a model may re-plan.
-        self.replan: Callable[[Execution, int], Awaitable[Plan | None]] | None = None
-
-    # --- the page ------------------------------------------------------------------------------
+        self.warming: asyncio.Task | None = None  # a browser launch started early (`warm_up`)
+        #: What getting the page cost, before and during the run (the task's timings start here).
+        self.timings: dict[str, int] = {"browser_ms": 0, "navigation_ms": 0}
 
     @property
     def page(self):
@@ -116,8 +111,26 @@ class Execution:
     def url(self) -> str | None:
         return self.page.url if self.page is not None and self.page.url != "about:blank" else self.options.url
 
-    async def ensure_page(self) -> None:
-        """Start the browser and open the start URL, before the first step that needs a page.
+    async def warm_up(self) -> None:
+        """Start launching the browser in a task and return at once (a failed launch is reported by
+        the first step that needs a page, not here)."""
+        if self.browser is None:
+            self.browser = Browser(headless=self.options.browser.headless)
+        elif self.browser.started:
+            return
+        browser = self.browser
+
+        async def launch() -> None:
+            try:
+                await browser.start()
+            except Exception as e:  # reported where a page is needed (BrowserNotFound before any step)
+                log.debug("browser warm-up failed: %s", e)
+
+        self.warming = asyncio.create_task(launch())
+        await asyncio.sleep(0)  # the task imports Playwright and spawns its driver, then waits
+
+    async def open(self) -> None:
+        """Start the browser and open the start URL (once; a no-op when it is open).
 
         One attempt per call: a failed opening raises, and the step's own retries try again.
         """
@@ -159,6 +172,72 @@ class Execution:
                 "title": await _page_title(self.page),
             },
         )
+
+    async def close(self) -> None:
+        if self.warming is not None:
+            await self.warming  # never raises: a failed launch is reported where a page is needed
+        if self.session is not None:
+            await self.session.close()
+        if self.owns_browser and self.browser is not None:
+            await self.browser.close()
+
+
+#: Called after a failed step with (execution, index of the step); returns a revised plan (the steps
+#: run so far, then new ones) or None to stop.
+Replan = Callable[["Execution", int], Awaitable[Plan | None]]
+
+
+class Execution:
+    """The state of one run of one plan.
+
+    ``page`` is the task's `TaskPage` when one was made before the plan (see `Runner.prepare`), else
+    one is made on ``browser`` (shared when given). ``replan``, when given, may replace the rest of
+    the plan after a failed step (a model re-planning).
+    """
+
+    def __init__(
+        self,
+        plan: Plan,
+        registry: Registry,
+        options: RunOptions,
+        events: EventBus,
+        browser: Browser | None = None,
+        *,
+        page: TaskPage | None = None,
+        replan: Replan | None = None,
+    ):
+        self.plan, self.registry, self.options, self.events = plan, registry, options, events
+        self.task_page = page if page is not None else TaskPage(options, events, browser)
+        self.replan = replan
+        self.open_error: Exception | None = None  # opening the page failed before the step's first attempt
+        self.data: dict = dict(options.data)
+        self.outputs: dict[str, dict] = {}
+        self.steps: list[StepResult] = []
+        self.errors: list[dict] = []
+        self.timings: dict[str, int] = self.task_page.timings
+        self.timings["steps_ms"] = 0
+
+    # --- the page ------------------------------------------------------------------------------
+
+    @property
+    def session(self) -> Session | None:
+        return self.task_page.session
+
+    @property
+    def page(self):
+        return self.task_page.page
+
+    @property
+    def opened(self) -> bool:
+        return self.task_page.opened
+
+    @property
+    def url(self) -> str | None:
+        return self.task_page.url
+
+    async def ensure_page(self) -> None:
+        """Start the browser and open the start URL, before the first step that needs a page."""
+        await self.task_page.open()
 
     # --- one tool call -------------------------------------------------------------------------
 
@@ -603,12 +682,7 @@ class Execution:
         )
 
     async def close(self) -> None:
-        if self.warm_up is not None:
-            await self.warm_up  # never raises: a failed launch is reported where a page is needed
-        if self.session is not None:
-            await self.session.close()
-        if self.owns_browser and self.browser is not None:
-            await self.browser.close()
+        await self.task_page.close()
 
 
 def _summary(output: dict | None) -> str:

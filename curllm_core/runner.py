@@ -50,7 +50,7 @@ from urllib.parse import urlsplit
 from .browser import Browser
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
 from .events import EventBus, preview
-from .executor import Execution, RunOptions
+from .executor import Execution, RunOptions, TaskPage
 from .plan import Plan, check_plan
 from .registry import Registry
 from .result import Result, error_entry
@@ -103,7 +103,8 @@ class Prepared:
     usage: dict | None
     plan_ms: int | None  # None for a given plan
     events: EventBus
-    execution: Execution
+    options: RunOptions  # the start URL and initial data filled in
+    page: TaskPage  # the task's page, maybe already opened (a model was shown it)
     started: float = field(default_factory=time.perf_counter)
 
     @property
@@ -113,7 +114,7 @@ class Prepared:
 
     async def close(self) -> None:
         """Release what preparing started (a warming browser, an opened page) without running."""
-        await self.execution.close()
+        await self.page.close()
 
 
 def resolve_model(explicit: str | None) -> str | None:
@@ -232,7 +233,9 @@ class Runner:
         url = self.start_url(spec)
         data = dict(spec.data or {})
         options = replace(spec.options, url=url, data=data)
-        execution = Execution(Plan(steps=[]), self.registry, options, bus, self.browser)
+        # The page exists before the plan so that a model can be shown the page it will work on:
+        # the page opened for the summary is the one the steps then use (no second navigation).
+        page = TaskPage(options, bus, self.browser)
         if spec.plan is not None:
             plan = spec.plan if isinstance(spec.plan, Plan) else self.check(spec.plan, set(data))
             if spec.fields or spec.limit is not None:
@@ -254,8 +257,7 @@ class Runner:
                 from .browser_path import find_browser
 
                 find_browser()  # as for an instruction: BrowserNotFound before any step runs
-            execution.plan = plan
-            prepared = Prepared(spec, plan, url, plan.planner or "given", [], None, None, bus, execution)
+            prepared = Prepared(spec, plan, url, plan.planner or "given", [], None, None, bus, options, page)
             decision_event(bus, plan, [], url)
             return prepared
         instruction = (spec.instruction or "").strip()
@@ -270,22 +272,19 @@ class Runner:
             },
         )
         started = time.perf_counter()
-        # The execution exists before the plan so that a model can be shown the page it will work on:
-        # the page opened for the summary is the one the steps then use (no second navigation).
         if url and not spec.model:
-            await self._warm_up(execution)
+            await self._warm_up(page)
         try:
-            planned = await self._plan(spec, instruction, url, data, bus, execution)
-            if planned.plan.needs_page and self.browser is None and execution.session is None:
+            planned = await self._plan(spec, instruction, url, data, bus, page)
+            if planned.plan.needs_page and self.browser is None and page.session is None:
                 from .browser_path import find_browser
 
                 find_browser()  # BrowserNotFound (bad set-up, exit 2) before any step runs
         except BaseException:
-            await execution.close()
+            await page.close()
             raise
         plan_ms = _ms(started)
         decision_event(bus, planned.plan, planned.reasoning, url, planned.source)
-        execution.plan = planned.plan
         return Prepared(
             spec,
             planned.plan,
@@ -295,7 +294,8 @@ class Runner:
             planned.usage,
             plan_ms,
             bus,
-            execution,
+            options,
+            page,
             started,
         )
 
@@ -342,7 +342,7 @@ class Runner:
         url: str | None,
         data: dict,
         bus: EventBus,
-        execution: Execution,
+        page: TaskPage,
     ) -> Planned:
         """Plan under the task's time limit; concurrent identical tasks share one planning."""
         from .planner import plan_task
@@ -362,7 +362,7 @@ class Runner:
         # A planning that failed fails alike for its twins; only a cancelled one (a stopped batch) is redone.
         first = planning is None or planning.cancelled()
         if first:
-            summary = _page_summary(execution) if spec.model and url else None
+            summary = _page_summary(page) if spec.model and url else None
             planning = asyncio.create_task(
                 plan_task(
                     instruction,
@@ -396,27 +396,14 @@ class Runner:
             )
         return planned
 
-    async def _warm_up(self, execution: Execution) -> None:
+    async def _warm_up(self, page: TaskPage) -> None:
         """Start the browser while the rules plan: Chromium boots in its own process meanwhile.
 
         The launch goes on in a task; the planner's slowest part, importing the plan checker, runs
-        after the task has reached its first wait. If the plan needs no page, closing the execution
-        closes an owned browser again; a launch that fails is reported by the first step that needs it.
+        after the task has reached its first wait. If the plan needs no page, closing the page closes
+        an owned browser again; a launch that fails is reported by the first step that needs it.
         """
-        if execution.browser is None:
-            execution.browser = Browser(headless=execution.options.browser.headless)
-        elif execution.browser.started:
-            return
-        browser = execution.browser
-
-        async def launch() -> None:
-            try:
-                await browser.start()
-            except Exception as e:  # reported where a page is needed (BrowserNotFound before any step)
-                log.debug("browser warm-up failed: %s", e)
-
-        execution.warm_up = asyncio.create_task(launch())
-        await asyncio.sleep(0)  # the task imports Playwright and spawns its driver, then waits
+        await page.warm_up()
         import jsonschema  # noqa: F401 - the checker's import overlaps the driver's start
 
         await asyncio.sleep(0)  # let the launch request go out before planning continues
@@ -435,12 +422,12 @@ class Runner:
 
     async def execute(self, prepared: Prepared) -> Result:
         """Run a prepared task (re-planning after a failed step when a model planned it)."""
-        spec, execution, bus = prepared.spec, prepared.execution, prepared.events
+        spec, options, bus = prepared.spec, prepared.options, prepared.events
         timeout = spec.options.timeout_s
         if timeout is not None and prepared.plan_ms is not None:
             # The task's limit covers its planning: the steps get what is left.
             left = max(0.1, timeout - (time.perf_counter() - prepared.started))
-            execution.options = replace(execution.options, timeout_s=left)
+            options = replace(options, timeout_s=left)
         replanner = None
         max_replans = spec.max_replans
         # Re-planning needs a model that answered: after a failed (fallen-back) planning it would fail again.
@@ -451,7 +438,9 @@ class Runner:
             and not prepared.source.startswith("rules")
         ):
             replanner = Replanner(spec.instruction or "", spec.model, self.registry, bus, max_replans)
-            execution.replan = replanner
+        execution = Execution(
+            prepared.plan, self.registry, options, bus, page=prepared.page, replan=replanner
+        )
         result = await execution.run()
         if prepared.plan_ms is not None:
             result.timings["plan_ms"] = prepared.plan_ms
@@ -496,15 +485,15 @@ def _plan_doc_url(doc: Any) -> str | None:
     return url if isinstance(url, str) and url else None
 
 
-def _page_summary(execution: Execution) -> Callable[[], Awaitable[dict | None]]:
-    """Open the start page (once, in the execution's session) and summarise it for the model."""
+def _page_summary(page: TaskPage) -> Callable[[], Awaitable[dict | None]]:
+    """Open the start page (once, in the task's session) and summarise it for the model."""
 
     async def summarize() -> dict | None:
         from .planner.llm import summarize_page
 
         try:
-            await execution.ensure_page()
-            return await summarize_page(execution.page)
+            await page.open()
+            return await summarize_page(page.page)
         except Exception as e:  # only a hint for the model: planning goes on without it
             log.debug("no page summary for the planner: %s", e)
             return None
