@@ -179,6 +179,7 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
                 Problem(f"trigger is not a valid regular expression: {e}", f"/triggers/{i}", source)
             )
     problems += detect_problems(doc.get("detect", []), source)
+    problems += layout_problems(doc.get("selectors", {}).get("layouts", []), source)
     if problems:
         return problems
     params = Draft202012Validator(normalize_parameters(doc["parameters"]))
@@ -191,6 +192,58 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
                     source,
                 )
             )
+    return problems
+
+
+def layout_problems(layouts: list[dict], source: str = "") -> list[Problem]:
+    """What the schema cannot see in ``selectors.layouts`` (its shape is checked by the schema's
+    ``$defs``): CSS selectors that do not parse, regular expressions that do not compile, required
+    fields the layout does not define."""
+    from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
+    probe = LexborHTMLParser("<p></p>")
+    problems: list[Problem] = []
+
+    def css(selector: str, where: str) -> None:
+        try:
+            probe.css(selector)
+        except SelectolaxError:
+            problems.append(Problem(f"not a valid CSS selector: {selector!r}", where, source))
+
+    for i, layout in enumerate(layouts):
+        at = f"/selectors/layouts/{i}"
+        for key in ("item", "exclude"):
+            if key in layout:
+                css(layout[key], f"{at}/{key}")
+        fields = layout.get("fields", {})
+        for name, field in fields.items():
+            alternatives = field if isinstance(field, list) else [field]
+            for j, spec in enumerate(alternatives):
+                where = f"{at}/fields/{name}" + (f"/{j}" if isinstance(field, list) else "")
+                if isinstance(spec, str):
+                    css(spec, where)
+                    continue
+                selectors = spec.get("css", [])
+                for k, selector in enumerate([selectors] if isinstance(selectors, str) else selectors):
+                    css(selector, f"{where}/css" + ("" if isinstance(selectors, str) else f"/{k}"))
+                if "self" in spec:
+                    css(spec["self"], f"{where}/self")
+                if "regex" in spec:
+                    try:
+                        re.compile(spec["regex"])
+                    except re.error as e:
+                        problems.append(
+                            Problem(f"not a valid regular expression: {e}", f"{where}/regex", source)
+                        )
+        for j, name in enumerate(layout.get("require", [])):
+            if name not in fields:
+                problems.append(
+                    Problem(
+                        f"requires field {name!r}, which the layout does not define",
+                        f"{at}/require/{j}",
+                        source,
+                    )
+                )
     return problems
 
 

@@ -129,3 +129,55 @@ def test_broken_json_names_line_and_column(tmp_path):
 def test_x_fields_are_kept():
     m = Manifest.from_dict(good_doc(**{"x-author": "me"}))
     assert m.to_dict()["x-author"] == "me"
+
+
+def _layouts(**layout) -> dict:
+    base = {"item": "div.row", "fields": {"name": "h2", "price": {"css": ".price", "type": "price"}}}
+    return {"selectors": {"layouts": [{**base, **layout}]}}
+
+
+@pytest.mark.parametrize(
+    "overrides, pointer, words",
+    [
+        (
+            _layouts(fields={"price": {"css": ".p", "type": "prize"}}),
+            "/selectors/layouts/0/fields/price/type",
+            "is not one of",
+        ),
+        (_layouts(colour="red"), "/selectors/layouts/0", "unknown field(s) 'colour'"),
+        (_layouts(item=""), "/selectors/layouts/0/item", "should be non-empty"),
+        (_layouts(item="div[["), "/selectors/layouts/0/item", "not a valid CSS selector"),
+        (
+            _layouts(fields={"name": [{"css": ["h2", "a[["]}]}),
+            "/selectors/layouts/0/fields/name/0/css/1",
+            "not a valid CSS",
+        ),
+        (
+            _layouts(fields={"name": {"regex": "(x"}}),
+            "/selectors/layouts/0/fields/name/regex",
+            "regular expression",
+        ),
+        (
+            _layouts(fields={"name": {"from": "previous"}}),
+            "/selectors/layouts/0/fields/name/from",
+            "is not one of",
+        ),
+        (_layouts(require=["title"]), "/selectors/layouts/0/require/0", "does not define"),
+        ({"selectors": {"layouts": []}}, "/selectors/layouts", "should be non-empty"),
+        ({"selectors": {"origin": "news.example"}}, "/selectors/origin", "does not match"),
+    ],
+)
+def test_selectors_layouts_are_checked_like_the_rest(overrides, pointer, words):
+    problems = check_manifest(good_doc(**overrides), source="x.json")
+    assert any(p.pointer == pointer and words in p.message for p in problems), [str(p) for p in problems]
+
+
+def test_other_selectors_keys_are_the_tools_own():
+    doc = good_doc(
+        selectors={
+            "item": ["article"],
+            "sponsored_text": "^Ad$",
+            "layouts": _layouts()["selectors"]["layouts"],
+        }
+    )
+    assert check_manifest(doc) == []
