@@ -478,7 +478,8 @@ class Execution:
 
     def page_tools(self, manifest: Manifest, params: dict) -> bool:
         """Whether any tool declares markup for what this step extracts (no browser call otherwise)."""
-        inner = self.registry.get(params["extract"]) if isinstance(params.get("extract"), str) else manifest
+        tool = manifest.parameter_for("tool")
+        inner = self.registry.get(params[tool]) if tool and isinstance(params.get(tool), str) else manifest
         if inner is None or inner.category != "extraction":
             return False
         return any(m.key != inner.key for m in markup.candidates(self.registry, list(inner.produces)))
@@ -492,7 +493,8 @@ class Execution:
         _, produces = step_io(manifest, params, self.registry)
         if not markup.empty(result.result, produces) or self.page is None:
             return manifest, params, result
-        tried = {params["extract"] if isinstance(params.get("extract"), str) else manifest.key}
+        tool = manifest.parameter_for("tool")
+        tried = {params[tool] if tool and isinstance(params.get(tool), str) else manifest.key}
         best = result
         for alt in await markup.alternatives(self.page, self.registry, manifest, params, tried):
             self.record(result)  # the empty one, or an alternative that failed

@@ -30,6 +30,26 @@ def manifests_dir() -> Path:
     return packaged if packaged.is_dir() else here.parent / "tools_manifests"
 
 
+#: What a parameter may stand for, beyond its value: ``data_key``, the data key the tool reads and
+#: writes instead of its consumes/produces; ``tool``, a tool the step runs (the step produces what
+#: it produces); ``tool_parameters``, that tool's parameters.
+ROLES = ("data_key", "tool", "tool_parameters")
+_CONVENTIONAL_ROLES = {"key": "data_key", "extract": "tool", "extract_parameters": "tool_parameters"}
+
+
+def _roles(parameters: dict) -> dict[str, str]:
+    """Role -> parameter name, as declared; by the conventional names when none is declared."""
+    props = parameters.get("properties") or {}
+    declared = {
+        schema["role"]: name
+        for name, schema in props.items()
+        if isinstance(schema, dict) and "role" in schema
+    }
+    if declared:
+        return declared
+    return {role: name for name, role in _CONVENTIONAL_ROLES.items() if name in props}
+
+
 @cache
 def manifest_schema() -> dict:
     return json.loads((manifests_dir() / "manifest.schema.json").read_text(encoding="utf-8"))
@@ -71,6 +91,15 @@ class Manifest:
     @property
     def needs_page(self) -> bool:
         return bool(PAGE_DEPENDENCIES & set(self.dependencies))
+
+    def parameter_for(self, role: str) -> str | None:
+        """The parameter that plays ``role`` (one of `ROLES`) for planners and the plan check.
+
+        A parameter declares it in its schema (``"role": "data_key"``). A manifest that declares no
+        role at all keeps the names of the older conventions: ``key``, ``extract``,
+        ``extract_parameters``.
+        """
+        return _roles(self.parameters).get(role)
 
     @classmethod
     def from_dict(cls, doc: dict, *, source: str = "", path: str = "") -> Manifest:
@@ -180,6 +209,7 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
             )
     problems += detect_problems(doc.get("detect", []), source)
     problems += layout_problems(doc.get("selectors", {}).get("layouts", []), source)
+    problems += role_problems(doc["parameters"], source)
     if problems:
         return problems
     params = Draft202012Validator(normalize_parameters(doc["parameters"]))
@@ -192,6 +222,35 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
                     source,
                 )
             )
+    return problems
+
+
+def role_problems(parameters: dict, source: str = "") -> list[Problem]:
+    """Each role played by one parameter at most; ``tool_parameters`` only beside a ``tool``."""
+    props = parameters.get("properties") or {}
+    seen: dict[str, str] = {}
+    problems = []
+    for name, schema in props.items():
+        role = schema.get("role") if isinstance(schema, dict) else None
+        if role is None:
+            continue
+        if role in seen:
+            problems.append(
+                Problem(
+                    f"role {role!r} is already {seen[role]!r}'s",
+                    f"/parameters/properties/{name}/role",
+                    source,
+                )
+            )
+        seen.setdefault(role, name)
+    if "tool_parameters" in seen and "tool" not in seen:
+        problems.append(
+            Problem(
+                "a tool_parameters parameter needs a parameter with role tool beside it",
+                f"/parameters/properties/{seen['tool_parameters']}/role",
+                source,
+            )
+        )
     return problems
 
 
@@ -216,10 +275,10 @@ def layout_problems(layouts: list[dict], source: str = "") -> list[Problem]:
             if key in layout:
                 css(layout[key], f"{at}/{key}")
         fields = layout.get("fields", {})
-        for name, field in fields.items():
-            alternatives = field if isinstance(field, list) else [field]
+        for name, given in fields.items():
+            alternatives = given if isinstance(given, list) else [given]
             for j, spec in enumerate(alternatives):
-                where = f"{at}/fields/{name}" + (f"/{j}" if isinstance(field, list) else "")
+                where = f"{at}/fields/{name}" + (f"/{j}" if isinstance(given, list) else "")
                 if isinstance(spec, str):
                     css(spec, where)
                     continue

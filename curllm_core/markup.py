@@ -103,11 +103,11 @@ def carry(params: dict, planned: Manifest, other: Manifest) -> tuple[dict | None
 
 def _inner(manifest: Manifest, params: dict, registry: Registry) -> tuple[Manifest, dict, bool] | None:
     """The extraction a step does: the tool itself, or the one its ``extract`` parameter names."""
-    props = manifest.parameters.get("properties") or {}
-    if "extract" in props and isinstance(params.get("extract"), str):
-        inner = registry.get(params["extract"])
+    tool = manifest.parameter_for("tool")
+    if tool is not None and isinstance(params.get(tool), str):
+        inner = registry.get(params[tool])
         if inner is not None and inner.category == "extraction" and inner.needs_page:
-            return inner, dict(params.get("extract_parameters") or {}), True
+            return inner, dict(params.get(manifest.parameter_for("tool_parameters") or "") or {}), True
         return None
     if manifest.category == "extraction" and manifest.needs_page:
         return manifest, params, False
@@ -117,7 +117,9 @@ def _inner(manifest: Manifest, params: dict, registry: Registry) -> tuple[Manife
 def _replace(step_tool: Manifest, params: dict, nested: bool, other: Manifest, other_params: dict) -> tuple:
     """The step's tool and parameters with ``other`` doing the extraction."""
     if nested:
-        return step_tool, {**params, "extract": other.key, "extract_parameters": other_params}
+        tool, tool_params = step_tool.parameter_for("tool"), step_tool.parameter_for("tool_parameters")
+        assert tool is not None  # nested: the step's tool has one (`_inner`)
+        return step_tool, {**params, tool: other.key, **({tool_params: other_params} if tool_params else {})}
     return other, other_params
 
 

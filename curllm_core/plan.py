@@ -114,45 +114,52 @@ def parameter_problems(manifest: Manifest, params: dict, path: list) -> list[Pro
 def step_io(manifest: Manifest, params: dict, registry: Registry) -> tuple[list[str], list[str]]:
     """The data keys a step reads and writes.
 
-    A manifest's ``consumes``/``produces`` are adjusted by two parameter conventions: ``key`` (a tool
-    that works on "an item list" reads and writes that key instead), and ``extract`` (a tool that runs
-    an extraction on each page, like pagination, produces what that extraction produces).
+    A manifest's ``consumes``/``produces`` are adjusted by the parameters with a role (see
+    `Manifest.parameter_for`): a ``data_key`` (a tool that works on "an item list" reads and writes
+    that key instead), and a ``tool`` (a tool that runs an extraction on each page, like pagination,
+    produces what that extraction produces).
     """
     consumes, produces = list(manifest.consumes), list(manifest.produces)
-    props = manifest.parameters.get("properties") or {}
-    key = params.get("key")
-    if "key" in props and isinstance(key, str):
+    key = params.get(manifest.parameter_for("data_key") or "")
+    if isinstance(key, str):
         consumes = [key] if consumes else []
         produces = [key] if produces else []
-    extract = params.get("extract")
-    if "extract" in props and isinstance(extract, str):
-        inner = registry.get(extract)
-        if inner is not None:
-            produces = list(inner.produces)
+    inner = named_tool(manifest, params, registry)
+    if inner is not None:
+        produces = list(inner.produces)
     return consumes, produces
 
 
+def named_tool(manifest: Manifest, params: dict, registry: Registry) -> Manifest | None:
+    """The installed tool a step's ``tool``-role parameter names (pagination's ``extract``), if any."""
+    name = params.get(manifest.parameter_for("tool") or "")
+    return registry.get(name) if isinstance(name, str) else None
+
+
 def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
-    """A step that takes an ``extract`` tool but names none takes the extraction step that follows it."""
+    """A step that takes a ``tool`` (pagination's ``extract``) but names none takes the extraction step
+    that follows it."""
     out: list[dict] = []
     i = 0
     while i < len(steps):
         step = steps[i]
         manifest = registry.get(step["tool"])
         nxt = registry.get(steps[i + 1]["tool"]) if i + 1 < len(steps) else None
-        props = (manifest.parameters.get("properties") or {}) if manifest else {}
+        tool_param = manifest.parameter_for("tool") if manifest else None
         params = step.get("parameters") or {}
         if (
-            "extract" in props
-            and "extract" not in params
+            manifest is not None
+            and tool_param is not None
+            and tool_param not in params
             and nxt is not None
             and nxt.category == "extraction"
             and not steps[i + 1].get("id")
             and not steps[i + 1].get("input")
         ):
-            params = {**params, "extract": nxt.key}
-            if "extract_parameters" in props and steps[i + 1].get("parameters"):
-                params["extract_parameters"] = steps[i + 1]["parameters"]
+            params = {**params, tool_param: nxt.key}
+            inner_params = manifest.parameter_for("tool_parameters")
+            if inner_params is not None and steps[i + 1].get("parameters"):
+                params[inner_params] = steps[i + 1]["parameters"]
             out.append({**step, "parameters": params})
             i += 2
             continue

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PlanError
-from ..plan import Plan, Step, check_plan, step_io
+from ..plan import Plan, Step, check_plan, named_tool, step_io
 from ..registry import Registry
 from .rules import Planned, rank_tools
 
@@ -368,9 +368,9 @@ def candidate_tools(
             chosen.setdefault(step.tool, registry.resolve(step.tool))
             if step.fallback:
                 chosen.setdefault(step.fallback, registry.resolve(step.fallback))
-            extract = step.parameters.get("extract")
-            if isinstance(extract, str) and registry.get(extract) is not None:
-                chosen.setdefault(registry.resolve(extract).key, registry.resolve(extract))
+            inner = named_tool(registry.resolve(step.tool), step.parameters, registry)
+            if inner is not None:
+                chosen.setdefault(inner.key, inner)
     for m in rank_tools(instruction, url, registry, k):
         if len(chosen) >= k:
             break
@@ -465,7 +465,9 @@ def _infer_expected(doc: dict, registry: Registry, fallback: str | None) -> dict
         if m is None:
             continue
         produces = step_io(m, raw.get("parameters") or {}, registry)[1]
-        if produces and (m.category == "extraction" or "extract" in (raw.get("parameters") or {})):
+        if produces and (
+            m.category == "extraction" or (m.parameter_for("tool") or "") in (raw.get("parameters") or {})
+        ):
             return {**doc, "expected_output": fallback if fallback in produces else produces[0]}
     return {**doc, "expected_output": fallback} if fallback else doc
 

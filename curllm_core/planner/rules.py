@@ -781,7 +781,7 @@ def plan_with_rules(
         s
         for s in eligible
         if s.manifest.category == "validation"
-        and (out_key in s.manifest.consumes or "key" in _props(s.manifest))
+        and (out_key in s.manifest.consumes or s.manifest.parameter_for("data_key") is not None)
     ]
     page_tools = [] if data_only else [s for s in eligible if s.manifest.category in ("forms", "navigation")]
     used: set[str] = set()
@@ -848,7 +848,9 @@ def with_fields_and_limit(
         if not value:
             continue
         tools = [
-            m for m in registry if m.category == "validation" and "key" in _props(m) and param_for(m, kind)[0]
+            m
+            for m in registry
+            if m.category == "validation" and m.parameter_for("data_key") and param_for(m, kind)[0]
         ]
         tools.sort(key=lambda m: (m.source != "builtin", -param_for(m, kind)[1], m.key))
         if not tools:
@@ -1336,10 +1338,11 @@ def _adapt_fields(
 
 
 def _keyed(m: Manifest, params: dict, out_key: str) -> dict:
-    """A validation tool works on the extraction's output: its ``key`` parameter says which."""
-    prop = _props(m).get("key")
-    if isinstance(prop, dict) and prop.get("default") != out_key:
-        return {**params, "key": out_key}
+    """A validation tool works on the extraction's output: its ``data_key`` parameter says which."""
+    name = m.parameter_for("data_key")
+    prop = _props(m).get(name) if name else None
+    if name and isinstance(prop, dict) and prop.get("default") != out_key:
+        return {**params, name: out_key}
     return params
 
 
@@ -1358,7 +1361,7 @@ def _guard_purpose(group: str, out_key: str) -> str:
 
 def _is_pager(m: Manifest) -> int:
     """Pagers (tools that run an extraction per page) go last among the page steps."""
-    return 1 if "extract" in _props(m) else 0
+    return 1 if m.parameter_for("tool") else 0
 
 
 def _pager_for_filtered_listing(
@@ -1405,10 +1408,11 @@ def _fold_into_pager(steps: list[_Step], ext: _Step | None) -> list[_Step]:
     )
     if pager is None:
         return sorted([*steps, ext], key=lambda st: (st.order, st.manifest.key))
-    props = _props(pager.manifest)
-    pager.params = {**pager.params, "extract": ext.manifest.key}
-    if "extract_parameters" in props and ext.params:
-        pager.params["extract_parameters"] = dict(ext.params)
+    tool, tool_params = (pager.manifest.parameter_for(r) for r in ("tool", "tool_parameters"))
+    assert tool is not None  # a pager (`_is_pager`)
+    pager.params = {**pager.params, tool: ext.manifest.key}
+    if tool_params and ext.params:
+        pager.params[tool_params] = dict(ext.params)
     pager.reason += f"; runs {ext.manifest.key} on every page ({ext.reason})"
     return steps
 

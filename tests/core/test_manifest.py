@@ -181,3 +181,53 @@ def test_other_selectors_keys_are_the_tools_own():
         }
     )
     assert check_manifest(doc) == []
+
+
+# --- parameters with a role ------------------------------------------------------------------------
+
+
+def _with_params(**props) -> dict:
+    return good_doc(parameters={"type": "object", "properties": props}, examples=[])
+
+
+def test_a_role_is_declared_in_the_schema_or_given_by_the_conventional_name():
+    declared = Manifest.from_dict(
+        _with_params(items={"type": "string", "role": "data_key"}, key={"type": "string"})
+    )
+    assert declared.parameter_for("data_key") == "items"  # declared: the name "key" means nothing
+    conventional = Manifest.from_dict(_with_params(key={"type": "string"}, extract={"type": "string"}))
+    assert conventional.parameter_for("data_key") == "key" and conventional.parameter_for("tool") == "extract"
+    assert conventional.parameter_for("tool_parameters") is None
+
+
+@pytest.mark.parametrize(
+    "props, pointer, words",
+    [
+        ({"a": {"role": "data_key"}, "b": {"role": "data_key"}}, "/parameters/properties/b/role", "already"),
+        ({"p": {"type": "object", "role": "tool_parameters"}}, "/parameters/properties/p/role", "role tool"),
+        ({"p": {"type": "string", "role": "colour"}}, "/parameters/properties/p/role", "is not one of"),
+    ],
+)
+def test_bad_roles_are_reported(props, pointer, words):
+    problems = check_manifest(_with_params(**props), source="x.json")
+    assert any(p.pointer == pointer and words in p.message for p in problems), [str(p) for p in problems]
+
+
+def test_the_plan_check_follows_a_declared_role_not_a_name():
+    from curllm_core.plan import check_plan, step_io
+    from curllm_core.registry import Registry
+
+    registry = Registry()
+    items = {
+        "type": "object",
+        "properties": {"list": {"type": "string", "role": "data_key", "default": "products"}},
+    }
+    registry.add(Manifest.from_dict(good_doc(name="keep_some", parameters=items, examples=[])))
+    manifest = registry.resolve("validation.keep_some")
+    assert step_io(manifest, {"list": "headings"}, registry) == (["headings"], ["headings"])
+    plan = check_plan(
+        {"plan": [{"tool": "keep_some", "parameters": {"list": "headings"}}], "expected_output": "headings"},
+        registry,
+        initial_keys={"headings"},
+    )
+    assert plan.steps[0].parameters == {"list": "headings"}
