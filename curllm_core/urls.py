@@ -35,7 +35,16 @@ def normalize_url(text: str) -> str:
 
 
 def host_of(url: str) -> str:
-    host = (urlsplit(url).hostname or "").lower()
+    """The lower-case host name of ``url`` ("" when it has none)."""
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def site_of(url: str) -> str:
+    """The site of ``url``: its host without a leading ``www.`` (``https://www.ceneo.pl/x`` -> ``ceneo.pl``)."""
+    host = host_of(url)
     return host[4:] if host.startswith("www.") else host
 
 

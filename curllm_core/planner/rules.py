@@ -33,7 +33,7 @@ from ..errors import PlanError, PlanningError, UsageError
 from ..manifest import CATEGORY_ORDER, Manifest
 from ..plan import Plan, check_plan, fill_defaults
 from ..registry import Registry
-from ..urls import host_of
+from ..urls import site_of
 from .params import Fact, Facts, extract_facts
 
 
@@ -194,7 +194,7 @@ def site_label(site: str) -> str:
 
 
 def host_matches(host: str | None, sites: tuple[str, ...] | list[str]) -> bool:
-    """``host`` is one of ``sites`` or a subdomain of one (``www.`` already dropped by host_of)."""
+    """``host`` is one of ``sites`` or a subdomain of one (``www.`` already dropped by site_of)."""
     return host is not None and any(host == s or host.endswith("." + s) for s in sites)
 
 
@@ -203,7 +203,7 @@ def real_host(url: str | None) -> str | None:
     if not url:
         return None
     parts = urlsplit(url)
-    host = host_of(url)
+    host = site_of(url)
     if (
         parts.scheme not in ("http", "https")
         or not host

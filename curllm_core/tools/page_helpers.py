@@ -14,7 +14,6 @@ import asyncio
 import functools
 import json
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
@@ -23,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import SubmitFailed, SubmitUndone, ToolError
+from ..text import fold, squash
 
 REF_ATTR = "data-curllm-ref"
 
@@ -298,18 +298,6 @@ _FIND_SUBMIT_JS = r"""([sel, words]) => {
 
 
 # --- text ---------------------------------------------------------------------------------------
-
-
-def fold(text: str | None) -> str:
-    """Lower-case, accent-free, single-spaced text for comparisons ("Następna  Strona" -> "nastepna strona")."""
-    text = (text or "").casefold().replace("ł", "l")
-    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return " ".join(text.split())
-
-
-def squash(text: str | None) -> str:
-    """White space folded to single spaces, case kept."""
-    return " ".join((text or "").split())
 
 
 def words(*texts: str | None) -> str:

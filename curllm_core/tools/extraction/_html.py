@@ -18,6 +18,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ...errors import BadParams, NoPage
 from ...prices import currency_for_domain
+from ...text import collapse_space
+from ...urls import host_of
 
 #: Elements that never contribute visible text; removed before anything else looks at the tree.
 JUNK_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "canvas", "link", "meta"]
@@ -50,7 +52,6 @@ SR_ONLY_CLASSES = frozenset(
 #: Attribute a caller may put on elements it knows to be hidden (treated like ``hidden``).
 HIDDEN_MARK = "data-curllm-hidden"
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-_WS_RE = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]+")
 _SEP = "\x00"  # a word break inserted at an element boundary; resolved in `clean_text`
 _BAD_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:", "blob:", "sms:", "callto:")
 
@@ -336,7 +337,7 @@ def clean_text(text: str) -> str:
             return " "
 
         text = _SEP_RUN_RE.sub(boundary, text)
-    return _WS_RE.sub(" ", text).strip()
+    return collapse_space(text)
 
 
 def visible_text(node: LexborNode | None) -> str:
@@ -354,7 +355,7 @@ def raw_text(node: LexborNode | None) -> str:
     """All text of ``node`` concatenated as written (``7 998<span>,00</span>zł`` -> ``7 998,00zł``)."""
     if node is None:
         return ""
-    return _WS_RE.sub(" ", node.text(deep=True) or "").strip()
+    return collapse_space(node.text(deep=True))
 
 
 #: Elements that hold the cents of a price written apart ("$19<sup>97</sup>",
@@ -388,7 +389,7 @@ def price_text(node: LexborNode | None) -> str:
         return ""
     child = node.child
     if child is None or (child.next is None and child.tag == "-text"):
-        return fold(node.text(deep=True))  # one text node: nothing to join
+        return collapse_space(node.text(deep=True))  # one text node: nothing to join
     parts: list[str] = []
     last_parent: int | None = None
     for text_node in node.traverse(include_text=True):
@@ -412,12 +413,7 @@ def price_text(node: LexborNode | None) -> str:
                     parts.append(" ")
         parts.append(text)
         last_parent = parent.mem_id if parent is not None else None
-    return fold("".join(parts))
-
-
-def fold(text: str | None) -> str:
-    """``text`` with every run of white space (zero-width and no-break included) as one space, trimmed."""
-    return _WS_RE.sub(" ", text or "").strip()
+    return collapse_space("".join(parts))
 
 
 # --- URLs -----------------------------------------------------------------------------------------
@@ -460,14 +456,6 @@ def absolute_url(href: str | None, base: str) -> str | None:
         return urljoin(base, href) if base else href
     except ValueError:
         return None
-
-
-def host_of(url: str) -> str:
-    """The lower-case host name of ``url`` ("" when it has none)."""
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
 
 
 def default_currency(base: str) -> str | None:

@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from selectolax.lexbor import LexborNode
 
 from ...prices import has_currency_mark, parse_price
-from ._html import fold, visible_text
+from ...text import collapse_space
+from ._html import visible_text
 from ._price_roles import class_tokens
 
 HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading]"
@@ -110,11 +111,11 @@ def _without_badges(node: LexborNode, text: str) -> str:
     if len(leaves) < 2:
         return text
     for leaf in (leaves[0], leaves[-1]):
-        piece = fold(leaf.text_content)
+        piece = collapse_space(leaf.text_content)
         parent = leaf.parent
         if parent is None or parent.mem_id == node.mem_id or not BADGE_RE.match(piece):
             continue
-        if fold(parent.text(deep=True)) != piece:
+        if collapse_space(parent.text(deep=True)) != piece:
             continue
         if text.startswith(piece) and len(text) - len(piece) >= 3:
             text = text[len(piece) :].lstrip(" :-–|")
@@ -187,7 +188,7 @@ def best_name(member: LexborNode, main_links: list[LexborNode], skip: Iterable[s
     candidates: list[tuple[float, int, str]] = []
 
     def add(text: str | None, weight: float) -> None:
-        text = clean_name(fold(text))
+        text = clean_name(collapse_space(text))
         if not text or text in skipped:
             return
         candidates.append((weight - penalty(text), -len(candidates), text))

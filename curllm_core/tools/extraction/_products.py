@@ -10,9 +10,8 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ...prices import CURRENCY_CODES, Price, currency_for_domain, filter_by_price
-from ._html import apply_limit, host_of, page_base, parse_html, strip_junk, visible_text
-from ._select import best_layout
+from ...prices import CURRENCY_CODES, Price, currency_for_domain
+from ...urls import host_of
 
 #: ``"currency": "NZD"``, ``"priceCurrency":"EUR"``, ``"currencyCode": "USD"`` in a page's scripts
 #: (JSON-LD, app state): what the page itself says it prices in.
@@ -168,41 +167,3 @@ def filter_by_category(products: list[dict], category: str | None, page_category
     if not category:
         return products
     return [p for p in products if in_category(category, p.get("category") or page_category)]
-
-
-def extract_site_products(
-    html: str,
-    base_url: str,
-    selectors: dict,
-    limit: int | None,
-    min_price: float | None = None,
-    max_price: float | None = None,
-    category: str | None = None,
-) -> dict:
-    """A site tool's extraction: its manifest layouts first; the generic detector when none matches
-    (the site changed its markup), so the tool degrades instead of returning nothing. Products
-    priced outside [``min_price``, ``max_price``], and outside ``category`` when one is given, are
-    left out; then the first ``limit`` are kept."""
-    from .products_generic import detect_products
-
-    tree = parse_html(html)
-    base = page_base(tree, base_url, selectors.get("origin"))
-    context = PageCurrency(tree, base, html)
-    strip_junk(tree)
-    # A page without a country domain (a saved page, one served from 127.0.0.1) asks its own
-    # context what a bare "$" or "kr" is.
-    currency = context.domain or context.resolve(tree.body)
-    layout, records = best_layout(tree, selectors, base, currency)
-    if not records:
-        layout, records = "generic", detect_products(tree, base, context)
-    found = finish_products(records, context.best)
-    products = filter_by_price(found, min_price, max_price)
-    if category:
-        heading = tree.css_first("h1")
-        products = filter_by_category(
-            products, category, visible_text(heading) if heading is not None else None
-        )
-    out: dict[str, Any] = {"products": apply_limit(products, limit), "layout": layout}
-    if len(products) < len(found):
-        out["dropped"] = len(found) - len(products)  # a pager reads on: the page had products, none kept
-    return out

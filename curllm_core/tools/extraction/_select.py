@@ -28,7 +28,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ...errors import BadSelectors
 from ...prices import parse_price
-from ._html import absolute_url, fold, parse_count, parse_number, raw_text, visible_text
+from ...text import collapse_space
+from ._html import absolute_url, parse_count, parse_number, raw_text, visible_text
 
 TYPES = ("text", "raw", "url", "price", "count", "number", "exists", "int")
 
@@ -75,7 +76,7 @@ def _raw_value(el: LexborNode, spec: dict, kind: str) -> str | None:
     if attr:
         names = [attr] if isinstance(attr, str) else list(attr)
         value = next((v for name in names if (v := el.attributes.get(name))), None)
-        return None if value is None else (value if kind == "url" else fold(value))
+        return None if value is None else (value if kind == "url" else collapse_space(value))
     if kind == "url":
         return el.attributes.get("href")
     if kind in ("raw", "price"):

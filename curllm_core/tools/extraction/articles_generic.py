@@ -38,6 +38,7 @@ from urllib.parse import parse_qsl, urlsplit
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ...errors import BadParams
+from ...text import collapse_space
 from ...tool import ToolContext
 from ._html import (
     GLUE_TAGS,
@@ -45,7 +46,6 @@ from ._html import (
     absolute_url,
     apply_limit,
     classes,
-    fold,
     page_base,
     page_html,
     parse_count,
@@ -582,7 +582,7 @@ def _text(node: LexborNode) -> str:
         if child.is_element_node:
             return visible_text(node)
         child = child.next
-    return fold(node.text(deep=True))
+    return collapse_space(node.text(deep=True))
 
 
 def _innermost(node: LexborNode, text: str) -> bool:

@@ -6,13 +6,13 @@ import asyncio
 from typing import Any
 
 from ...safe_regex import UntrustedPattern
+from ...text import collapse_space
 from ...tool import ToolContext
+from ...urls import host_of
 from ._html import (
     absolute_url,
     apply_limit,
-    fold,
     hidden_in_tree,
-    host_of,
     page_base,
     page_html,
     parse_html,
@@ -39,9 +39,9 @@ def _link_text(link) -> str:
         return text
     for value in (link.attributes.get("aria-label"), link.attributes.get("title")):
         if value and value.strip():
-            return fold(value)
+            return collapse_space(value)
     img = link.css_first("img[alt]")
-    return fold(img.attributes.get("alt")) if img is not None else ""
+    return collapse_space(img.attributes.get("alt")) if img is not None else ""
 
 
 def extract(

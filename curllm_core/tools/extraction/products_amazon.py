@@ -6,7 +6,7 @@ from typing import Any
 
 from ...tool import ToolContext
 from ._html import apply_limit, page_html
-from ._products import extract_site_products
+from ._site_products import extract_site_products
 
 
 def extract(

@@ -56,6 +56,7 @@ from ...prices import (
     parse_price,
     remove_currency_marks,
 )
+from ...text import collapse_space
 from ...tool import ToolContext
 from . import _price_roles as roles
 from . import _product_names as names
@@ -64,7 +65,6 @@ from ._html import (
     absolute_url,
     apply_limit,
     classes,
-    fold,
     hidden_in_tree,
     page_base,
     page_html,
@@ -233,7 +233,7 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
             continue
         node, raw = chosen
         seen.add(node.mem_id)
-        raw = fold(raw)
+        raw = collapse_space(raw)
         if len(raw) > MAX_PRICE_TEXT:
             continue
         letters = _label_letters(raw)
@@ -425,8 +425,8 @@ def _sibling_text(node: LexborNode, member: LexborNode, *, before: bool) -> str:
             sibling = sibling.prev if before else sibling.next
         current = current.parent
     if before:
-        return fold(" ".join(reversed(parts)))[-CONTEXT_CHARS:]
-    return fold(" ".join(parts))[:CONTEXT_CHARS]
+        return collapse_space(" ".join(reversed(parts)))[-CONTEXT_CHARS:]
+    return collapse_space(" ".join(parts))[:CONTEXT_CHARS]
 
 
 def _block_prices(

@@ -14,13 +14,13 @@ from datetime import date
 from typing import Any
 
 from ...errors import FieldNotFound, ToolError
+from ...text import fold
 from ...tool import ToolContext
 from ..page_helpers import (
     Field,
     PageWatch,
     closeness,
     fill_value,
-    fold,
     has_word,
     require_page,
     scan_fields,

@@ -15,15 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import OptionNotFound, ToolError
+from ...text import fold, squash
 from ...tool import ToolContext
 from ..page_helpers import (
     REF_ATTR,
     Field,
     PageWatch,
-    fold,
     require_page,
     scan_fields,
-    squash,
     undo_broken,
     words,
 )

@@ -17,13 +17,13 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from ...errors import ToolError
+from ...text import fold
 from ...tool import ToolContext
 from ..page_helpers import (
     Clickable,
     PageWatch,
     PlaywrightError,
     deadline,
-    fold,
     followable,
     has_word,
     require_page,
