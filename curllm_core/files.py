@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,8 @@ def write_json_atomic(path: Path, doc: Any, *, prefix: str, indent: int | None =
     whether a cache it cannot write matters); the temporary file (``prefix``...) is never left behind
     by an error, only by a killed process (``curllm cache clear`` removes it).
     """
+    import tempfile  # ~40 ms (shutil, lzma): only a write pays it, never a start that reads caches
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
     try:
