@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import EntrypointImport, EntrypointInvalid
+from .errors import EntrypointImport, EntrypointInvalid, NoPage
 from .manifest import Manifest, check_manifest
 
 Emit = Callable[[str, dict], None]
@@ -49,6 +49,16 @@ class ToolContext:
     def selectors(self) -> dict:
         """The manifest's declarative ``selectors`` block (site markup), or {}."""
         return dict(self.manifest.selectors) if self.manifest else {}
+
+
+def require_page(ctx: ToolContext) -> Any:
+    """The context's page, or `NoPage` naming the tool (from its manifest) that needs one."""
+    if ctx.page is None:
+        name = ctx.manifest.key if ctx.manifest is not None else "this tool"
+        raise NoPage(
+            f"{name} needs a browser page (its manifest depends on 'page'), but the context has none"
+        )
+    return ctx.page
 
 
 class BaseTool:

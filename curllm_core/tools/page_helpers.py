@@ -970,15 +970,6 @@ def deadline(ctx: Any, default_ms: int, share: float = 0.8) -> float:
     return asyncio.get_running_loop().time() + limit_ms * share / 1000
 
 
-def require_page(ctx: Any, tool: str) -> Any:
-    """The context's page, or a ToolError saying the tool needs one."""
-    if getattr(ctx, "page", None) is None:
-        raise ToolError(
-            f"{tool} needs a browser page (its manifest depends on 'page'), but the context has none"
-        )
-    return ctx.page
-
-
 # --- matching visible text ----------------------------------------------------------------------
 
 _TRAILING_COUNT = re.compile(r"\s*[(\[]?\s*\d[\d\s.,]*[)\]]?\s*$")

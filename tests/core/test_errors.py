@@ -140,3 +140,14 @@ async def test_a_page_unavailable_failure_gets_no_fallback_a_tool_failure_does()
 async def test_a_write_tool_that_ran_is_not_retried_even_when_transient():
     result = await _run({"plan": [{"tool": "submits", "retries": 2}]})
     assert CALLS == ["submits"] and result.steps[0].attempts == 1 and result.steps[0].code == "HTTP_ERROR"
+
+
+def test_require_page_names_the_tool_from_its_manifest():
+    from curllm_core.errors import NoPage
+    from curllm_core.tool import ToolContext
+    from curllm_core.toolkit import require_page
+
+    ctx = ToolContext(manifest=backup.manifest)
+    with pytest.raises(NoPage, match=r"^extraction\.backup needs a browser page"):
+        require_page(ctx)
+    assert require_page(ToolContext(page="the page")) == "the page"

@@ -331,10 +331,11 @@ async def test_page_html_is_compact_and_faithful(page):
 
 
 async def test_page_html_needs_a_page():
-    from curllm_core.errors import ToolError
+    from curllm_core.errors import NoPage
 
-    with pytest.raises(ToolError, match="needs a page"):
+    with pytest.raises(NoPage, match="needs a browser page") as info:
         await _html.page_html(ToolContext())
+    assert info.value.code == "NO_PAGE"
 
 
 @pytest.mark.browser

@@ -16,9 +16,10 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ...errors import BadParams, NoPage
+from ...errors import BadParams
 from ...prices import currency_for_domain
 from ...text import collapse_space
+from ...tool import require_page
 from ...urls import host_of
 
 #: Elements that never contribute visible text; removed before anything else looks at the tree.
@@ -157,9 +158,7 @@ async def page_html(ctx: Any, *, lean: bool = False) -> tuple[str, str]:
     ``lean`` (for the generic detector) also drops what the page's CSS hides, which markup alone
     cannot tell, and the attributes outside `LEAN_ATTRIBUTES`.
     """
-    page = ctx.page
-    if page is None:
-        raise NoPage("this extraction tool needs a page, but the context has none")
+    page = require_page(ctx)
     result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES])
     if "gzip" in result:
         html = zlib.decompress(base64.b64decode(result["gzip"]), wbits=31).decode("utf-8")

@@ -15,14 +15,13 @@ from typing import Any
 
 from ...errors import FieldNotFound, ToolError
 from ...text import fold
-from ...tool import ToolContext
+from ...tool import ToolContext, require_page
 from ..page_helpers import (
     Field,
     PageWatch,
     closeness,
     fill_value,
     has_word,
-    require_page,
     scan_fields,
     submit_from,
 )
@@ -251,7 +250,7 @@ async def run(ctx: ToolContext, to: str | None = None, submit: bool = False, **p
 
     ``from`` is a Python keyword, so it arrives in ``params``.
     """
-    page = require_page(ctx, "forms.date_picker")
+    page = require_page(ctx)
     start, end = _iso(params.get("from"), "from"), _iso(to, "to")
     if start is None and end is None:
         raise ToolError("date_picker needs from or to (or both)")

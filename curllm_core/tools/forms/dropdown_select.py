@@ -16,12 +16,11 @@ from typing import Any
 
 from ...errors import OptionNotFound, ToolError
 from ...text import fold, squash
-from ...tool import ToolContext
+from ...tool import ToolContext, require_page
 from ..page_helpers import (
     REF_ATTR,
     Field,
     PageWatch,
-    require_page,
     scan_fields,
     undo_broken,
     words,
@@ -171,7 +170,7 @@ async def run(
     ``submit``: "auto" presses the form's obvious apply button only if the change itself did nothing;
     true always submits the select's form; false never does.
     """
-    page = require_page(ctx, "forms.dropdown_select")
+    page = require_page(ctx)
     if not option or not str(option).strip():
         raise ToolError("dropdown_select needs a non-empty option")
     scan = await scan_fields(page)

@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import FieldNotFound, ToolError
-from ...tool import ToolContext
+from ...tool import ToolContext, require_page
 from ..page_helpers import (
     Field,
     PageWatch,
     closeness,
     fill_value,
     has_word,
-    require_page,
     scan_fields,
     submit_from,
     words,
@@ -130,7 +129,7 @@ async def run(
     ctx: ToolContext, min: float | None = None, max: float | None = None, submit: bool = True, **_: Any
 ) -> dict:
     """Fill the price range filter with ``min`` and/or ``max`` and, unless ``submit`` is false, apply it."""
-    page = require_page(ctx, "forms.price_filter")
+    page = require_page(ctx)
     if min is None and max is None:
         raise ToolError("price_filter needs min or max (or both)")
     if min is not None and max is not None and min > max:

@@ -11,13 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import FieldNotFound, ToolError
-from ...tool import ToolContext
+from ...tool import ToolContext, require_page
 from ..page_helpers import (
     Field,
     PageWatch,
     fill_value,
     has_word,
-    require_page,
     scan_fields,
     submit_from,
     type_text,
@@ -73,7 +72,7 @@ def choose_box(fields: list[Field]) -> Field | None:
 
 async def run(ctx: ToolContext, query: str, submit: bool = True, **_: Any) -> dict:
     """Put ``query`` into the search box and submit it (Enter or the search button)."""
-    page = require_page(ctx, "forms.search_query")
+    page = require_page(ctx)
     if not query or not query.strip():
         raise ToolError("search_query needs a non-empty query")
     scan = await scan_fields(page)

@@ -12,13 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ElementNotFound, ToolError
-from ...tool import ToolContext
+from ...tool import ToolContext, require_page
 from ..page_helpers import (
     Clickable,
     PageWatch,
     PlaywrightError,
     has_word,
-    require_page,
     scan_clickables,
     text_match,
     words,
@@ -54,7 +53,7 @@ def level_score(name: str, c: Clickable) -> tuple[float, str]:
 
 async def run(ctx: ToolContext, path: list[str], timeout_ms: int = 15000, **_: Any) -> dict:
     """Click through ``path`` (top category first); report every click and the final address."""
-    page = require_page(ctx, "navigation.category_select")
+    page = require_page(ctx)
     names = [str(n).strip() for n in path or [] if str(n).strip()]
     if not names:
         raise ToolError("category_select needs a non-empty path, e.g. ['Elektronika', 'Laptopy']")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ElementNotFound, ToolError
-from ...tool import ToolContext
-from ..page_helpers import Clickable, PageWatch, click_like_user, require_page, scan_clickables, text_match
+from ...tool import ToolContext, require_page
+from ..page_helpers import Clickable, PageWatch, click_like_user, scan_clickables, text_match
 
 REAL_CONTROLS = {"a", "button", "input", "summary"}
 
@@ -33,7 +33,7 @@ async def click(page: Any, c: Clickable, timeout_ms: int = 5000) -> str:
 
 async def run(ctx: ToolContext, text: str, timeout_ms: int = 15000, **_: Any) -> dict:
     """Click the element showing ``text`` and wait (at most ``timeout_ms``) for the navigation or DOM change."""
-    page = require_page(ctx, "navigation.click_by_text")
+    page = require_page(ctx)
     if not text or not text.strip():
         raise ToolError("click_by_text needs a non-empty text")
     scan = await scan_clickables(page, needle=text)

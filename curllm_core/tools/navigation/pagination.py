@@ -18,7 +18,7 @@ from urllib.parse import urldefrag
 
 from ...errors import ToolError
 from ...text import fold
-from ...tool import ToolContext
+from ...tool import ToolContext, require_page
 from ..page_helpers import (
     Clickable,
     PageWatch,
@@ -26,7 +26,6 @@ from ..page_helpers import (
     deadline,
     followable,
     has_word,
-    require_page,
     same_site,
     scan_clickables,
     words,
@@ -190,7 +189,7 @@ async def run(
 
     ``limit`` caps the items over all pages ("the first 10"): reading stops once there are enough.
     """
-    page = require_page(ctx, "navigation.pagination")
+    page = require_page(ctx)
     run_tool = getattr(ctx, "run_tool", None)
     if run_tool is None:
         raise ToolError(

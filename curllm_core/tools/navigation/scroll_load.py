@@ -12,8 +12,8 @@ import asyncio
 from typing import Any
 
 from ...errors import ToolError
-from ...tool import ToolContext
-from ..page_helpers import deadline, require_page
+from ...tool import ToolContext, require_page
+from ..page_helpers import deadline
 
 _SCROLLER = r"""
 const doc = document.scrollingElement || document.documentElement;
@@ -58,7 +58,7 @@ def grew(before: dict, after: dict) -> bool:
 
 async def run(ctx: ToolContext, times: int = 5, wait_ms: int = 1500, **_: Any) -> dict:
     """Scroll to the bottom up to ``times`` times, waiting up to ``wait_ms`` each time for new content."""
-    page = require_page(ctx, "navigation.scroll_load")
+    page = require_page(ctx)
     if times < 1:
         raise ToolError(f"scroll_load: times must be at least 1, got {times}")
     finish_by = deadline(ctx, 120000)

@@ -7,6 +7,7 @@ from ...tool import ToolContext
 
 
 def items_of(ctx: ToolContext, key: str) -> list:
+    """The list under ``key`` in the step's data; a ToolError naming the keys there are otherwise."""
     items = ctx.data.get(key)
     if items is None:
         raise ToolError(
@@ -17,11 +18,14 @@ def items_of(ctx: ToolContext, key: str) -> list:
     return items
 
 
-def verdict(key: str, kept: list, rejected: list[dict], mode: str, what: str) -> dict:
-    """Filter mode drops the rejected items and reports them; fail mode fails the step on any."""
+def verdict(key: str, kept: list, rejected: list[dict], mode: str, what: str, *, noun: str = "items") -> dict:
+    """Filter mode drops the rejected items and reports them; fail mode fails the step on any.
+
+    ``rejected`` entries carry a ``reason``; the failure reads "2 of 4 {noun} {what}: reasons".
+    """
     if rejected and mode == "fail":
         sample = "; ".join(r["reason"] for r in rejected[:3])
-        raise ToolError(f"{len(rejected)} of {len(kept) + len(rejected)} items {what}: {sample}")
+        raise ToolError(f"{len(rejected)} of {len(kept) + len(rejected)} {noun} {what}: {sample}")
     return {
         key: kept,
         "validation": {

@@ -18,14 +18,14 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from curllm_core.errors import ToolError
-from curllm_core.prices import currency_for_domain, filter_by_price, parse_price
+from curllm_core.errors import BadSelectors
+from curllm_core.prices import currency_for_domain
 from curllm_core.tool import ToolContext
+from curllm_core.toolkit import collapse_space, filter_by_price, page_html, parse_price
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 #: Offer ids: the trailing number of an /oferta/ slug, or a catalogue product's ?offerId=.
 _OFFER_ID_RE = re.compile(r"/oferta/[^/?#]*?-(\d{6,})(?:[/?#]|$)")
-_WS_RE = re.compile(r"\s+")
 _NUMBER_RE = re.compile(r"\d+(?:,\d+)?")
 
 
@@ -38,10 +38,6 @@ def _selectors(value: str | list[str] | None) -> list[str]:
     if not value:
         return []
     return [value] if isinstance(value, str) else list(value)
-
-
-def _fold(text: str | None) -> str:
-    return _WS_RE.sub(" ", text or "").strip()
 
 
 def _first(node: LexborNode, selectors: str | list[str] | None) -> LexborNode | None:
@@ -68,7 +64,7 @@ def _has_badge(card: LexborNode, pattern: str | None) -> bool:
         return False
     rx = _regex(pattern)
     return any(
-        rx.search(_fold(el.text(deep=True)))
+        rx.search(collapse_space(el.text(deep=True)))
         for el in card.css("span, div, p, strong")
         if len(el.text(deep=True)) < 40
     )
@@ -116,9 +112,9 @@ def _attributes(card: LexborNode, selector: str | None) -> dict[str, str]:
     label: str | None = None
     for child in dl.iter():
         if child.tag == "dt":
-            label = _fold(child.text(deep=True))
+            label = collapse_space(child.text(deep=True))
         elif child.tag == "dd" and label:
-            found[label] = _fold(child.text(deep=True))
+            found[label] = collapse_space(child.text(deep=True))
             label = None
     return found
 
@@ -131,11 +127,11 @@ def _price_of(el: LexborNode | None, currency: str | None) -> tuple[float | None
     """
     if el is None:
         return None, currency, False
-    text = el.attributes.get("aria-label") or _fold(el.text(deep=True, separator=""))
+    text = el.attributes.get("aria-label") or collapse_space(el.text(deep=True, separator=""))
     price = parse_price(text, currency)
     if price is None:
         return None, currency, False
-    return price.amount, price.currency or currency, _fold(text).lower().startswith("od ")
+    return price.amount, price.currency or currency, collapse_space(text).lower().startswith("od ")
 
 
 def _image(card: LexborNode, selectors: str | list[str] | None) -> str | None:
@@ -155,18 +151,18 @@ def _card(card: LexborNode, base_url: str, sel: Mapping[str, Any], currency: str
     link = _first(card, sel.get("name"))
     if link is None:
         return None
-    name = _fold(link.text(deep=True))
+    name = collapse_space(link.text(deep=True))
     url = offer_url(link.attributes.get("href"), base_url, sel.get("tracker_param", "redirect"))
     if not name or not url:
         return None
     amount, cur, price_from = _price_of(_first(card, sel.get("price")), currency)
     old_el = _first(card, sel.get("old_price"))
     old = (
-        parse_price(old_el.attributes.get("aria-label") or _fold(old_el.text(deep=True)), currency)
+        parse_price(old_el.attributes.get("aria-label") or collapse_space(old_el.text(deep=True)), currency)
         if old_el
         else None
     )
-    text = _fold(card.text(deep=True, separator=" "))
+    text = collapse_space(card.text(deep=True, separator=" "))
 
     with_delivery = None
     m = _regex(sel["with_delivery_text"]).search(text) if sel.get("with_delivery_text") else None
@@ -179,7 +175,7 @@ def _card(card: LexborNode, base_url: str, sel: Mapping[str, Any], currency: str
     if rating_el is not None:
         # "Ocena produktu 4,86 na 5, 2 345 ocen": the first number is the rating, what precedes
         # "ocen" the count.
-        label = rating_el.attributes.get("aria-label") or _fold(rating_el.text(deep=True))
+        label = rating_el.attributes.get("aria-label") or collapse_space(rating_el.text(deep=True))
         numbers = _NUMBER_RE.findall(label)
         if numbers:
             rating = float(numbers[0].replace(",", "."))
@@ -241,7 +237,7 @@ def extract(
     only offers priced in that range are kept (curllm's `filter_by_price`), then ``limit``.
     """
     if not selectors.get("item") or not selectors.get("name"):
-        raise ToolError("the selectors block needs at least 'item' and 'name'", code="BAD_SELECTORS")
+        raise BadSelectors("the selectors block needs at least 'item' and 'name'")
     try:
         tree = LexborHTMLParser(html or "<html></html>")
         tree.strip_tags(["script", "style", "noscript", "template", "svg"])
@@ -257,9 +253,7 @@ def extract(
             if cards:
                 break
     except Exception as e:  # selectolax raises a bare error for a selector it cannot parse
-        raise ToolError(
-            f"bad selector in the products_allegro selectors block: {e}", code="BAD_SELECTORS"
-        ) from e
+        raise BadSelectors(f"bad selector in the products_allegro selectors block: {e}") from e
 
     currency = currency_for_domain(base_url) or "PLN"  # allegro.cz/.sk price in CZK/EUR, allegro.pl in PLN
     products: list[dict] = []
@@ -307,18 +301,16 @@ async def run(
     min_price: float | None = None,
     max_price: float | None = None,
 ) -> dict:
-    """The tool: the current page's HTML in one browser round trip, then `extract`."""
-    if ctx.page is None:
-        raise ToolError("extraction.products_allegro needs a page", code="NO_PAGE")
-    html = await ctx.page.content()
+    """The tool: the current page's HTML in one browser round trip (curllm's toolkit), then `extract`."""
+    html, url = await page_html(ctx)
     result = extract(
         html,
-        page_base(html, ctx.page.url),
+        page_base(html, url),
         ctx.selectors,
         limit=limit,
         include_sponsored=include_sponsored,
         min_price=min_price,
         max_price=max_price,
     )
-    ctx.log.debug("%d offers on %s", len(result["products"]), ctx.page.url)
+    ctx.log.debug("%d offers on %s", len(result["products"]), url)
     return result

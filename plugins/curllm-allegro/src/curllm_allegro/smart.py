@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from curllm_core.errors import ToolError
 from curllm_core.tool import ToolContext, tool
+from curllm_core.toolkit import items_of, verdict
 
 OUTPUT_SCHEMA = {
     "type": "object",
@@ -74,10 +74,7 @@ async def allegro_smart_only(
         mode: filter: drop the other offers and report them; fail: fail the step if any offer is not Smart!.
         exclude_sponsored: Also drop the paid (Sponsorowane) offers.
     """
-    offers = ctx.data.get(key)
-    if not isinstance(offers, list):
-        present = ", ".join(sorted(ctx.data)) or "none"
-        raise ToolError(f"no list of offers under {key!r} to check (data keys present: {present})")
+    offers = items_of(ctx, key)
     kept: list = []
     rejected: list[dict] = []
     for index, offer in enumerate(offers):
@@ -87,10 +84,4 @@ async def allegro_smart_only(
             continue
         name = offer.get("name") if isinstance(offer, dict) else None
         rejected.append({"index": index, "name": name, "reason": f"offer {index} ({name}): {reason}"})
-    if rejected and mode == "fail":
-        sample = "; ".join(r["reason"] for r in rejected[:3])
-        raise ToolError(f"{len(rejected)} of {len(offers)} offers are not wanted: {sample}")
-    return {
-        key: kept,
-        "validation": {"checked": len(offers), "kept": len(kept), "rejected": rejected, "mode": mode},
-    }
+    return verdict(key, kept, rejected, mode, "are not wanted", noun="offers")
