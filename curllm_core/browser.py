@@ -93,8 +93,8 @@ class Browser:
     def __init__(self, executable: str | None = None, headless: bool = True):
         self.executable = executable
         self.headless = headless
-        self._pw = None
-        self._browser = None
+        self._pw: Any = None  # playwright's driver, once started
+        self._browser: Any = None  # playwright Browser, once started
         self._lock = asyncio.Lock()
 
     @property
@@ -174,11 +174,11 @@ class Session:
     def __init__(self, options: BrowserOptions, policy: NetworkPolicy):
         self.options = options
         self.policy = policy
-        self.context = None
-        self.page = None
+        self.context: Any = None  # playwright BrowserContext, once started
+        self.page: Any = None  # playwright Page, once started
         self.blocked: list[PolicyError] = []  # every request the policy refused
         self.blocked_navigations: list[PolicyError] = []  # those that were the main page's own
-        self.egress = None  # the policy-checking proxy, when there is a policy
+        self.egress: Any = None  # the policy-checking proxy, when there is a policy
         self.loaded_state: dict | None = None  # what --session FILE held when the task started
 
     async def start(self, browser) -> None:
@@ -321,6 +321,7 @@ class Session:
         """Storage state to the session file, atomically. A page that does not answer (stuck in
         JavaScript) cannot give its local storage: then the cookies are saved, with the local
         storage the file had before, and a warning says so."""
+        assert self.options.session_file is not None  # called only with one
         path = Path(self.options.session_file)
         try:
             state = await asyncio.wait_for(context.storage_state(), SAVE_SESSION_TIMEOUT_S)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 from .errors import BrowserNotFound
@@ -31,7 +32,7 @@ def _playwright_installed() -> str | None:
     return None
 
 
-def find_browser(env: dict | None = None) -> str:
+def find_browser(env: Mapping[str, str] | None = None) -> str:
     """The executable to launch, or BrowserNotFound with the install hint (exit code 2)."""
     env = os.environ if env is None else env
     configured = env.get("CURLLM_BROWSER")

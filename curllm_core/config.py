@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import UsageError
 
-KEYS = {
+KEYS: dict[str, type | tuple[type, ...]] = {
     "model": str,
     "locale": str,
     "user_agent": str,

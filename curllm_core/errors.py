@@ -49,7 +49,7 @@ and any exception with ``transient = True`` is retried.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
@@ -181,9 +181,16 @@ class NoURL(PageUnavailable):
 
 
 class PolicyError(PageUnavailable):
-    """A URL refused by the network policy (a blocked or not-allowed domain or scheme)."""
+    """A URL refused by the network policy (a blocked or not-allowed domain or scheme).
+
+    ``host`` is the host refused, when known (to tie a failed navigation to its refusal).
+    """
 
     code = "BLOCKED_URL"
+
+    def __init__(self, message: str, *, host: str | None = None, **kwargs: Any):
+        super().__init__(message, **kwargs)
+        self.host = host
 
 
 class SSRFBlocked(PolicyError):

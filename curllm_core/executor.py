@@ -434,15 +434,19 @@ class Execution:
             manifest, params, result = await self.when_empty(index, step, manifest, params, data, result)
         self.record(result)
         if result.success:
+            output = result.result or {}
             _, produces = step_io(manifest, params, self.registry)
-            self.data.update({k: result.result[k] for k in produces if k in result.result})
+            self.data.update({k: output[k] for k in produces if k in output})
             if step.id:
-                self.outputs[step.id] = dict(result.result)
+                self.outputs[step.id] = dict(output)
             return True
         await self.screenshot(index, manifest)
         what = "optional step" if result.optional else "step"
         entry = error_entry(
-            result.code, f"{what} {index} ({step.tool}) failed: {result.error}", step=index, tool=step.tool
+            result.code or "TOOL_FAILED",
+            f"{what} {index} ({step.tool}) failed: {result.error}",
+            step=index,
+            tool=step.tool,
         )
         self.errors.append(entry | {"optional": True} if result.optional else entry)
         return result.optional
@@ -518,7 +522,7 @@ class Execution:
     def emit_step(self, result: StepResult) -> None:
         status = "completed" if result.success else "failed"
         label = result.tool + (f" (fallback for {result.fallback_for})" if result.fallback_for else "")
-        message = f"{label}: " + (_summary(result.result) if result.success else result.error)
+        message = f"{label}: " + (_summary(result.result) if result.success else result.error or "failed")
         manifest = self.registry.get(result.tool)
         self.events.step(
             result.step,

@@ -108,7 +108,7 @@ class Manifest:
         known = {
             f for f in cls.__dataclass_fields__ if f not in ("extra", "source", "path", "entrypoint_from")
         }
-        values = {k: (tuple(v) if k in tuples else v) for k, v in doc.items() if k in known}
+        values: dict[str, Any] = {k: (tuple(v) if k in tuples else v) for k, v in doc.items() if k in known}
         if "detect" in doc:
             values["detect"] = (doc["detect"],) if isinstance(doc["detect"], str) else tuple(doc["detect"])
         values["parameters"] = normalize_parameters(doc["parameters"])
@@ -214,11 +214,11 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
         return problems
     params = Draft202012Validator(normalize_parameters(doc["parameters"]))
     for i, example in enumerate(doc.get("examples", [])):
-        for e in params.iter_errors(example["parameters"]):
+        for error in params.iter_errors(example["parameters"]):
             problems.append(
                 Problem(
-                    f"example parameters do not match parameters: {e.message}",
-                    _pointer(["examples", i, "parameters", *e.absolute_path]),
+                    f"example parameters do not match parameters: {error.message}",
+                    _pointer(["examples", i, "parameters", *error.absolute_path]),
                     source,
                 )
             )

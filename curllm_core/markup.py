@@ -194,5 +194,5 @@ async def alternatives(
 
 def empty(output: dict | None, produces: list[str]) -> bool:
     """Every list the step produces is empty (nothing extracted); False when it produced no list."""
-    lists = [output.get(k) for k in produces if isinstance((output or {}).get(k), list)]
+    lists = [(output or {}).get(k) for k in produces if isinstance((output or {}).get(k), list)]
     return bool(lists) and not any(lists)

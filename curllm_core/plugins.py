@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -157,14 +158,14 @@ def plugin_timeout(env) -> float:
     return value
 
 
-def allowed_plugins(env: dict) -> set[str] | None:
+def allowed_plugins(env: Mapping[str, str]) -> set[str] | None:
     """None: every plugin. A set: only those names (empty: none). From CURLLM_LOAD_PLUGINS."""
     if "CURLLM_LOAD_PLUGINS" not in env:
         return None
     return {n.strip() for n in env["CURLLM_LOAD_PLUGINS"].split(",") if n.strip()}
 
 
-def load_registry(env: dict | None = None, *, use_cache: bool = True) -> Registry:
+def load_registry(env: Mapping[str, str] | None = None, *, use_cache: bool = True) -> Registry:
     """Build the registry: built-in tools, installed plugins, then CURLLM_TOOLS_PATH directories."""
     env = os.environ if env is None else env
     cache = ManifestCache(

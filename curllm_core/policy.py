@@ -92,9 +92,7 @@ def canonical_domain(value: str, which: str = "domain") -> str:
 
 
 def _refused(message: str, host: str, kind: type[PolicyError] = PolicyError) -> PolicyError:
-    error = kind(message)
-    error.host = host  # which host it was, to tie a failed navigation to its refusal
-    return error
+    return kind(message, host=host)
 
 
 @dataclass(frozen=True)

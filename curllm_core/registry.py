@@ -128,7 +128,7 @@ class Registry:
 
     def _register_file(self, file: Path, source: str) -> list[str]:
         doc, problems = self._cache.check(file)
-        if not problems:
+        if not problems and doc is not None:
             manifest = Manifest.from_dict(doc, source=source, path=str(file))
             # Not cached: whether the code is installed can change while the manifest does not.
             problems = check_entrypoint(manifest, self._findable)
@@ -214,7 +214,8 @@ def check_entrypoint(m: Manifest, memo: dict[str, str | None]) -> list[Problem]:
     key = f"{module}@{Path(m.path).parent}"  # a module may live beside its manifest
     if key not in memo:
         memo[key] = entrypoint_findable(m)
-    return [Problem(memo[key], "/entrypoint", m.path)] if memo[key] else []
+    reason = memo[key]
+    return [Problem(reason, "/entrypoint", m.path)] if reason else []
 
 
 def describe_source(m: Manifest) -> str:

@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
 try:  # pytest-asyncio is what runs async tests and fixtures; without it only the sync fixtures work
     import pytest_asyncio
 except ImportError:  # pragma: no cover - exercised only where pytest-asyncio is not installed
-    pytest_asyncio = None
+    pytest_asyncio = None  # type: ignore[assignment]
 
 NEEDS_ASYNCIO = "curllm's browser fixtures need pytest-asyncio >= 0.24: pip install 'pytest-asyncio>=0.24'"
 
@@ -408,6 +408,7 @@ async def _browser(curllm_browser_path: str, _curllm_shared_browser: _SharedBrow
     from .errors import BrowserError
 
     browser = _curllm_shared_browser.browser
+    assert browser is not None  # the session fixture made it
     browser.executable = curllm_browser_path
     try:
         await browser.start()

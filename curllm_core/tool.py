@@ -22,7 +22,7 @@ from typing import Any
 from .errors import EntrypointImport, EntrypointInvalid, NoPage
 from .manifest import Manifest, check_manifest
 
-Emit = Callable[[str, dict], None]
+Emit = Callable[[str, dict], object]  # what it returns is ignored
 
 
 @dataclass
@@ -85,6 +85,8 @@ def _import_module(module: str, near: str):
         if name in sys.modules:
             return sys.modules[name]
         spec = importlib.util.spec_from_file_location(name, candidate)
+        if spec is None or spec.loader is None:
+            raise
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)

@@ -224,7 +224,7 @@ class _StderrHandler(logging.StreamHandler):
         super().__init__()
         self.setFormatter(_Formatter("%(message)s"))
 
-    @property  # type: ignore[override]
+    @property
     def stream(self):  # noqa: D102
         return sys.stderr
 

@@ -225,7 +225,7 @@ class Api:
             ticket.release()
         return JSONResponse(result.to_dict())
 
-    async def stream(self, request: Request) -> Response | EventStream:
+    async def stream(self, request: Request) -> Response | EventStream | _Stream:
         task = await self.service.prepare(parse_task(await self.read_json(request)))
         ticket = self.service.slots.reserve()
         return _Stream(EventStream(self.service.events(task, ticket)), ticket)

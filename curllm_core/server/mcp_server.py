@@ -118,7 +118,7 @@ def page_tool_schema(manifest: Manifest) -> dict:
     return schema
 
 
-def _text(value: str) -> list[types.TextContent]:
+def _text(value: str) -> list[types.ContentBlock]:
     return [types.TextContent(type="text", text=value)]
 
 

@@ -102,7 +102,7 @@ TASK_ERRORS = (400, 401, 403, 413, 415, 422, 429, 503, 504)
 def openapi(secured: bool = False) -> dict:
     """The document; ``secured`` when the server requires a bearer token."""
     body = {"required": True, "content": {"application/json": {"schema": _TASK}}}
-    doc = {
+    doc: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
             "title": "curllm",

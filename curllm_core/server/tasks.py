@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -350,7 +350,7 @@ class TaskService:
                 message=f"the task did not finish within the server's time limit ({limit:g} s)",
             ) from None
 
-    async def events(self, spec: TaskSpec, ticket: Ticket) -> AsyncIterator[dict]:
+    async def events(self, spec: TaskSpec, ticket: Ticket) -> AsyncGenerator[dict, None]:
         """Every event of the task as it happens (the ``--events`` lines), waiting for a slot first.
 
         The last event is ``complete`` (its data also carries ``result``, the whole Result) or

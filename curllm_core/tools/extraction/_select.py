@@ -117,6 +117,7 @@ def field_value(item: LexborNode, spec: dict | str | list, base: str, currency: 
     candidates: list[str | None] = (
         [selectors] if isinstance(selectors, str) or selectors is None else list(selectors)
     )
+    assert scope is not None
     if kind == "exists":
         if spec.get("self") and self_matches(item, spec["self"]):
             return True

@@ -37,11 +37,11 @@ def extract(
     their discussion page)."""
     if min_points is not None and (isinstance(min_points, bool) or not isinstance(min_points, int)):
         raise BadParams(f"min_points must be an integer, got {min_points!r}")
-    selectors = selectors or {}
+    layouts = selectors or {}
     tree = parse_html(html)
-    base = page_base(tree, base_url, selectors.get("origin"))
+    base = page_base(tree, base_url, layouts.get("origin"))
     strip_junk(tree)
-    _, records = best_layout(tree, selectors, base)
+    _name, records = best_layout(tree, layouts, base)
     articles = []
     for record in records:
         discussion = urljoin(base, f"item?id={record['id']}")  # every HN page lives at the site root

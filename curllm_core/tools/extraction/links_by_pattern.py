@@ -61,7 +61,7 @@ def extract(
     containers) are not links a user can follow and are skipped. A URL found more than once is kept once, at its first place, with
     the first non-empty text.
     """
-    url_re = _compile(pattern or "", "pattern")
+    url_re = UntrustedPattern(pattern or "", what="pattern")
     text_re = _compile(text, "text")
     tree = parse_html(html)
     base = page_base(tree, base_url)

@@ -166,6 +166,7 @@ async def run(
     report: dict[str, Any] = {"filled": filled, "fields": fields, "submitted": False, "method": None}
     if submit:
         last = choice.max if max is not None and choice.max else choice.min
+        assert last is not None  # a field was filled (missing ones were reported above)
         async with PageWatch(page, arm=False) as watch:
             outcome = await submit_from(page, last.selector, watch, what="the price filter", fill=values)
         filled.update({side: outcome["values"].get(sel, filled[side]) for side, sel in pending.items()})
