@@ -37,7 +37,7 @@ from .manifest import Manifest
 from .plan import DEFAULT_RETRIES, Plan, Step, fill_defaults, step_io
 from .policy import NetworkPolicy
 from .registry import Registry
-from .result import Result, StepResult, error_entry
+from .result import ErrorEntry, Result, StepResult, error_entry
 from .tool import ToolContext, load_callable
 
 log = logging.getLogger("curllm.executor")
@@ -213,7 +213,7 @@ class Execution:
         self.data: dict = dict(options.data)
         self.outputs: dict[str, dict] = {}
         self.steps: list[StepResult] = []
-        self.errors: list[dict] = []
+        self.errors: list[ErrorEntry] = []
         self.timings: dict[str, int] = self.task_page.timings
         self.timings["steps_ms"] = 0
 

@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
+
+
+class ErrorEntry(TypedDict):
+    """One entry of a result's ``errors`` (docs/results-and-events.md, "Error entries"): JSON as it is."""
+
+    code: str
+    message: str
+    step: NotRequired[int]  # for a failed step (from 1)
+    tool: NotRequired[str]  # for a failed step
+    optional: NotRequired[bool]  # a failed optional step: does not make the result not ok
+    recovered: NotRequired[bool]  # a revised plan took over after this failure
+    problems: NotRequired[list[str]]  # batch lines, for a plan or planning error
 
 
 @dataclass
@@ -63,7 +75,7 @@ class Result:
     ok: bool
     data: dict = field(default_factory=dict)
     steps: list[StepResult] = field(default_factory=list)
-    errors: list[dict] = field(default_factory=list)
+    errors: list[ErrorEntry] = field(default_factory=list)
     plan: dict | None = None
     timings: dict = field(default_factory=dict)
     usage: dict | None = None
@@ -102,8 +114,9 @@ class Result:
         return None, []
 
 
-def error_entry(code: str, message: str, *, step: int | None = None, tool: str | None = None) -> dict:
-    entry: dict[str, Any] = {"code": code, "message": message}
+def error_entry(code: str, message: str, *, step: int | None = None, tool: str | None = None) -> ErrorEntry:
+    """An error entry; ``step`` and ``tool`` for a failed step."""
+    entry: ErrorEntry = {"code": code, "message": message}
     if step is not None:
         entry["step"] = step
     if tool is not None:

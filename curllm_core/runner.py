@@ -53,7 +53,7 @@ from .events import EventBus, preview
 from .executor import Execution, RunOptions, TaskPage
 from .plan import Plan, check_plan
 from .registry import Registry
-from .result import Result, error_entry
+from .result import ErrorEntry, Result, error_entry
 
 if TYPE_CHECKING:
     from .planner import Planned
@@ -647,7 +647,7 @@ def complete_event(bus: EventBus, result: Result) -> None:
     )
 
 
-def error_of(e: CurllmError) -> dict:
+def error_of(e: CurllmError) -> ErrorEntry:
     """An error entry for an error raised before a task ran (with its problems, one line each)."""
     entry = error_entry(e.code, e.message)
     if e.problems:

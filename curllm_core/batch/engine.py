@@ -19,7 +19,7 @@ from ..errors import CurllmError, UsageError
 from ..events import EventBus, now_iso
 from ..executor import RunOptions
 from ..registry import Registry
-from ..result import error_entry
+from ..result import ErrorEntry, error_entry
 from ..runner import Runner, TaskSpec, error_of
 from .tasks import BadTask, Entry, Task, TaskError, checked_stream
 
@@ -47,7 +47,7 @@ def bad_line(entry: BadTask) -> dict:
 
 def _failed_line(
     task: Task,
-    error: dict,
+    error: ErrorEntry,
     started_at: str,
     started: float,
     url: str | None = None,

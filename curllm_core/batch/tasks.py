@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import CurllmError, UsageError
 from ..limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, TooDeep, check_depth, size_text
-from ..result import error_entry
+from ..result import ErrorEntry, error_entry
 
 #: The fields a task may have. ``plan`` is a plan document, a list of steps, or (as a string) JSON or
 #: the path of a plan file; ``expected_output`` goes with a list of steps; ``data`` is the initial data.
@@ -48,7 +48,7 @@ class BadTask:
     """A task that cannot run: it gets a failed line of its own (``id`` is ``line:N`` when it has none)."""
 
     id: str
-    error: dict
+    error: ErrorEntry
     line: int | None = None
 
 
