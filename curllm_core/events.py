@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -79,7 +79,7 @@ class EventBus:
     def add(self, sink: Sink) -> None:
         self.sinks.append(sink)
 
-    def emit(self, type_: str, data: dict) -> dict:
+    def emit(self, type_: str, data: Mapping[str, Any]) -> dict:
         from .scrub import scrub_data
 
         # Known secrets (API keys, session cookies) never reach a sink, whatever a model echoed.

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from ...errors import ToolError
-from ...prices import find_prices, parse_price
+from ...prices import Price, find_prices, parse_price
 from ...tool import ToolContext
 from ._html import (
     absolute_url,
@@ -157,7 +157,9 @@ def _from_schema_product(node: dict, base: str) -> dict:
 
 
 def _same_page(a: str | None, b: str) -> bool:
-    return bool(a) and urldefrag(a)[0].rstrip("/") == urldefrag(b)[0].rstrip("/")
+    if not a:
+        return False
+    return urldefrag(a)[0].rstrip("/") == urldefrag(b)[0].rstrip("/")
 
 
 def _jsonld(tree, base: str, page_url: str) -> dict:
@@ -273,7 +275,8 @@ def _visible(tree, currency: str | None) -> dict:
     area = area or tree.body
     if area is None:
         return out
-    current, regular = [], []
+    current: list[Price] = []
+    regular: list[Price] = []
     for el in area.css(PRICE_ELEMENTS):
         if el.tag not in ("del", "s") and any(d.mem_id != el.mem_id for d in el.css(PRICE_ELEMENTS)):
             continue  # a wrapper: its parts are looked at one by one
