@@ -125,15 +125,15 @@ def test_the_page_chooses_the_site_tool_over_http_and_from_files(realpages_url, 
 
 
 def test_a_tool_that_cannot_take_the_steps_parameter_is_not_chosen_silently(realpages_url, tmp_path):
-    """articles_hn knows no min_score: it does not stand in for articles_reddit (the threshold would
+    """articles_hn knows no include_promoted: it does not stand in for articles_reddit (the option would
     be dropped), and the report says why. The empty result then goes to the generic tool, which takes
-    min_score: exactly the stories over 100 points."""
+    it: every story of the page."""
     page = realpage("hn_front_2026.html").name
     plan = tmp_path / "plan.json"
     plan.write_text(
         json.dumps(
             {
-                "plan": [{"tool": "extraction.articles_reddit", "parameters": {"min_score": 101}}],
+                "plan": [{"tool": "extraction.articles_reddit", "parameters": {"include_promoted": True}}],
                 "expected_output": "articles",
             }
         )
@@ -149,10 +149,52 @@ def test_a_tool_that_cannot_take_the_steps_parameter_is_not_chosen_silently(real
         == "extraction.articles_reddit"
     )
     assert "extraction.articles_hn's markup" in first["choice"]["reason"]
-    assert "cannot take min_score" in first["choice"]["reason"] and first["result"]["articles"] == []
+    assert "cannot take include_promoted" in first["choice"]["reason"] and first["result"]["articles"] == []
     assert second["tool"] == "extraction.articles_generic" and second["fallback_for"] == first["tool"]
-    wanted = [ident("articles", x) for x in truth(page) if x["points"] is not None and x["points"] > 100]
-    assert [ident("articles", x) for x in result["data"]["articles"]] == wanted and wanted
+    wanted = [ident("articles", x) for x in truth(page)]
+    assert [ident("articles", x) for x in result["data"]["articles"]] == wanted
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+@pytest.mark.parametrize(
+    "page, instruction, tool, wanted",
+    [
+        # points, upvotes, punkty: one concept, whichever tool reads the page
+        (
+            "hn_front_2026.html",
+            "stories with more than 100 upvotes",
+            "extraction.articles_hn",
+            lambda x: x["points"] > 100,
+        ),
+        (
+            "hn_front_2026.html",
+            "Beiträge mit mindestens 300 Punkten",
+            "extraction.articles_hn",
+            lambda x: x["points"] >= 300,
+        ),
+        (
+            "reddit_old_dataisbeautiful_top.html",
+            "posty z ponad 1000 punktów",
+            "extraction.articles_reddit",
+            lambda x: x["score"] > 1000,
+        ),
+    ],
+)
+def test_an_instruction_on_a_saved_site_page_uses_the_sites_tool(
+    realpages_url, tmp_path, how, page, instruction, tool, wanted
+):
+    """Planned for an unknown host (127.0.0.1, a file), the extraction runs the tool whose markup the
+    page shows, with the threshold: exactly the stories asked for."""
+    url = f"{realpages_url}/{page}" if how == "http" else realpage(page).as_uri()
+    out = curllm(instruction, "--url", url, "--format", "json", tmp=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout)
+    (step,) = [s for s in result["steps"] if s["tool"].startswith("extraction.")]
+    assert step["tool"] == tool and step["choice"]["chosen"] == tool
+    expected = [
+        ident("articles", x) for x in truth(page) if (x.get("points") or x.get("score") or 0) and wanted(x)
+    ]
+    assert [ident("articles", x) for x in result["data"]["articles"]] == expected and expected
 
 
 TOOL = {

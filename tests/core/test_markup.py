@@ -52,7 +52,13 @@ def test_parameters_carry_over_by_name_and_a_set_one_is_never_dropped(registry):
     generic = registry.resolve("products_generic")
     # include_promoted at reddit's own default is not "set"; limit goes over
     assert carry({"limit": 5, "include_promoted": False}, reddit, hn) == ({"limit": 5}, [])
-    assert carry({"min_score": 100}, reddit, hn) == (None, ["min_score"])
+    # points are one concept: each takes the other's name for the threshold
+    assert carry({"min_score": 100}, reddit, hn) == ({"min_score": 100}, [])
+    assert carry({"min_points": 100, "limit": 3}, hn, reddit)[0] == {
+        "min_points": 100,
+        "limit": 3,
+        "include_promoted": False,
+    }
     assert carry({"include_promoted": True}, reddit, hn) == (None, ["include_promoted"])
     amazon = registry.resolve("products_amazon")
     assert carry({"limit": 3}, generic, amazon) == ({"limit": 3, "include_sponsored": True}, [])

@@ -63,7 +63,13 @@ def extract(
     return {"articles": apply_limit(articles, limit)}
 
 
-async def run(ctx: ToolContext, limit: int | None = None, min_points: int | None = None) -> dict:
-    """Tool entry point: one round trip for the HTML, then `extract` with the manifest's selectors."""
+async def run(
+    ctx: ToolContext, limit: int | None = None, min_points: int | None = None, min_score: int | None = None
+) -> dict:
+    """Tool entry point: one round trip for the HTML, then `extract` with the manifest's selectors.
+
+    ``min_score`` is ``min_points`` under articles_reddit's name (points are one concept), so that
+    this tool can stand in for that one on a Hacker News page without dropping the threshold."""
     html, url = await page_html(ctx)
-    return extract(html, url, selectors=ctx.selectors, limit=limit, min_points=min_points)
+    least = max((v for v in (min_points, min_score) if v is not None), default=None)
+    return extract(html, url, selectors=ctx.selectors, limit=limit, min_points=least)

@@ -68,15 +68,22 @@ def extract(
 
 
 async def run(
-    ctx: ToolContext, limit: int | None = None, min_score: int | None = None, include_promoted: bool = False
+    ctx: ToolContext,
+    limit: int | None = None,
+    min_score: int | None = None,
+    include_promoted: bool = False,
+    min_points: int | None = None,
 ) -> dict:
-    """Tool entry point: one round trip for the HTML, then `extract` with the manifest's selectors."""
+    """Tool entry point: one round trip for the HTML, then `extract` with the manifest's selectors.
+
+    ``min_points`` is ``min_score`` under the name the other article tools use (points are one
+    concept), so that this tool can stand in for them on a reddit page without dropping the threshold."""
     html, url = await page_html(ctx)
     return extract(
         html,
         url,
         selectors=ctx.selectors,
         limit=limit,
-        min_score=min_score,
+        min_score=max((v for v in (min_score, min_points) if v is not None), default=None),
         include_promoted=include_promoted,
     )
