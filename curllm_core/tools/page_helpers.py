@@ -702,25 +702,27 @@ _WATCH_JS = r"""() => {
   // Work scheduled for later by a handler of what the user (curllm) did: when it is due, the page may
   // react (a debounced handler, a framework's render in the next frame or after a message). Counted:
   // what is scheduled within 30 ms of such an event, and what the callbacks scheduled so run in turn,
-  // three generations deep; an animation or a poller that schedules for ever is not waited on.
+  // three generations deep; an animation or a poller (a callback scheduling itself) is not waited on.
   const ACTIONS = ["click", "submit", "keydown", "keyup", "input", "change", "pointerup", "mouseup"];
   for (const type of ACTIONS) window.addEventListener(type, () => { window.__curllmActingUntil = performance.now() + 30; }, true);
-  let generation = null;  // of the counted callback running now
+  let generation = null, running = null;  // the counted callback running now, and its generation
   const acting = () => generation !== null ? generation : performance.now() < (window.__curllmActingUntil || 0) ? 0 : null;
   const later = (obj, name, delayOf, callbackAt) => {
     const orig = obj && obj[name];
     if (typeof orig !== "function") return;
     obj[name] = function () {
       const gen = acting();
-      if (gen !== null && gen < 3) {
+      const fn = callbackAt === null ? null : arguments[callbackAt];
+      // a callback that schedules itself again is a loop (an animation, a poller), not a reaction
+      if (gen !== null && gen < 3 && !(fn && fn === running)) {
         const delay = delayOf(arguments);
         if (delay <= 1500) { const w = watch(); w.due = Math.max(w.due, performance.now() + delay); }
-        const fn = callbackAt === null ? null : arguments[callbackAt];
         if (typeof fn === "function") {
           arguments[callbackAt] = function () {
-            const outer = generation;
+            const outer = [generation, running];
             generation = gen + 1;
-            try { return fn.apply(this, arguments); } finally { generation = outer; }
+            running = fn;
+            try { return fn.apply(this, arguments); } finally { [generation, running] = outer; }
           };
         } else if (callbackAt === null) {  // a message: its handler runs a moment later
           window.__curllmActingUntil = Math.max(window.__curllmActingUntil || 0, performance.now() + 30);

@@ -117,7 +117,8 @@ BUSY_PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title
 
 async def test_an_animation_or_a_poller_is_not_waited_on_as_a_reaction(page):
     """Only work scheduled by the action's handlers (three generations deep) counts as a coming
-    reaction; a page that schedules for ever has nothing due shortly after the action."""
+    reaction, and a callback that schedules itself again is a loop: a page that animates and polls for
+    ever has nothing due once the poller's first turn after the action is over."""
     from curllm_core.tools.page_helpers import _STATE_JS, PageWatch
 
     await page.set_content(BUSY_PAGE)
