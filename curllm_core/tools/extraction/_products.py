@@ -4,13 +4,13 @@ and the site-tool pipeline."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ...prices import CURRENCY_CODES, Price, currency_for_domain
+from ...text import fold
 from ...urls import host_of
 
 #: ``"currency": "NZD"``, ``"priceCurrency":"EUR"``, ``"currencyCode": "USD"`` in a page's scripts
@@ -148,8 +148,7 @@ def finish_products(records: list[dict], currency: str | None) -> list[dict]:
 
 def _words(text: str) -> list[str]:
     """Lower-case words without accents ("Urządzenia" -> "urzadzenia"), for matching categories."""
-    folded = unicodedata.normalize("NFKD", text.replace("ł", "l").replace("Ł", "L"))
-    return _WORD_RE.findall("".join(c for c in folded if not unicodedata.combining(c)).lower())
+    return _WORD_RE.findall(fold(text))
 
 
 def in_category(category: str, shown: str | None) -> bool:

@@ -28,7 +28,6 @@ small vocabulary of words tables are named by), ``largest`` (the one with the mo
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +36,7 @@ from urllib.parse import urlsplit
 from selectolax.lexbor import LexborNode
 
 from ...errors import BadParams, NoMatch
+from ...text import fold
 from ...tool import ToolContext
 from ._html import apply_limit, hidden_in_tree, page_html, parse_html, strip_junk, visible_text
 
@@ -326,11 +326,6 @@ _FILLER = frozenset(
 )
 
 
-def _fold(text: str) -> str:
-    text = text.lower().replace("ł", "l").replace("ß", "ss")
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 #: Inflection endings (Polish, German, English plural) taken off a long word before it is cut to
 #: five letters, so "banków" meets "bank" and "procesorów" meets "processor".
 _ENDINGS = (
@@ -357,7 +352,7 @@ _ENDINGS = (
 def _stem(word: str) -> str:
     """Inflection-tolerant form: a long word without its ending, cut to five letters (PL/DE endings
     vary after them); a plural "s" dropped from shorter words ("CPUs" -> "cpu")."""
-    word = _fold(word)
+    word = fold(word)
     if len(word) > 5:
         for ending in _ENDINGS:
             if word.endswith(ending) and len(word) - len(ending) >= 4:
@@ -384,7 +379,7 @@ def _stems(text: str) -> set[str]:
         out.add(stem)
         if stem in _CONCEPT_OF:
             out.add(f"#{_CONCEPT_OF[stem]}")
-        for part in _split_compound(_fold(word)):  # "Umsatzentwicklung" holds "umsatz"
+        for part in _split_compound(fold(word)):  # "Umsatzentwicklung" holds "umsatz"
             out.add(f"#{_CONCEPT_OF[part]}")
     return out
 
@@ -402,7 +397,7 @@ def _query_terms(match: str) -> list[set[str]]:
     terms = []
     for token in match.split():
         words = _words(token)
-        if not words or (len(words) == 1 and _fold(words[0]) in _FILLER):
+        if not words or (len(words) == 1 and fold(words[0]) in _FILLER):
             continue
         forms: set[str] = set()
         for word in ["".join(words), *words] if len(words) > 1 else words:
@@ -410,7 +405,7 @@ def _query_terms(match: str) -> list[set[str]]:
             forms.add(stem)
             if stem in _CONCEPT_OF:
                 forms.add(f"#{_CONCEPT_OF[stem]}")
-            for part in _split_compound(_fold(word)):
+            for part in _split_compound(fold(word)):
                 forms.add(f"#{_CONCEPT_OF[part]}")
         terms.append(forms)
     return terms
