@@ -261,10 +261,12 @@ def _pick_registry(given: Registry | None, default: Registry | None) -> Registry
 
 def _skip_without_browser(result: Result) -> None:
     """A run that failed for want of a Chromium is a skipped test, with the install hint."""
+    from .errors import BrowserNotFound
+
     for step in result.steps:
-        if step.code == "BROWSER_NOT_FOUND":
+        if isinstance(step.failure, BrowserNotFound):
             pytest.skip(step.error or "no Chromium found")
-    for error in result.errors:
+    for error in result.errors:  # entries are JSON: their code says it (a plan's end-of-run checks)
         if error.get("code") == "BROWSER_NOT_FOUND":
             pytest.skip(error.get("message") or "no Chromium found")
 
