@@ -28,6 +28,10 @@ Public surface (what the CLI, the Python API, batch runs, an HTTP server or a Ra
   ``await runner.execute(prepared) -> Result`` for callers that look at the plan in between
   (``await prepared.close()`` when not executing it). Cancelling the awaiting task (a client that
   disconnects) cancels the task and closes its browser context; the shared browser stays.
+- ``await runner.decide(spec) -> Decided``: a task planned here to run in another process (a Ray
+  worker): no browser; ``Decided.spec`` (picklable) carries the plan, and the other process runs it
+  with ``prepare(spec, announced=True)`` (the plan checked against its own tools, the init and
+  decision events not repeated) and ``execute``.
 - Raises `UsageError` (bad URL, no instruction), `PlanError` (a given plan fails the check) and
   `PlanningError` (no plan for the instruction) before anything runs; everything that goes wrong
   while running is in the `Result`, including a task time limit hit while planning (``TASK_TIMEOUT``).
@@ -60,7 +64,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("curllm.runner")
 
-__all__ = ["TaskSpec", "Prepared", "Runner", "check_start_url", "resolve_model"]
+__all__ = ["TaskSpec", "Prepared", "Decided", "Runner", "check_start_url", "resolve_model"]
 
 #: How many distinct plannings a Runner remembers (a batch plans each distinct task shape once).
 PLAN_MEMO = 4096
@@ -115,6 +119,33 @@ class Prepared:
     async def close(self) -> None:
         """Release what preparing started (a warming browser, an opened page) without running."""
         await self.page.close()
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A task prepared here to run in another process (`Runner.decide`): picklable, no browser.
+
+    ``spec`` is what the other process runs: the start URL resolved, the checked plan as its document
+    (``instruction``, ``fields`` and ``limit`` already planned into it). ``plan``, ``source``,
+    ``usage`` and ``plan_ms`` (None for a given plan) say how it was made here; ``started`` is when
+    preparing began (``time.perf_counter`` of this process: what is left of a time limit).
+    """
+
+    spec: TaskSpec
+    plan: Plan
+    url: str | None
+    source: str
+    usage: dict | None
+    plan_ms: int | None
+    started: float
+
+    @property
+    def needs_page(self) -> bool:
+        """Whether a step needs a web page (and so a start URL)."""
+        return self.plan.needs_page
+
+    async def close(self) -> None:
+        """Nothing to release: preparing started nothing (for callers that treat it as `Prepared`)."""
 
 
 def resolve_model(explicit: str | None) -> str | None:
@@ -227,8 +258,14 @@ class Runner:
 
     # --- preparing -----------------------------------------------------------------------------
 
-    async def prepare(self, spec: TaskSpec, *, events: EventBus | None = None) -> Prepared:
-        """Resolve the start URL, then plan the instruction or check the plan. Raises before any run."""
+    async def prepare(
+        self, spec: TaskSpec, *, events: EventBus | None = None, announced: bool = False
+    ) -> Prepared:
+        """Resolve the start URL, then plan the instruction or check the plan. Raises before any run.
+
+        ``announced``: the task was prepared in another process (`decide`), which emitted its
+        ``init`` and decision events; the given plan is checked here again, silently.
+        """
         bus = events or self.events or EventBus()
         url = self.start_url(spec)
         data = dict(spec.data or {})
@@ -237,40 +274,19 @@ class Runner:
         # the page opened for the summary is the one the steps then use (no second navigation).
         page = TaskPage(options, bus, self.browser)
         if spec.plan is not None:
-            plan = spec.plan if isinstance(spec.plan, Plan) else self.check(spec.plan, set(data))
-            if spec.fields or spec.limit is not None:
-                from .planner.rules import with_fields_and_limit
-
-                plan = with_fields_and_limit(
-                    plan, self.registry, list(spec.fields or ()), spec.limit, set(data)
-                )
-            bus.emit(
-                "init",
-                {
-                    "url": url,
-                    "instruction": plan.instruction,
-                    "planner": plan.planner or "given",
-                    "steps": len(plan.steps),
-                },
-            )
+            plan = self._given_plan(spec, data)
+            if not announced:
+                _init_event(bus, url, plan.instruction, plan.planner or "given", len(plan.steps))
             if plan.needs_page and self.browser is None:
                 from .browser_path import find_browser
 
                 find_browser()  # as for an instruction: BrowserNotFound before any step runs
             prepared = Prepared(spec, plan, url, plan.planner or "given", [], None, None, bus, options, page)
-            decision_event(bus, plan, [], url)
+            if not announced:
+                decision_event(bus, plan, [], url)
             return prepared
-        instruction = (spec.instruction or "").strip()
-        if not instruction:
-            raise UsageError('no instruction given: say what to find, e.g. "find products under 150zł"')
-        bus.emit(
-            "init",
-            {
-                "url": url,
-                "instruction": instruction,
-                "planner": f"llm:{spec.model}" if spec.model else "rules",
-            },
-        )
+        instruction = _instruction(spec)
+        _init_event(bus, url, instruction, f"llm:{spec.model}" if spec.model else "rules")
         started = time.perf_counter()
         if url and not spec.model:
             await self._warm_up(page)
@@ -299,13 +315,49 @@ class Runner:
             started,
         )
 
+    async def decide(self, spec: TaskSpec, *, events: EventBus | None = None) -> Decided:
+        """Prepare a task that another process runs (a Ray worker): `prepare` without a browser.
+
+        The start URL, the ``init`` event, the planning (shared by identical concurrent tasks, under
+        the task's time limit, without a page summary for a model) or the check of a given plan, and
+        the decision event; no warm-up, no page, no execution. The other process runs
+        ``Decided.spec`` with ``prepare(..., announced=True)`` and `execute`. Raises as `prepare`.
+        """
+        bus = events or self.events or EventBus()
+        started = time.perf_counter()
+        url = self.start_url(spec)
+        data = dict(spec.data or {})
+        if spec.plan is not None:
+            plan = self._given_plan(spec, data)
+            _init_event(bus, url, plan.instruction, plan.planner or "given", len(plan.steps))
+            decision_event(bus, plan, [], url)
+            source, usage, plan_ms = plan.planner or "given", None, None
+        else:
+            instruction = _instruction(spec)
+            _init_event(bus, url, instruction, f"llm:{spec.model}" if spec.model else "rules")
+            planned = await self._plan(spec, instruction, url, data, bus, None)
+            plan_ms = _ms(started)
+            decision_event(bus, planned.plan, planned.reasoning, url, planned.source)
+            plan, source, usage = planned.plan, planned.source, planned.usage
+        # The plan travels as its document: the other process checks it against its own tools.
+        shipped = replace(spec, instruction=None, plan=plan.to_dict(), url=url, fields=None, limit=None)
+        return Decided(shipped, plan, url, source, usage, plan_ms, started)
+
+    def _given_plan(self, spec: TaskSpec, data: dict) -> Plan:
+        """The task's own plan, checked (once per distinct document), ``fields``/``limit`` applied."""
+        assert spec.plan is not None
+        plan = spec.plan if isinstance(spec.plan, Plan) else self.check(spec.plan, set(data))
+        if spec.fields or spec.limit is not None:
+            from .planner.rules import with_fields_and_limit
+
+            plan = with_fields_and_limit(plan, self.registry, list(spec.fields or ()), spec.limit, set(data))
+        return plan
+
     async def plan(self, spec: TaskSpec, *, events: EventBus | None = None) -> Planned:
         """Only plan the instruction (``--plan-only``): no browser, no page, nothing run."""
         from .planner import plan_task
 
-        instruction = (spec.instruction or "").strip()
-        if not instruction:
-            raise UsageError('no instruction given: say what to find, e.g. "find products under 150zł"')
+        instruction = _instruction(spec)
         return await plan_task(
             instruction,
             self.start_url(spec),
@@ -342,9 +394,11 @@ class Runner:
         url: str | None,
         data: dict,
         bus: EventBus,
-        page: TaskPage,
+        page: TaskPage | None,
     ) -> Planned:
-        """Plan under the task's time limit; concurrent identical tasks share one planning."""
+        """Plan under the task's time limit; concurrent identical tasks share one planning.
+
+        A model is shown a summary of the start page when there is a ``page`` to open it in."""
         from .planner import plan_task
         from .planner.cache import normalize_instruction, url_shape
 
@@ -362,7 +416,7 @@ class Runner:
         # A planning that failed fails alike for its twins; only a cancelled one (a stopped batch) is redone.
         first = planning is None or planning.cancelled()
         if first:
-            summary = _page_summary(page) if spec.model and url else None
+            summary = _page_summary(page) if spec.model and url and page is not None else None
             planning = asyncio.create_task(
                 plan_task(
                     instruction,
@@ -468,6 +522,23 @@ class Runner:
             complete_event(events or self.events or EventBus(), result)
             return result
         return await self.execute(prepared)
+
+
+def _instruction(spec: TaskSpec) -> str:
+    instruction = (spec.instruction or "").strip()
+    if not instruction:
+        raise UsageError('no instruction given: say what to find, e.g. "find products under 150zł"')
+    return instruction
+
+
+def _init_event(
+    bus: EventBus, url: str | None, instruction: str | None, planner: str, steps: int | None = None
+) -> None:
+    """The first event of a task: where it starts, what it asks, who plans (and the steps of a given plan)."""
+    data: dict[str, Any] = {"url": url, "instruction": instruction, "planner": planner}
+    if steps is not None:
+        data["steps"] = steps
+    bus.emit("init", data)
 
 
 def _planner_extras(spec: TaskSpec) -> dict[str, Any]:

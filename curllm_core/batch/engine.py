@@ -45,7 +45,7 @@ def bad_line(entry: BadTask) -> dict:
     return line
 
 
-def _failed_line(
+def failed_line(
     task: Task,
     error: ErrorEntry,
     started_at: str,
@@ -53,6 +53,7 @@ def _failed_line(
     url: str | None = None,
     timings: dict | None = None,
 ) -> dict:
+    """The failed line of a task that ran (or began to): one error, no data."""
     line = {
         "id": task.id,
         "ok": False,
@@ -216,7 +217,7 @@ class Batch:
         exc = inner.exception()
         if exc is not None:  # a bug, not a task failure: record it and keep the batch going
             log.error("task %s crashed", task.id, exc_info=exc)
-            line = _failed_line(
+            line = failed_line(
                 task, error_entry("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}"), started_at, started
             )
         else:
@@ -230,7 +231,7 @@ class Batch:
         return line
 
     def _cancelled(self, task: Task, started_at: str, started: float) -> dict:
-        return _failed_line(
+        return failed_line(
             task,
             error_entry(
                 CANCELLED, "the batch was interrupted while this task ran; it runs again with --resume"
@@ -245,18 +246,7 @@ class Batch:
         if self.on_event is not None:
             on_event, task_id = self.on_event, task.id
             bus.add(lambda event: on_event({**event, "task": task_id}))
-        timeout = task.timeout if task.timeout is not None else self.options.timeout_s
-        spec = TaskSpec(
-            instruction=task.instruction,
-            plan=task.plan,
-            url=task.url,
-            data=dict(task.data or {}),
-            model=task.model or self.model,
-            options=replace(self.options, timeout_s=timeout),
-            use_cache=self.use_cache,
-            refresh_plan=self.refresh_plan,
-            max_replans=self.max_replans,
-        )
+        spec = self.task_spec(task)
         timings: dict[str, int] = {}
         try:
             if task.instruction is not None and task.url is None:
@@ -267,40 +257,71 @@ class Batch:
                         f"task {task.id}: missing field url (and its instruction names no site the "
                         "installed tools know)"
                     )
-            prepared = await self.runner.prepare(spec, events=bus)
+            prepared = await self._prepare(spec, bus)
         except CurllmError as e:
             if task.instruction is not None:
                 timings["plan_ms"] = _ms(started)
-            return _failed_line(task, error_of(e), started_at, started, url=spec.url, timings=timings)
+            return failed_line(task, error_of(e), started_at, started, url=spec.url, timings=timings)
         if prepared.plan_ms is not None:
             timings["plan_ms"] = prepared.plan_ms
         if prepared.needs_page and not prepared.url:
             await prepared.close()
-            return _failed_line(
+            return failed_line(
                 task,
                 error_entry("BAD_TASK", f"task {task.id}: missing field url (its plan needs a web page)"),
                 started_at,
                 started,
                 timings=timings,
             )
+        return await self._execute(task, prepared, bus, timings, started_at, started)
+
+    def task_spec(self, task: Task) -> TaskSpec:
+        """The task as the Runner takes it: the batch's model, options and cache flags filled in."""
+        timeout = task.timeout if task.timeout is not None else self.options.timeout_s
+        return TaskSpec(
+            instruction=task.instruction,
+            plan=task.plan,
+            url=task.url,
+            data=dict(task.data or {}),
+            model=task.model or self.model,
+            options=replace(self.options, timeout_s=timeout),
+            use_cache=self.use_cache,
+            refresh_plan=self.refresh_plan,
+            max_replans=self.max_replans,
+        )
+
+    async def _prepare(self, spec: TaskSpec, bus: EventBus) -> Any:
+        """Plan the task (or check its plan): here, with the shared browser warming up meanwhile."""
+        return await self.runner.prepare(spec, events=bus)
+
+    async def _execute(
+        self, task: Task, prepared: Any, bus: EventBus, timings: dict, started_at: str, started: float
+    ) -> dict:
+        """Run the prepared task and make its line: here, in this process's browser."""
         result = await self.runner.execute(prepared)
-        doc = result.to_dict()
-        line: dict[str, Any] = {
-            "id": task.id,
-            "ok": result.ok,
-            "url": result.url or prepared.url,
-            "data": result.data,
-            "errors": result.errors,
-            "timings": {**result.timings, **timings, "total_ms": _ms(started)},
-            "steps": [_compact_step(s) for s in doc["steps"]],
-            "started_at": started_at,
-            "finished_at": now_iso(),
-        }
-        if result.usage:
-            line["usage"] = result.usage
-        if task.line is not None:
-            line["line"] = task.line
-        return line
+        return result_line(task, result.to_dict(), prepared.url, timings, started_at, started)
+
+
+def result_line(
+    task: Task, doc: dict, url: str | None, timings: dict, started_at: str, started: float
+) -> dict:
+    """A task's line from its result document (`Result.to_dict`): steps without their output."""
+    line: dict[str, Any] = {
+        "id": task.id,
+        "ok": doc["ok"],
+        "url": doc.get("url") or url,
+        "data": doc["data"],
+        "errors": doc["errors"],
+        "timings": {**doc["timings"], **timings, "total_ms": _ms(started)},
+        "steps": [_compact_step(s) for s in doc["steps"]],
+        "started_at": started_at,
+        "finished_at": now_iso(),
+    }
+    if doc.get("usage"):
+        line["usage"] = doc["usage"]
+    if task.line is not None:
+        line["line"] = task.line
+    return line
 
 
 def run_many(
