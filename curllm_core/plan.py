@@ -136,6 +136,33 @@ def named_tool(manifest: Manifest, params: dict, registry: Registry) -> Manifest
     return registry.get(name) if isinstance(name, str) else None
 
 
+def plan_tools(plan: Plan, registry: Registry) -> list[str]:
+    """Every tool a checked plan may call, in order: its steps, their fallbacks, the tool a step runs
+    on each page (its ``tool``-role parameter, pagination's ``extract``) and the plan's fallback."""
+    names: list[str] = []
+    for step in plan.steps:
+        names.append(step.tool)
+        if step.fallback:
+            names.append(step.fallback)
+        manifest = registry.get(step.tool)
+        inner = named_tool(manifest, step.parameters, registry) if manifest is not None else None
+        if inner is not None:
+            names.append(inner.key)
+        elif manifest is not None and isinstance(
+            step.parameters.get(manifest.parameter_for("tool") or ""), str
+        ):
+            names.append(step.parameters[manifest.parameter_for("tool") or ""])  # not installed here
+    if plan.fallback:
+        names.append(plan.fallback)
+    keys: list[str] = []
+    for name in names:
+        manifest = registry.get(name)
+        key = manifest.key if manifest is not None else name
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
 def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
     """A step that takes a ``tool`` (pagination's ``extract``) but names none takes the extraction step
     that follows it."""

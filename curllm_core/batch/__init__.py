@@ -6,14 +6,16 @@
 - `engine`: `Batch` runs tasks concurrently through the one `runner.Runner`, one browser context per
   task in one shared `Browser`, and yields one JSON-able line per task as it finishes; `run_many`
   is the Python API over it;
-- `outfile`: `OutFile`, the durable ``--out`` file (fsynced lines, torn-line repair, resume, lock).
+- `outfile`: `OutFile`, the durable ``--out`` file (fsynced lines, torn-line repair, resume, lock);
+- `ray_backend` and `ray_worker`: the same batch on a Ray cluster (``backend="ray"``): the driver
+  reads, plans and records, workers (Ray actors, a browser each) run the tasks. Imported only then.
 
 The ``curllm batch`` command (progress, signals, summary) lives in `curllm_core.cli.batch`.
 """
 
 from __future__ import annotations
 
-from .engine import CANCELLED, DEFAULT_CONCURRENCY, Batch, bad_line, is_cancelled, run_many
+from .engine import BACKENDS, CANCELLED, DEFAULT_CONCURRENCY, Batch, bad_line, is_cancelled, run_many
 from .outfile import OutFile
 from .readers import (
     EXTENSIONS,
@@ -37,6 +39,7 @@ from .tasks import (
 )
 
 __all__ = [
+    "BACKENDS",
     "CANCELLED",
     "DEFAULT_CONCURRENCY",
     "EXTENSIONS",

@@ -116,6 +116,8 @@ class Batch:
         self._pending = checked_stream(tasks)
         #: Why reading the tasks stopped early (a task file unreadable from some point on), else None.
         self.read_error: CurllmError | None = None
+        #: Why the batch stopped early otherwise (a backend that lost every worker), else None.
+        self.stopped_by: CurllmError | None = None
         self.concurrency = concurrency
         self.options = options or RunOptions()
         self._registry = registry
@@ -324,6 +326,9 @@ def result_line(
     return line
 
 
+BACKENDS = ("local", "ray")
+
+
 def run_many(
     tasks: Iterable[Task | BadTask | dict],
     *,
@@ -336,6 +341,9 @@ def run_many(
     refresh_plan: bool = False,
     max_replans: int | None = None,
     on_event: Callable[[dict], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    workers: int | None = None,
 ) -> AsyncIterator[dict]:
     """Run many tasks in one browser; ``async for line in run_many(tasks, concurrency=4)``.
 
@@ -344,20 +352,33 @@ def run_many(
     bad task yields its own failed line and the others still run. ``options`` (browser, network,
     ``timeout_s``) apply to every task. Events of every task go to ``on_event``, tagged with ``task``.
     Stop early with ``contextlib.aclosing``; leaving the loop cancels the running tasks.
+
+    ``backend="ray"`` (``pip install 'curllm[ray]'``) runs the tasks on ``workers`` Ray actors (default:
+    the cluster's CPUs), ``concurrency`` tasks each, one browser each; ``address`` is the cluster
+    (``auto``, ``HOST:PORT``, ``ray://HOST:10001``; default ``RAY_ADDRESS``, else a local Ray for
+    this call). Plans are made here; the lines are the same. See docs/distributed.md.
     """
-    batch = Batch(
-        tasks,
-        concurrency=concurrency,
-        options=options,
-        registry=registry,
-        browser=browser,
-        model=model,
-        use_cache=use_cache,
-        refresh_plan=refresh_plan,
-        max_replans=max_replans,
-        on_event=on_event,
-    )
-    return batch.results()
+    common: dict[str, Any] = {
+        "concurrency": concurrency,
+        "options": options,
+        "registry": registry,
+        "model": model,
+        "use_cache": use_cache,
+        "refresh_plan": refresh_plan,
+        "max_replans": max_replans,
+        "on_event": on_event,
+    }
+    if backend == "ray":
+        from .ray_backend import RayBatch
+
+        if browser is not None:
+            raise UsageError("browser= is for the local backend: each Ray worker starts its own")
+        return RayBatch(tasks, address=address, workers=workers, **common).results()
+    if backend != "local":
+        raise UsageError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    if address is not None or workers is not None:
+        raise UsageError('address= and workers= go with backend="ray"')
+    return Batch(tasks, browser=browser, **common).results()
 
 
 async def _close_quietly(browser: Browser) -> None:

@@ -71,7 +71,30 @@ EXIT_FAILED = 1
     "-j",
     type=click.IntRange(1, 64),
     metavar="N",
-    help="Tasks running at once (1 to 64), in one browser (default: config concurrency, else 2).",
+    help="Tasks running at once (1 to 64), in one browser; with --backend ray, in each worker "
+    "(default: config concurrency, else 2).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "ray"]),
+    metavar="NAME",
+    default="local",
+    show_default=True,
+    help="Where the tasks run: local (this process, one browser) or ray (workers on a Ray cluster; "
+    "pip install 'curllm[ray]').",
+)
+@click.option(
+    "--address",
+    metavar="ADDRESS",
+    help="With --backend ray: the cluster, auto, HOST:PORT or ray://HOST:10001 (default: $RAY_ADDRESS, "
+    "else a local Ray for this batch).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 4096),
+    metavar="N",
+    help="With --backend ray: worker processes, one browser and one CPU each, running --concurrency "
+    "tasks each (default: the cluster's CPUs).",
 )
 @click.option(
     "--input-format",
@@ -124,6 +147,9 @@ def batch_cmd(
     retry_failed: bool,
     overwrite: bool,
     concurrency: int | None,
+    backend: str,
+    address: str | None,
+    workers: int | None,
     input_format: str | None,
     model: str | None,
     no_cache: bool,
@@ -146,6 +172,7 @@ def batch_cmd(
     \b
       curllm batch tasks.jsonl --out results.jsonl -j 4
       curllm batch tasks.jsonl --out results.jsonl --resume    # after a crash or Ctrl-C
+      curllm batch tasks.jsonl --out results.jsonl --backend ray --address auto --workers 8
     Exit: 0 all ok, 1 any failed, 2 unreadable tasks or bad options, 130 interrupted.
     """
     from ..runner import resolve_model
@@ -162,6 +189,10 @@ def batch_cmd(
             retry_failed=retry_failed,
             overwrite=overwrite,
             concurrency=concurrency,
+            backend=backend,
+            address=address,
+            workers=workers,
+            verbose=verbose,
             model=model,
             use_cache=not no_cache,
             refresh_plan=refresh_plan,
@@ -187,6 +218,10 @@ class BatchSpec:
     retry_failed: bool = False
     overwrite: bool = False
     concurrency: int | None = None
+    backend: str = "local"
+    address: str | None = None  # --backend ray: the cluster
+    workers: int | None = None  # --backend ray: worker actors
+    verbose: int = 0
     model: str | None = None
     use_cache: bool = True
     refresh_plan: bool = False
@@ -231,7 +266,25 @@ def run_cli(spec: BatchSpec) -> int:
         raise UsageError("give either --resume or --overwrite, not both")
     if spec.events == "-" and not spec.out:
         raise UsageError("--events - needs --out FILE: without it stdout carries the result lines")
+    if spec.backend != "ray" and (spec.address is not None or spec.workers is not None):
+        raise UsageError("--address and --workers go with --backend ray")
     stream = TaskStream(spec.tasks, spec.input_format)
+    cluster = None
+    if spec.backend == "ray":
+        from ..batch.ray_backend import RayCluster
+
+        cluster = RayCluster(spec.address, local_cpus=spec.workers, log_to_driver=spec.verbose > 0)
+        try:
+            cluster.connect()  # exit 2 before anything runs when Ray is missing or cannot be reached
+        except KeyboardInterrupt:
+            stream.close()
+            cluster.close()
+            note("interrupted while starting Ray; nothing ran")
+            return EXIT_SIGINT
+        except BaseException:
+            stream.close()
+            cluster.close()
+            raise
     try:
         sink: OutFile | StreamOut = (
             OutFile(
@@ -246,6 +299,8 @@ def run_cli(spec: BatchSpec) -> int:
         )
     except BaseException:
         stream.close()
+        if cluster is not None:
+            cluster.close()
         raise
     events_sink = None
     tally = Tally()
@@ -268,15 +323,17 @@ def run_cli(spec: BatchSpec) -> int:
         report_registry_problems(loaded)
         return loaded
 
-    read_error = None
+    read_error = stopped_by = None
     try:
         if spec.events:
             events_sink = open_events(spec.events)
         progress = sys.stderr.isatty() if spec.progress is None else spec.progress
         started = time.perf_counter()
         try:
-            code, read_error = asyncio.run(
-                _run_and_record(todo(), spec, concurrency, registry, sink, tally, progress, events_sink)
+            code, read_error, stopped_by = asyncio.run(
+                _run_and_record(
+                    todo(), spec, concurrency, registry, sink, tally, progress, events_sink, cluster
+                )
             )
         except KeyboardInterrupt:  # Ctrl-C before the batch's own handler was in place: nothing ran yet
             code = EXIT_SIGINT
@@ -286,7 +343,13 @@ def run_cli(spec: BatchSpec) -> int:
         sink.close()
         if events_sink is not None:
             events_sink.close()
+        if cluster is not None:
+            cluster.close()
     _summary(tally, elapsed, spec.out, code)
+    if stopped_by is not None:
+        note(f"error [{stopped_by.code}]: {stopped_by}")
+        if spec.out:
+            note(f"  continue with: --out {spec.out} --resume")
     if read_error is not None:
         note(f"error [{read_error.code}]: {read_error}")
         note(
@@ -311,24 +374,35 @@ async def _run_and_record(
     tally: Tally,
     progress: bool,
     on_event: Callable[[dict], None] | None,
-) -> tuple[int, CurllmError | None]:
+    cluster: Any = None,
+) -> tuple[int, CurllmError | None, CurllmError | None]:
     """Run the batch, writing each line as it comes; SIGINT/SIGTERM stop it gracefully.
 
-    Returns the exit code so far and the error that stopped reading the tasks (None if none did).
+    Returns the exit code so far, the error that stopped reading the tasks and the one that stopped
+    the batch otherwise (None when none did). ``cluster`` is the connected `RayCluster` of
+    ``--backend ray``: the tasks run there, everything else is the same.
     """
     view = ProgressView(progress, None)  # the total is unknown: the tasks are read as they run
-    batch = Batch(
-        todo,
-        concurrency=concurrency,
-        options=spec.options,
-        registry=registry,
-        model=spec.model,
-        use_cache=spec.use_cache,
-        refresh_plan=spec.refresh_plan,
-        max_replans=spec.max_replans,
-        on_event=on_event,
-        on_start=lambda task: view.update(tally, len(batch.running)),
-    )
+    common: dict[str, Any] = {
+        "concurrency": concurrency,
+        "options": spec.options,
+        "registry": registry,
+        "model": spec.model,
+        "use_cache": spec.use_cache,
+        "refresh_plan": spec.refresh_plan,
+        "max_replans": spec.max_replans,
+        "on_event": on_event,
+        "on_start": lambda task: view.update(tally, len(batch.running)),
+    }
+    batch: Batch
+    if cluster is not None:
+        from ..batch.ray_backend import RayBatch
+
+        batch = RayBatch(
+            todo, cluster=cluster, workers=spec.workers, warn=lambda text: note(f"warning: {text}"), **common
+        )
+    else:
+        batch = Batch(todo, **common)
 
     def interrupted() -> None:
         note(
@@ -348,7 +422,7 @@ async def _run_and_record(
                 except BrokenPipeError:
                     batch.stop()  # the reader is gone (e.g. | head): nobody to report to
                     _quiet_stdout()
-                    return EXIT_FAILED, None
+                    return EXIT_FAILED, None, None
                 except OSError as e:
                     note(f"error: cannot write the result of task {line.get('id')}: {e.strerror}; stopping")
                     batch.stop()
@@ -357,7 +431,7 @@ async def _run_and_record(
                 tally.add(line)
                 view.update(tally, len(batch.running))
     tally.not_started = tally.total - tally.skipped - tally.done
-    return signals.exit_code or code, batch.read_error
+    return signals.exit_code or code, batch.read_error, batch.stopped_by
 
 
 def _quiet_stdout() -> None:
