@@ -181,7 +181,41 @@ def event_shapes(events: list[dict]) -> dict[str, list[tuple]]:
     return out
 
 
-# --- Ray missing, bad addresses: no Ray started ------------------------------------------------
+# --- Ray missing, bad addresses, what a plan may call: no Ray started ----------------------------
+
+
+def test_plan_tools_names_every_tool_a_plan_may_call_and_its_writes():
+    """What decides a lost worker's task: its steps, their fallbacks, the `extract` tool a step runs on
+    every page, and the plan's fallback; the write ones are those whose manifests say so."""
+    from curllm_core.plan import check_plan, plan_tools
+    from curllm_core.plugins import load_registry
+
+    registry = load_registry({"CURLLM_LOAD_PLUGINS": ""})
+    plan = check_plan(
+        {
+            "plan": [
+                {"tool": "navigation.pagination", "parameters": {"extract": "extraction.products_ceneo"}},
+                {
+                    "tool": "validation.price_range_check",
+                    "parameters": {"max": 5},
+                    "fallback": "required_fields",
+                },
+            ],
+            "fallback": "extraction.articles_hn",
+        },
+        registry,
+    )
+    tools = plan_tools(plan, registry)
+    assert tools == [
+        "navigation.pagination",
+        "extraction.products_ceneo",
+        "validation.price_range_check",
+        "validation.required_fields",
+        "extraction.articles_hn",
+    ]
+    assert [t for t in tools if registry.get(t).effects == "write"] == ["navigation.pagination"]
+    reading = check_plan({"plan": [{"tool": "extraction.products_generic"}]}, registry)
+    assert plan_tools(reading, registry) == ["extraction.products_generic"]  # nothing it writes
 
 
 def test_without_ray_the_error_names_the_extra(tmp_path, tools_dir):
@@ -331,6 +365,22 @@ class Head:
     env: dict  # the environment of a driver on this machine (tools, cache, Ray settings)
 
 
+def kill_session(sid: int) -> None:
+    """SIGKILL every process of session ``sid`` (one this test started with start_new_session)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        if int(stat[stat.rfind(")") + 2 :].split()[3]) == sid:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -340,8 +390,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def ray_head(ray_tools, tmp_path_factory) -> Iterator[Head]:
     """`ray start --head --block` on 127.0.0.1 with 2 CPUs, the test tools in its (the workers')
-    environment; stopped by SIGTERM to that process (it stops what it started), its group killed
-    if anything is left."""
+    environment; stopped by SIGTERM to that process (it stops what it started), anything left of
+    its session killed."""
     if not HAVE_RAY:
         pytest.skip(NO_RAY)
     home = tmp_path_factory.mktemp("ray-head")
@@ -383,10 +433,7 @@ def ray_head(ray_tools, tmp_path_factory) -> Iterator[Head]:
         except subprocess.TimeoutExpired:
             pass
         time.sleep(1)
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # whatever of this cluster is left (its own group)
-        except ProcessLookupError:
-            pass
+        kill_session(proc.pid)  # whatever of this cluster is left: its own session
         proc.wait(timeout=10)
         shutil.rmtree(temp, ignore_errors=True)
 
