@@ -16,7 +16,8 @@ Each contestant's time is the wall time of the ``curllm`` process (start-up, con
 starting, Chromium launches included) and the batch's own time (its summary: from the first task
 read to the last line written). Memory: the peak PSS of each worker's process tree (the actor,
 Playwright's driver, Chromium), sampled every 0.5 s from /proc, and that of the driver and of the
-local backend's process tree. The medians go to bench/results/ray.md.
+local backend's process tree. The medians go to bench/results/ray.md, the figures of every run to
+bench/results/ray.json (``--report`` writes the section again from them).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_batch import PLAN, check_out, clean_env, make_tasks, start_shop  # noqa: E402
 from common import PYTHON, write_section  # noqa: E402
 
+RAW = Path(__file__).resolve().parent / "results" / "ray.json"
 RAY_ENV = {
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
     "RAY_AUTH_MODE": "disabled",
@@ -205,7 +207,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="60 tasks, one run each")
     parser.add_argument("--tasks", type=int, help="tasks per run (default 200)")
     parser.add_argument("--repeats", type=int, help="runs per contestant (default 3)")
+    parser.add_argument("--report", action="store_true", help="only write the section from results/ray.json")
     args = parser.parse_args()
+    if args.report:
+        report(json.loads(RAW.read_text()))
+        return
     count = args.tasks or (60 if args.quick else 200)
     repeats = args.repeats or (1 if args.quick else 3)
 
@@ -259,14 +265,28 @@ def main() -> None:
             stop_head(head)
         site.stop()
         subprocess.run(["rm", "-rf", temp], check=False)
-    load_after = os.getloadavg()[0]
+    raw = {
+        "count": count,
+        "repeats": repeats,
+        "load": [load_before, os.getloadavg()[0]],
+        "results": results,
+        "own": own,
+    }
+    RAW.parent.mkdir(exist_ok=True)
+    RAW.write_text(json.dumps(raw, indent=1))
+    report(raw)
+
+
+def report(raw: dict) -> None:
+    """The results section from the raw figures (bench/results/ray.json)."""
+    count, repeats, results, own = raw["count"], raw["repeats"], raw["results"], raw["own"]
 
     def med(name: str, key: str) -> float:
         return statistics.median(r[key] for r in results[name])
 
     base = med("local backend, -j 2", "batch")
     rows = []
-    for name in contestants:
+    for name in results:
         workers = [w for r in results[name] for w in r["workers"]]
         worker_mb = f"{statistics.median(workers):.0f} MB" if workers else "–"
         rows.append(
@@ -274,12 +294,15 @@ def main() -> None:
             f"{count / med(name, 'batch'):.1f} | {med(name, 'batch') / base:.2f}x | {worker_mb} | "
             f"{med(name, 'driver'):.0f} MB |"
         )
+    two = med("Ray, 2 workers × -j 2", "batch")
+    one = med("Ray, 1 worker × -j 2", "batch")
+    four = med("local backend, -j 4", "batch")
     lines = [
         f"{count} tasks (bench_batch's: products under 150 zł on listing pages of the local example shop, a plan "
-        "file), median of "
-        f"{repeats} run(s) each, the contestants taking turns, on a Ray head started for the benchmark "
-        "(`ray start --head`, 127.0.0.1, 2 CPUs) on this machine. Load average (1 min) at the start and the "
-        f"end: {load_before:.1f} / {load_after:.1f}.",
+        f"file), median of {repeats} run(s) each, the contestants taking turns, on a Ray head started for the "
+        "benchmark (`ray start --head`, 127.0.0.1, 2 CPUs) on this machine. Load average (1 min) at the start "
+        f"and the end: {raw['load'][0]:.1f} / {raw['load'][1]:.1f}: the machine is shared, absolute figures vary "
+        "with its load; the contestants took turns so that it weighs on all alike.",
         "",
         "| backend | wall time | batch time | tasks/s | vs local -j 2 | memory per worker | driver (local: the whole run) |",
         "|---|---|---|---|---|---|---|",
@@ -292,10 +315,15 @@ def main() -> None:
         "every 0.5 s; the driver column is the `curllm` process tree: for the local backend that includes "
         "its browser, for Ray only the driver (it plans and writes, it runs no browser).",
         "",
+        f"One worker took {one / base:.2f}x the local backend's batch time at the same concurrency; two workers "
+        f"{two / base:.2f}x ({two / four:.2f}x the local backend at -j 4, the same number of tasks at once): two "
+        "worker processes run curllm's own work (extraction, output checks) on both cores, where a local batch "
+        "is one Python process. Each worker holds a Chromium: memory grows by about a worker's figure per "
+        "worker (two workers show less each, as they share the pages of the same executables and libraries).",
+        "",
         f"Without `--address` the driver starts a Ray of its own: {own['wall']:.1f} s wall for the same "
-        f"{count} tasks with 2 workers ({own['batch']:.1f} s of batch), the difference being Ray's start "
-        "and stop. On one 2-core machine Ray adds processes and messages and takes nothing away: it pays "
-        "off when the workers are on other machines, each with its own cores and browser.",
+        f"{count} tasks with 2 workers ({own['batch']:.1f} s of batch); Ray's start and stop make the "
+        "difference.",
     ]
     write_section("ray", "Batch on Ray", lines)
 
