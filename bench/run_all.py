@@ -15,7 +15,18 @@ from pathlib import Path
 from common import RESULTS, machine
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["startup", "registry", "planning", "e2e", "extraction", "batch", "batch_form", "server", "llm"]
+ORDER = [
+    "startup",
+    "registry",
+    "planning",
+    "e2e",
+    "extraction",
+    "batch",
+    "batch_form",
+    "ray",
+    "server",
+    "llm",
+]
 SCRIPTS = {name: [HERE / f"bench_{name}.py"] for name in ORDER}
 SCRIPTS["batch_form"] = [HERE / "bench_batch.py", "--scenario", "form"]
 
