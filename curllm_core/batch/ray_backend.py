@@ -481,7 +481,7 @@ class RayBatch(Batch):
                 self.stop()
                 raise asyncio.CancelledError from None  # recorded as CANCELLED: it runs on --resume
             member = slot[0]
-            job = Job(task.id, _time_left(decided), tools, events=self.on_event is not None)
+            job = Job(task.id, _time_left(decided), tools, self.on_event is not None, bus.sequence)
             ref = member.handle.run.remote(job)
             try:
                 reply = await ref
@@ -533,8 +533,10 @@ class RayBatch(Batch):
                     )
                 continue  # it only reads: run it again on another worker
             self.pool.release(slot)
-            for event in reply.get("events") or []:
+            for event in reply.get("events") or []:  # numbered on from this bus's step events
                 bus.emit(event["type"], event["data"])
+                if event["type"] == "step":
+                    bus.sequence += 1
             if "error" in reply:
                 return failed_line(
                     task, reply["error"], started_at, started, url=decided.url, timings=timings

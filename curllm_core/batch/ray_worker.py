@@ -36,13 +36,15 @@ class Job:
 
     ``spec`` comes from `Runner.decide` on the driver: the checked plan's document, the start URL,
     the data, the options (with what is left of the task's time limit). ``tools`` are every tool the
-    plan may call; ``events`` asks for the task's events back with its result.
+    plan may call; ``events`` asks for the task's events back with its result, their step events
+    numbered on from ``sequence``.
     """
 
     id: str
     spec: TaskSpec
     tools: tuple[str, ...]
     events: bool = False
+    sequence: int = 0  # the number of the task's next step event (the driver's bus emitted the first)
 
 
 def tool_digests(registry: Registry) -> dict[str, str]:
@@ -101,6 +103,7 @@ class Worker:
         when it cannot start here (a tool this worker lacks, a plan its tools reject)."""
         events: list[dict] = []
         bus = EventBus([events.append] if job.events else [])
+        bus.sequence = job.sequence
         reply: dict[str, Any] = {"events": events, "worker": self.label}
         missing = [t for t in job.tools if self.registry.get(t) is None]
         if missing:

@@ -172,11 +172,15 @@ def summary(stderr: str) -> list[str]:
 
 
 def event_shapes(events: list[dict]) -> dict[str, list[tuple]]:
-    """Per task, the events in order: type, and for steps the step, the action and the status."""
+    """Per task, the events in order: type, and for steps their number, the plan step, the action,
+    the status and the reward."""
     out: dict[str, list[tuple]] = {}
     for event in events:
         data = event["data"]
-        shape = (event["type"], data.get("step_number"), data.get("action"), data.get("status"))
+        shape = (
+            event["type"],
+            *(data.get(k) for k in ("step_number", "plan_index", "action", "status", "reward")),
+        )
         out.setdefault(event["task"], []).append(shape)
     return out
 
