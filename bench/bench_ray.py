@@ -16,8 +16,8 @@ Each contestant's time is the wall time of the ``curllm`` process (start-up, con
 starting, Chromium launches included) and the batch's own time (its summary: from the first task
 read to the last line written). Memory: the peak PSS of each worker's process tree (the actor,
 Playwright's driver, Chromium), sampled every 0.5 s from /proc, and that of the driver and of the
-local backend's process tree. The medians go to bench/results/ray.md, the figures of every run to
-bench/results/ray.json (``--report`` writes the section again from them).
+local backend's process tree. The medians go to bench/results/ray.md, every run's figures to
+bench/results/ray.runs.jsonl (``--report`` writes the section again from the last one).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_batch import PLAN, check_out, clean_env, make_tasks, start_shop  # noqa: E402
-from common import PYTHON, write_section  # noqa: E402
+from common import PYTHON, record_run, write_section  # noqa: E402
 
-RAW = Path(__file__).resolve().parent / "results" / "ray.json"
+RUNS = Path(__file__).resolve().parent / "results" / "ray.runs.jsonl"
 RAY_ENV = {
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
     "RAY_AUTH_MODE": "disabled",
@@ -207,10 +207,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="60 tasks, one run each")
     parser.add_argument("--tasks", type=int, help="tasks per run (default 200)")
     parser.add_argument("--repeats", type=int, help="runs per contestant (default 3)")
-    parser.add_argument("--report", action="store_true", help="only write the section from results/ray.json")
+    parser.add_argument(
+        "--report", action="store_true", help="only write the section again from the last recorded run"
+    )
     args = parser.parse_args()
     if args.report:
-        report(json.loads(RAW.read_text()))
+        report(json.loads(RUNS.read_text().splitlines()[-1]))
         return
     count = args.tasks or (60 if args.quick else 200)
     repeats = args.repeats or (1 if args.quick else 3)
@@ -272,13 +274,12 @@ def main() -> None:
         "results": results,
         "own": own,
     }
-    RAW.parent.mkdir(exist_ok=True)
-    RAW.write_text(json.dumps(raw, indent=1))
+    record_run("ray", raw)
     report(raw)
 
 
 def report(raw: dict) -> None:
-    """The results section from the raw figures (bench/results/ray.json)."""
+    """The results section from one run's figures (a line of bench/results/ray.runs.jsonl)."""
     count, repeats, results, own = raw["count"], raw["repeats"], raw["results"], raw["own"]
 
     def med(name: str, key: str) -> float:

@@ -145,13 +145,9 @@ def plan_tools(plan: Plan, registry: Registry) -> list[str]:
         if step.fallback:
             names.append(step.fallback)
         manifest = registry.get(step.tool)
-        inner = named_tool(manifest, step.parameters, registry) if manifest is not None else None
-        if inner is not None:
-            names.append(inner.key)
-        elif manifest is not None and isinstance(
-            step.parameters.get(manifest.parameter_for("tool") or ""), str
-        ):
-            names.append(step.parameters[manifest.parameter_for("tool") or ""])  # not installed here
+        inner = step.parameters.get(manifest.parameter_for("tool") or "") if manifest is not None else None
+        if isinstance(inner, str):
+            names.append(inner)
     if plan.fallback:
         names.append(plan.fallback)
     keys: list[str] = []
