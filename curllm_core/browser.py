@@ -96,6 +96,10 @@ class Browser:
         self._pw: Any = None  # playwright's driver, once started
         self._browser: Any = None  # playwright Browser, once started
         self._lock = asyncio.Lock()
+        self._closing = False
+        #: How many times the browser went away without being closed (a crash, a killed process):
+        #: a task that ran while this changed lost its page through no fault of its own.
+        self.crashes = 0
 
     @property
     def started(self) -> bool:
@@ -122,6 +126,7 @@ class Browser:
             if not headless and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
                 log.warning("--headful needs a display (DISPLAY is not set); running headless")
                 headless = True
+            self._closing = False
             self._pw = await async_playwright().start()
             try:
                 # curllm handles Ctrl-C itself (a batch records its running tasks as cancelled): the
@@ -134,6 +139,7 @@ class Browser:
                     handle_sigterm=False,
                     handle_sighup=False,
                 )
+                self._browser.on("disconnected", self._on_disconnected)
             except Exception as e:
                 await self._pw.stop()
                 self._pw = None
@@ -157,8 +163,13 @@ class Browser:
             raise
         return session
 
+    def _on_disconnected(self, _browser=None) -> None:
+        if not self._closing:
+            self.crashes += 1
+
     async def close(self) -> None:
         async with self._lock:
+            self._closing = True
             if self._browser is not None:
                 try:
                     await _bounded(self._browser.close(), CLOSE_TIMEOUT_S, "closing the browser")

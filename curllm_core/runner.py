@@ -170,7 +170,7 @@ def check_start_url(raw: Any, base_dir: Path | None = None) -> str:
     UsageError (code ``BAD_URL``) for anything a browser cannot open: not a string, not URL-like,
     a port that is not a number, a scheme other than http(s) and file, no host or path.
     """
-    from .urls import looks_like_url, normalize_url
+    from .urls import looks_like_url, missing_local_page, normalize_url
 
     if not isinstance(raw, str):
         raise BadURL(f"url must be a string, not {type(raw).__name__}")
@@ -178,6 +178,9 @@ def check_start_url(raw: Any, base_dir: Path | None = None) -> str:
     # A relative page path is taken relative to base_dir (a task file's folder), as plan paths are.
     if base_dir is not None and text and "://" not in text and (base_dir / text).is_file():
         text = str(base_dir / text)
+    missing = missing_local_page(text)
+    if missing is not None:
+        raise BadURL(f"bad URL {raw!r}: no such file {missing} (a web address needs http:// or https://)")
     if not looks_like_url(text):
         raise BadURL(f"bad URL {raw!r}: expected http(s)://…, file://… or the path of a local page")
     url = normalize_url(text)

@@ -34,6 +34,29 @@ def normalize_url(text: str) -> str:
     return "https://" + text
 
 
+PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml", ".mhtml", ".xml", ".json", ".txt", ".pdf", ".csv")
+
+
+def missing_local_page(text: str) -> str | None:
+    """The path, when ``text`` names a local page that does not exist (so it is no web address).
+
+    A path (``./x``, ``../x``, ``/x``, ``~/x``, ``dir/x.html``), a bare file name with a page suffix
+    (``missing.html``: no top-level domain is called html) or a ``file://`` URL; None otherwise.
+    """
+    text = text.strip()
+    if text.lower().startswith("file:"):
+        from urllib.request import url2pathname
+
+        path = Path(url2pathname(urlsplit(text).path))
+    elif _SCHEME.match(text):
+        return None
+    elif text.startswith(("./", "../", "/", "~")) or text.lower().endswith(PAGE_SUFFIXES):
+        path = Path(text).expanduser()
+    else:
+        return None
+    return None if path.exists() else str(path)
+
+
 def host_of(url: str) -> str:
     """The lower-case host name of ``url`` ("" when it has none)."""
     try:

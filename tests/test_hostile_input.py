@@ -253,3 +253,172 @@ def test_a_config_file_that_is_not_one_exits_2(tmp_path, kind):
     )
     assert out.returncode == 2, out.stderr
     assert words in out.stderr and out.stderr.startswith("curllm: error [BAD_USAGE]")
+
+
+# --- bad arguments and output ---------------------------------------------------------------------
+
+
+def test_an_argument_that_is_not_utf8_exits_2(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text("<title>x</title>")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env["CURLLM_CACHE_DIR"] = str(tmp_path / "cache")
+    out = subprocess.run(
+        [
+            sys.executable.encode(),
+            b"-m",
+            b"curllm_core",
+            b"find \xff\xfe products",
+            b"--url",
+            str(page).encode(),
+            b"--plan-only",
+        ],
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert b"curllm: error [BAD_USAGE]: argument 1 is not valid UTF-8 text" in out.stderr
+    assert b"Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--format", "xml", "x"], "Invalid value for '--format'"),
+        (["run", "--nope"], "No such option '--nope'"),
+        (["batch"], "Missing argument 'TASKS'"),
+        (["tools", "show"], "Missing argument"),
+    ],
+)
+def test_clicks_own_usage_errors_use_the_documented_line(tmp_path, args, words):
+    out = curllm(*args, tmp=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr.startswith("curllm: error [BAD_USAGE]: ") and words in out.stderr
+    assert "--help`" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("target", ["missing-dir/out.json", "a-directory"])
+def test_an_unwritable_output_is_refused_before_the_run(tmp_path, target):
+    (tmp_path / "a-directory").mkdir()
+    data = tmp_path / "in.json"
+    data.write_text(json.dumps({"products": [{"name": "a"}]}))
+    events = tmp_path / "events.jsonl"
+    out = curllm(
+        "--plan",
+        "-",
+        "--input",
+        str(data),
+        "-o",
+        str(tmp_path / target),
+        "--events",
+        str(events),
+        stdin=DATA_PLAN,
+        tmp=tmp_path,
+    )
+    assert out.returncode == 2 and str(tmp_path / target) in out.stderr and "BAD_USAGE" in out.stderr
+    assert "tool_call" not in (events.read_text() if events.exists() else "")  # nothing ran
+
+
+@pytest.mark.parametrize(
+    "url, words",
+    [
+        ("./missing.html", "no such file missing.html"),
+        ("missing.html", "no such file missing.html"),
+        ("htps://example.com/", "only http(s) and file URLs"),
+    ],
+)
+def test_a_start_url_that_cannot_be_opened_exits_2(tmp_path, url, words):
+    out = curllm("find products", "--url", url, tmp=tmp_path)
+    assert out.returncode == 2 and "curllm: error [BAD_URL]" in out.stderr and words in out.stderr
+    out = curllm(url, "find products", tmp=tmp_path) if url == "missing.html" else out
+    assert out.returncode == 2 and words in out.stderr
+
+
+def test_an_empty_task_file_says_so(tmp_path):
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("\n   \n")
+    out = curllm("batch", str(tasks), tmp=tmp_path)
+    assert out.returncode == 0
+    assert "0 task(s)" in out.stderr and "the task file has no tasks" in out.stderr
+
+
+def test_model_without_the_llm_extra_says_how_to_install_it(tmp_path):
+    shim = tmp_path / "nollm" / "litellm"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'litellm'\", name='litellm')\n"
+    )
+    data = tmp_path / "in.json"
+    data.write_text(json.dumps({"products": [{"name": "a", "price": 5}]}))
+    out = curllm(
+        "keep products under 100 zł",
+        "--input",
+        str(data),
+        "--model",
+        "openai/x",
+        env={"PYTHONPATH": str(shim.parent)},
+        tmp=tmp_path,
+    )
+    assert out.returncode == 2
+    assert "pip install 'curllm[llm]'" in out.stderr and out.stderr.startswith("curllm: error [BAD_USAGE]")
+
+
+def test_control_characters_are_neutralised_on_a_terminal_only(tmp_path):
+    import pty
+
+    nasty = "Evil\x1b]0;pwned\x07 \x1b[2J\x9b31m name"
+    data = tmp_path / "in.json"
+    data.write_text(json.dumps({"products": [{"name": nasty, "price": 5}]}))
+    plan = json.dumps(
+        {
+            "plan": [{"tool": "required_fields", "parameters": {"fields": ["name"]}}],
+            "expected_output": "products",
+        }
+    )
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(plan)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env.update({"CURLLM_CACHE_DIR": str(tmp_path / "cache"), "CURLLM_LOAD_PLUGINS": "", "COLUMNS": "200"})
+    for fmt in ("table", "csv"):
+        master, slave = pty.openpty()
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "curllm_core",
+                "--plan",
+                str(plan_file),
+                "--input",
+                str(data),
+                "--format",
+                fmt,
+            ],
+            stdout=slave,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        proc.wait(timeout=60)
+        os.close(master)
+        text = shown.decode("utf-8", errors="replace")
+        assert proc.returncode == 0, text
+        assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text, repr(text)
+        assert "Evil␛]0;pwned" in text and "␛[2J" in text  # shown, not obeyed
+    # To a file (or a pipe) the data is exactly what the page had.
+    out_file = tmp_path / "out.csv"
+    out = curllm(
+        "--plan", str(plan_file), "--input", str(data), "--format", "csv", "-o", str(out_file), tmp=tmp_path
+    )
+    assert out.returncode == 0 and nasty in out_file.read_text()
+    out = curllm("--plan", str(plan_file), "--input", str(data), "--format", "json", tmp=tmp_path)
+    assert json.loads(out.stdout)["data"]["products"][0]["name"] == nasty

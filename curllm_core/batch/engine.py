@@ -27,6 +27,7 @@ log = logging.getLogger("curllm.batch")
 
 DEFAULT_CONCURRENCY = 2
 CANCELLED = "CANCELLED"
+BROWSER_CRASHED = "BROWSER_CRASHED"
 
 
 def bad_line(entry: BadTask) -> dict:
@@ -76,9 +77,11 @@ def _compact_step(step: dict) -> dict:
 
 
 def is_cancelled(line: dict) -> bool:
-    """Whether a recorded line is a task cancelled by an interrupt (it runs again on ``--resume``)."""
+    """Whether a recorded line is a task cancelled by an interrupt, or cut short by a browser crash:
+    it runs again on ``--resume``."""
     return not line.get("ok") and any(
-        isinstance(e, dict) and e.get("code") == CANCELLED for e in line.get("errors") or []
+        isinstance(e, dict) and e.get("code") in (CANCELLED, BROWSER_CRASHED)
+        for e in line.get("errors") or []
     )
 
 
@@ -300,7 +303,18 @@ class Batch:
         self, task: Task, prepared: Any, bus: EventBus, timings: dict, started_at: str, started: float
     ) -> dict:
         """Run the prepared task and make its line: here, in this process's browser."""
+        crashes = self.browser.crashes
         result = await self.runner.execute(prepared)
+        if not result.ok and self.browser.crashes != crashes:
+            # Chromium went away under this task (the next task gets a new one): the failure is
+            # not the task's own, so the line says so and --resume runs it again.
+            result.errors.insert(
+                0,
+                error_entry(
+                    BROWSER_CRASHED,
+                    "the browser crashed while this task ran; it runs again with --resume",
+                ),
+            )
         return result_line(task, result.to_dict(), prepared.url, timings, started_at, started)
 
 

@@ -455,9 +455,11 @@ def _summary(tally: Tally, elapsed: float, out: str | None, code: int) -> None:
             f" ({tally.skipped_failed} of them failed)" if tally.skipped_failed else ""
         )
     note(text)
+    if tally.total == 0 and code == EXIT_OK:
+        note("  the task file has no tasks (it is empty, or only blank and comment lines)")
     if tally.codes:
         ids = ", ".join(tally.failed_ids[:5]) + (", …" if tally.failed > 5 else "")
         codes = ", ".join(f"{c} ×{n}" for c, n in tally.codes.most_common())
         note(f"  failed: {codes} (ids: {ids})")
-    if code in (EXIT_SIGINT, EXIT_SIGTERM) and out:
+    if out and (code in (EXIT_SIGINT, EXIT_SIGTERM) or tally.cancelled):  # interrupted, or a crash
         note(f"  continue with: --out {out} --resume")

@@ -19,10 +19,22 @@ EXIT_SIGINT, EXIT_SIGTERM = 130, 143
 
 def fail(error: CurllmError) -> NoReturn:
     """Print an error (every problem listed) and exit with its code."""
-    click.echo(f"curllm: error [{error.code}]: {error}", err=True)
+    click.echo(_for_stderr(f"curllm: error [{error.code}]: {error}"), err=True)
     sys.exit(error.exit_code)
 
 
 def note(text: str) -> None:
     """One ``curllm: ...`` line on stderr, flushed (summaries, warnings, notices)."""
-    print(f"curllm: {text}", file=sys.stderr, flush=True)
+    print(_for_stderr(f"curllm: {text}"), file=sys.stderr, flush=True)
+
+
+def _for_stderr(text: str) -> str:
+    """Known secrets scrubbed; on a terminal, control characters (from page text) made visible."""
+    from ..scrub import scrub
+
+    text = scrub(text)
+    if sys.stderr.isatty():
+        from ..terminal_text import neutralise
+
+        text = neutralise(text)
+    return text

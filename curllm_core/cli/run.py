@@ -193,6 +193,7 @@ def _run(
     from ..config import load_config
     from ..plugins import load_registry
     from ..runner import Runner, TaskSpec, resolve_model
+    from .sinks import check_writable
 
     configure_logging(verbose)
     load_config()  # a bad config file is reported first, whatever else is wrong
@@ -206,6 +207,8 @@ def _run(
         raise UsageError(
             f"--input {input_file}: must be a JSON object of data keys, got {type(data).__name__}"
         )
+    if output_file:
+        check_writable(output_file, "-o")  # before the run: its result must not be lost at the end
     model = resolve_model(model)
     fmt = fmt or ("table" if sys.stdout.isatty() and not output_file else "json")
 

@@ -36,11 +36,32 @@ def event_bus(events_to: str | None, verbose: int) -> tuple[EventBus, list[Calla
     return bus, closers
 
 
+def check_writable(name: str, option: str) -> None:
+    """UsageError unless ``name`` can be written: not a directory, in a directory that exists and
+    is writable, and (when it exists) writable itself. Checked before a run, not after it."""
+    import os
+
+    path = Path(name)
+    if path.is_dir():
+        raise UsageError(f"{option} {name}: is a directory; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"{option} {name}: the directory {parent} does not exist")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {name}: the file is not writable")
+    if not path.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {name}: cannot create a file in {parent} (no permission)")
+
+
 def emit(text: str, output_file: str | None) -> None:
     """The command's output to ``-o FILE``, else stdout; known secrets scrubbed (tables and CSV too)."""
     from ..scrub import scrub
 
     text = scrub(text)
+    if not output_file and sys.stdout.isatty():
+        from ..terminal_text import neutralise
+
+        text = neutralise(text)  # page text must not drive the terminal; files keep it as it is
     if output_file:
         try:
             Path(output_file).write_text(text, encoding="utf-8")
@@ -61,13 +82,20 @@ class TerminalSink:
         self.console = Console(stderr=True, highlight=False)
 
     def __call__(self, event: dict) -> None:
+        from rich.markup import escape
+
+        from ..terminal_text import neutralise
+
+        def safe(value) -> str:  # page text is neither rich markup nor terminal control sequences
+            return escape(neutralise(str(value)))
+
         data, kind = event["data"], event["type"]
         if kind == "step" and data["status"] != "running":
             icon = self.ICONS.get(data["status"], "·")
             style = "green" if data["status"] == "completed" else "red"
             ms = f" [dim]{data['duration_ms']} ms[/dim]" if data.get("duration_ms") is not None else ""
-            self.console.print(f"[{style}]{icon}[/{style}] {data['message']}{ms}")
+            self.console.print(f"[{style}]{icon}[/{style}] {safe(data['message'])}{ms}")
         elif kind == "url_complete":
-            self.console.print(f"[dim]· opened {data.get('url')} ({data.get('duration_ms')} ms)[/dim]")
+            self.console.print(f"[dim]· opened {safe(data.get('url'))} ({data.get('duration_ms')} ms)[/dim]")
         elif kind == "error":
-            self.console.print(f"[red]✗ {data.get('message')}[/red]")
+            self.console.print(f"[red]✗ {safe(data.get('message'))}[/red]")

@@ -145,7 +145,17 @@ def merge_usage(a: dict | None, b: dict | None) -> dict | None:
 def _litellm() -> Any:
     """Import litellm quietly: no price-list download, no "Give Feedback" banners, no telemetry."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    try:
+        import litellm
+    except ModuleNotFoundError as e:
+        if e.name != "litellm":
+            raise
+        from ..errors import UsageError
+
+        raise UsageError(
+            "--model needs the llm extra, which is not installed: pip install 'curllm[llm]' "
+            "(or leave --model and CURLLM_MODEL out: the rule planner needs no model)"
+        ) from None
 
     litellm.suppress_debug_info = True
     litellm.telemetry = False

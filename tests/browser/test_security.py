@@ -410,3 +410,13 @@ def test_a_session_cookie_a_page_shows_is_scrubbed(browser_path, hostile, tmp_pa
     assert out.result["data"]["page"]["title"] == "Cookie sid=***"  # the page did get it
     assert secret not in out.stdout + out.stderr + events.read_text()
     assert secret in session.read_text()  # the session file itself keeps it, of course
+
+
+@pytest.mark.parametrize("target", ["file:///etc/passwd", "data:text/html,<title>x</title>"])
+def test_a_redirect_to_a_local_scheme_fails_once_and_is_not_retried(browser_path, hostile, tmp_path, target):
+    before = hostile.hits["/redirect"]
+    out = curllm("--url", f"{hostile.url}/redirect?to={quote(target, safe='')}", tmp=tmp_path)
+    assert out.returncode == 1
+    error, step = out.result["errors"][0], out.result["steps"][0]
+    assert error["code"] == "NAVIGATION_FAILED" and "ERR_UNSAFE_REDIRECT" in error["message"]
+    assert step["attempts"] == 1 and hostile.hits["/redirect"] - before == 1

@@ -6,6 +6,7 @@ call has a limit, so `run` and `batch` end near --timeout, with --session as wit
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -123,3 +124,69 @@ def test_a_step_that_burns_the_cpu_past_its_limit_does_not_succeed(tmp_path):
     assert not step["success"] and step["code"] == "STEP_TIMEOUT"
     assert "did not finish within 1000 ms (it took 3" in step["error"]
     assert step["attempts"] == 1  # burning again would take as long
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def test_tasks_in_flight_when_the_browser_crashes_run_again_on_resume(browser_path, hostile, tmp_path):
+    import signal
+
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(
+        "".join(
+            json.dumps({"id": f"t{i}", "url": f"{hostile.url}/slow?s=6", "plan": PLAN}) + "\n"
+            for i in range(2)
+        )
+    )
+    results = tmp_path / "results.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env.update(
+        {"CURLLM_LOAD_PLUGINS": "", "CURLLM_TOOLS_PATH": str(TOOLS), "CURLLM_CACHE_DIR": str(tmp_path / "c")}
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "curllm_core", "batch", str(tasks), "--out", str(results), "-j", "2"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while hostile.hits["/slow"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        browsers = [
+            p
+            for p in _descendants(proc.pid)
+            if "chrom" in open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace")
+        ]
+        assert browsers, "no browser process found"
+        for pid in browsers:  # the browser this batch started, killed as a crash would
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "Traceback" not in stderr
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sorted(line["id"] for line in lines) == ["t0", "t1"]
+    assert all(line["errors"][0]["code"] == "BROWSER_CRASHED" for line in lines), lines
+    assert "--resume" in stderr and proc.returncode == 1
+    out = run(["batch", str(tasks), "--out", str(results), "--resume"], tmp_path)
+    assert out.returncode == 0, out.stderr  # both run again, on a new browser, and succeed
+    final = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sorted(line["id"] for line in final if line["ok"]) == ["t0", "t1"]
