@@ -58,7 +58,7 @@ EXIT_FAILED = 1
 @click.option(
     "--resume",
     is_flag=True,
-    help="Skip the task ids already in --out; tasks recorded as CANCELLED run again.",
+    help="Skip the task ids already in --out; tasks recorded as CANCELLED or BROWSER_CRASHED run again.",
 )
 @click.option(
     "--retry-failed",
