@@ -49,7 +49,8 @@ def main() -> None:
         click.echo("curllm: interrupted", err=True)
         sys.exit(EXIT_SIGINT)
     except click.ClickException as e:  # a bad option or argument: bad input, exit 2
-        where = e.ctx.command_path if getattr(e, "ctx", None) is not None else "curllm"
+        ctx = getattr(e, "ctx", None)  # usage errors carry the command they are about
+        where = ctx.command_path if ctx is not None else "curllm"
         fail(UsageError(f"{e.format_message()} (see `{where} --help`)"))
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
