@@ -172,7 +172,10 @@ def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) ->
             problems.append("options.block_domains must be an array of domain names")
         else:
             # A request may only add to what is refused, never allow more than the server does.
-            policy = replace(policy, block=(*policy.block, *blocks))
+            try:
+                policy = replace(policy, block=(*policy.block, *blocks))
+            except UsageError as e:  # a URL, a port or a wildcard instead of a domain name
+                problems.append(f"options.block_domains: {e.message}")
     replans = o.get("max_replans")
     if replans is not None and (
         isinstance(replans, bool) or not isinstance(replans, int) or not 0 <= replans <= 5

@@ -211,6 +211,12 @@ def test_health_and_openapi(server):
             "BAD_REQUEST",
         ),
         (
+            b'{"instruction": "x", "options": {"block_domains": ["localhost:8080"]}}',
+            {"content-type": "application/json"},
+            400,
+            "BAD_REQUEST",
+        ),
+        (
             b'{"instruction": "x", "url": "file:///etc/passwd"}',
             {"content-type": "application/json"},
             400,
