@@ -345,3 +345,18 @@ def test_local_shop_whose_filter_breaks_the_page(site_url, tmp_path, how):
         "Zestaw kubków Rodzina",
     ]
     assert [e["code"] for e in result["errors"]] == ["SUBMIT_FAILED"]
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+def test_the_comments_of_a_saved_hn_item_page(realpages_url, tmp_path, how):
+    """On an HN item page the site's markup is recognised (the report names articles_hn's markup), and
+    the comments come back: all 100, never from the reddit extractor the words alone once picked."""
+    page = "hn_item_36817231.html"
+    url = f"{realpages_url}/{page}" if how == "http" else realpage(page).as_uri()
+    out = curllm("the comments on this story", "--url", url, "--format", "json", tmp=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout)
+    assert len(result["data"]["articles"]) == 100
+    assert all(s["tool"] != "extraction.articles_reddit" for s in result["steps"])
+    (step,) = [s for s in result["steps"] if s["tool"].startswith("extraction.")]
+    assert "extraction.articles_hn's markup" in step["choice"]["reason"]
