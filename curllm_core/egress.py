@@ -57,7 +57,7 @@ class EgressProxy:
         on_block: Callable[[PolicyError], None] | None = None,
     ):
         self.policy = policy
-        self.upstream = _parse_upstream(upstream) if upstream else None
+        self.upstream = parse_upstream(upstream) if upstream else None
         self.on_block = on_block or (lambda e: None)
         #: (host, Chromium error name) of connections that failed: a navigation that fails because
         #: of one reports it as the browser would have (ERR_NAME_NOT_RESOLVED is not worth a retry).
@@ -208,7 +208,8 @@ def _net_error(error: Exception | None) -> str:
 # --- HTTP/1.1 framing ----------------------------------------------------------------------------
 
 
-def _parse_upstream(proxy: str) -> tuple[str, int, str | None]:
+def parse_upstream(proxy: str) -> tuple[str, int, str | None]:
+    """Host, port and Proxy-Authorization of a user's ``--proxy``; UsageError unless it is http://."""
     parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
     if parts.scheme != "http" or not parts.hostname:
         raise UsageError(

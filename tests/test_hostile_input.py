@@ -422,3 +422,19 @@ def test_control_characters_are_neutralised_on_a_terminal_only(tmp_path):
     assert out.returncode == 0 and nasty in out_file.read_text()
     out = curllm("--plan", str(plan_file), "--input", str(data), "--format", "json", tmp=tmp_path)
     assert json.loads(out.stdout)["data"]["products"][0]["name"] == nasty
+
+
+def test_a_proxy_the_policy_cannot_chain_to_exits_2(tmp_path):
+    out = curllm(
+        "--plan",
+        "-",
+        "--url",
+        "http://example.com/",
+        "--block-domain",
+        "x.test",
+        "--proxy",
+        "socks5://127.0.0.1:9",
+        stdin=json.dumps({"plan": [{"tool": "extraction.products_generic"}]}),
+        tmp=tmp_path,
+    )
+    assert out.returncode == 2 and "only an http:// proxy is supported" in out.stderr

@@ -177,6 +177,10 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
         block=tuple(params.get("block_domain") or config.get("block_domains", ())),
         block_private=bool(params.get("block_private") or config.get("block_private")),
     )
+    if policy.active and browser.proxy:
+        from ..egress import parse_upstream
+
+        parse_upstream(browser.proxy)  # a proxy the egress proxy cannot chain to: exit 2, not a failed step
     timeout = params.get("timeout") or config.get("timeout")
     return RunOptions(url=url, data=data or {}, browser=browser, policy=policy, timeout_s=timeout)
 
