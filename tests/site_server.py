@@ -28,7 +28,8 @@ from ``tests/site/``:
                               nothing else (a form after which nothing happens).
 ``/test/js-filter.html``      a price filter applied by script, as ``?mode=`` says: ``sync``, ``timer``
                               (400 ms later), ``fetch`` (after a request), ``frame`` (two animation
-                              frames later), ``message`` (after a MessageChannel message), ``none``.
+                              frames later), ``message`` (after a MessageChannel message), ``worker``
+                              (when a worker answers), ``none``.
 ``/test/broken-pl.html``      forms whose submit breaks the page: a POST filter (HTTP 501), a search
                               and a sort select leading to missing pages (404).
 ``/test/broken-en.html``      a GET filter (number fields "Min/Max price") to a missing page (404).

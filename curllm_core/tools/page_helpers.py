@@ -724,8 +724,8 @@ _WATCH_JS = r"""() => {
             running = fn;
             try { return fn.apply(this, arguments); } finally { [generation, running] = outer; }
           };
-        } else if (callbackAt === null) {  // a message: its handler runs a moment later
-          window.__curllmActingUntil = Math.max(window.__curllmActingUntil || 0, performance.now() + 30);
+        } else if (callbackAt === null) {  // a message: its handler runs a moment later, and counts
+          window.__curllmActingUntil = Math.max(window.__curllmActingUntil || 0, performance.now() + delay + 30);
         }
       }
       return orig.apply(this, arguments);
@@ -736,6 +736,9 @@ _WATCH_JS = r"""() => {
   later(window, "requestIdleCallback", (a) => Math.min(Number(a[1] && a[1].timeout) || 50, 50), 0);
   later(window, "postMessage", () => 5, null);
   later(window.MessagePort && MessagePort.prototype, "postMessage", () => 5, null);
+  // work handed to another thread: its answer comes back as a message, a little later
+  later(window.Worker && Worker.prototype, "postMessage", () => 100, null);
+  later(window.BroadcastChannel && BroadcastChannel.prototype, "postMessage", () => 20, null);
   return true;
 }"""
 # [DOM changes, ms since the last one, submit events, a navigation is coming, fetch/XHR calls,
@@ -769,7 +772,7 @@ _PREPARE_SUBMIT_JS = (
 #: it scheduled (timers, animation frames, messages) extends the wait to when that is due (up to
 #: 1.5 s); a submit or link click that no script prevented waits for the next document (its first
 #: request within PENDING_MS).
-GRACE_MS = 25
+GRACE_MS = 10
 PENDING_MS = 3000
 TIMERS_MS = 1600
 
