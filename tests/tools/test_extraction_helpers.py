@@ -349,3 +349,49 @@ async def test_big_pages_travel_compressed_and_arrive_intact(page):
     assert len(plain) > 100_000  # above the size that is gzip-compressed in the page
     html, _ = await _html.page_html(ToolContext(page=page))
     assert html == plain
+
+
+@pytest.mark.parametrize(
+    ("token", "hides", "screen_reader_only"),
+    [
+        ("hidden", True, False),
+        ("d-none", True, False),
+        ("is-hidden", True, False),
+        ("u-hide", True, False),
+        ("js_hidden", True, False),
+        ("xyz-hidden", True, False),
+        ("overflow-hidden", False, False),
+        ("overflow-x-hidden", False, False),
+        ("hidden-xs", False, False),
+        ("md-hidden", False, False),
+        ("sm:hidden", False, False),
+        ("is-hidden-mobile", False, False),
+        ("hiddenfield", False, False),
+        ("visually-hidden", False, True),
+        ("visuallyhidden", False, True),
+        ("u-visually-hidden", False, True),
+        ("sr-only", False, True),
+        ("x-sr-only", False, True),
+        ("srOnly", False, True),
+        ("abc-offscreen", False, True),
+        ("offscreen", False, True),
+        ("focus:not-sr-only", False, False),
+        ("screen-reader-text", False, True),
+        ("price", False, False),
+    ],
+)
+def test_hiding_classes_by_convention(token, hides, screen_reader_only):
+    """Classes hide by convention (a last word "hidden", "offscreen", sr-only in any spelling), not by
+    a list of one site's names; utilities that hide something else, or only at some sizes, do not."""
+    assert _html.hides(token) is hides
+    assert _html.screen_reader_only(token) is screen_reader_only
+
+
+def test_the_index_finds_hiding_classes_by_convention():
+    tree = parse_html(
+        '<div class="card xyz-hidden"><a id="b1">x</a></div><div class="overflow-hidden"><a id="b2">x</a></div>'
+        '<span class="abc-offscreen" id="b3">€1</span><span class="u-visually-hidden" id="b4">y</span>'
+    )
+    loose, strict = _html.HiddenIndex.pair(tree)
+    assert [loose(tree.css_first(f"#b{i}")) for i in range(1, 5)] == [True, False, False, False]
+    assert [strict(tree.css_first(f"#b{i}")) for i in range(1, 5)] == [True, False, True, True]

@@ -30,26 +30,55 @@ GLUE_TAGS = frozenset(
     "a abbr b bdi bdo cite code data del dfn em font i ins kbd mark q s samp small strike strong sub "
     "time tt u var wbr".split()
 )
-#: Class names that hide an element outright (Bootstrap, Amazon, common CSS conventions).
-HIDDEN_CLASSES = frozenset(
-    {"hidden", "d-none", "hide", "is-hidden", "u-hidden", "aok-hidden", "invisible", "js-hidden"}
-)
-#: Class names of text kept for screen readers only: not part of what a user sees.
+#: Class names that hide an element outright by a common CSS convention (Bootstrap, Tailwind, BEM
+#: utilities). Beside these, any class whose last word is "hidden" or "hide" ("is-hidden", "u-hide",
+#: "js_hidden") hides, unless it names what is hidden ("overflow-hidden", "visually-hidden").
+HIDDEN_CLASSES = frozenset({"hidden", "d-none", "hide", "invisible", "display-none"})
+#: Class names of text kept for screen readers only: not part of what a user sees. Beside these, any
+#: class whose last word is "offscreen" or that says "sr-only"/"visually-hidden" in any spelling.
 SR_ONLY_CLASSES = frozenset(
-    {
-        "sr-only",
-        "visually-hidden",
-        "visuallyhidden",
-        "screen-reader-text",
-        "screenreader-only",
-        "clipped",
-        "a-offscreen",
-        "offscreen",
-        "sr-text",
-        "u-hidden-visually",
-        "assistive-text",
-    }
+    {"sr-only", "clipped", "screen-reader-text", "screenreader-only", "sr-text", "assistive-text"}
 )
+_WORDS_RE = re.compile(r"[-_]+")
+#: Words before a final "hidden" that say what is hidden (not the element itself).
+_NOT_THE_ELEMENT = frozenset({"overflow", "x", "y", "scroll", "scrollbar", "text", "backface", "visually"})
+#: Responsive utilities ("hidden-xs", "sm:hidden", "md-hidden") hide at some screen sizes only.
+_SCREEN_SIZES = frozenset({"xs", "sm", "md", "lg", "xl", "xxl", "mobile", "tablet", "desktop", "print"})
+
+
+def _class_words(token: str) -> list[str]:
+    return [w for w in _WORDS_RE.split(token.lower()) if w]
+
+
+def hides(token: str) -> bool:
+    """Whether the class ``token`` hides its element outright, by name."""
+    if token in HIDDEN_CLASSES:
+        return True
+    if ":" in token:  # a variant (sm:hidden, hover:hidden): not always hidden
+        return False
+    words = _class_words(token)
+    return (
+        len(words) > 1
+        and words[-1] in ("hidden", "hide")
+        and not _NOT_THE_ELEMENT & set(words)
+        and not _SCREEN_SIZES & set(words)
+    )
+
+
+def screen_reader_only(token: str) -> bool:
+    """Whether the class ``token`` keeps text for screen readers only, by name."""
+    if token in SR_ONLY_CLASSES:
+        return True
+    if ":" in token:  # a variant (focus:not-sr-only, md:sr-only): not always off screen
+        return False
+    words = _class_words(token)
+    joined = "".join(words)
+    return bool(words) and (
+        words[-1] == "offscreen"
+        or joined.endswith(("visuallyhidden", "sronly", "screenreaderonly", "screenreadertext"))
+    )
+
+
 #: Attribute a caller may put on elements it knows to be hidden (treated like ``hidden``).
 HIDDEN_MARK = "data-curllm-hidden"
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
@@ -194,7 +223,7 @@ def classes(node: LexborNode) -> list[str]:
 def hidden_self(node: LexborNode, *, screen_reader: bool = True) -> bool:
     """Whether ``node`` itself is hidden: hidden attribute, inline style, hiding class, browser mark.
 
-    ``screen_reader`` also counts screen-reader-only text (sr-only, a-offscreen, ...) as hidden.
+    ``screen_reader`` also counts screen-reader-only text (sr-only, visually-hidden, ...) as hidden.
     """
     attrs = node.attributes
     if not attrs:
@@ -206,9 +235,9 @@ def hidden_self(node: LexborNode, *, screen_reader: bool = True) -> bool:
         return True
     cls = attrs.get("class")
     if cls:
-        tokens = set(cls.split())
-        if tokens & HIDDEN_CLASSES or (screen_reader and tokens & SR_ONLY_CLASSES):
-            return True
+        for token in cls.split():
+            if hides(token) or (screen_reader and screen_reader_only(token)):
+                return True
     return False
 
 
@@ -245,10 +274,26 @@ class HiddenIndex:
     """`hidden_in_tree` for many nodes of one tree: the hidden elements are found by one CSS query
     (in C), then each question is a walk up the parents, memoised. ``strict`` as in `hidden_in_tree`."""
 
-    _LOOSE = ["[hidden]", f"[{HIDDEN_MARK}]", '[style*="display" i]', '[style*="visibility" i]'] + [
-        f".{c}" for c in sorted(HIDDEN_CLASSES)
+    # Over-approximating queries (every class mentioning a hiding word); `hidden_self` confirms each.
+    _LOOSE = [
+        "[hidden]",
+        f"[{HIDDEN_MARK}]",
+        '[style*="display" i]',
+        '[style*="visibility" i]',
+        '[class*="hid" i]',
+        '[class*="none" i]',
+        '[class*="invisible" i]',
     ]
-    _STRICT = ['[aria-hidden="true"]'] + [f".{c}" for c in sorted(SR_ONLY_CLASSES)]
+    _STRICT = [
+        '[aria-hidden="true"]',
+        '[class*="offscreen" i]',
+        '[class*="only" i]',
+        '[class*="clipped" i]',
+        '[class*="reader" i]',
+        '[class*="sr-" i]',
+        '[class*="sr_" i]',
+        '[class*="assistive" i]',
+    ]
 
     def __init__(self, tree: LexborHTMLParser | None = None, *, strict: bool = False) -> None:
         self.roots: set[int] = set()
