@@ -41,6 +41,7 @@ _LAZY = {
     "Plan": "plan",
     "Step": "plan",
     "check_plan": "plan",
+    "normalise_plan": "plan",
     "Result": "result",
     "StepResult": "result",
     "CurllmError": "errors",
@@ -50,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .api import arun, execute_plan, run  # noqa: F401
     from .batch import run_many  # noqa: F401
     from .errors import CurllmError  # noqa: F401
-    from .plan import Plan, Step, check_plan  # noqa: F401
+    from .plan import Plan, Step, check_plan, normalise_plan  # noqa: F401
     from .plugins import load_registry  # noqa: F401
     from .result import Result, StepResult  # noqa: F401
 

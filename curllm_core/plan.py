@@ -1,9 +1,14 @@
 """Plans: the JSON document that says which tools run, in which order, with which parameters.
 
-`check_plan` turns a document into a `Plan` or raises one `PlanError` that lists every problem (step
-index and JSON pointer each), before anything runs: the JSON Schema, that every tool exists, each
-step's parameters against its manifest (defaults filled in), the chain of data keys (a step that
-consumes ``products`` needs a producer before it) and that ``expected_output`` is produced.
+Two explicit steps, in this order, wherever a plan comes in (a file, a planner, a model, a cache):
+
+- `normalise_plan` returns the document in its one canonical form, as a new document: an extraction
+  step folded into the pager before it, tool names as ``category.name``, defaults filled in.
+- `check_plan` only reports: it turns a document into a `Plan` that says exactly what the document
+  says, or raises one `PlanError` that lists every problem (step index and JSON pointer each),
+  before anything runs: the JSON Schema, that every tool exists, each step's parameters against its
+  manifest, the chain of data keys (a step that consumes ``products`` needs a producer before it)
+  and that ``expected_output`` is produced.
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ class Plan:
     instruction: str | None = None
     url: str | None = None
     planner: str | None = None
-    #: Whether any step (or a fallback) needs a browser page; set by `check_plan`.
+    #: Whether any step (or a fallback) needs a browser page; worked out by `check_plan`.
     needs_page: bool = field(default=True, compare=False)
     #: What the planner could not do of the instruction ("not done: buy ..."): shown on stderr and
     #: carried into the result's ``warnings``.
@@ -159,6 +164,19 @@ def plan_tools(plan: Plan, registry: Registry) -> list[str]:
     return keys
 
 
+def _schema_problems(doc: Any) -> list[Problem]:
+    """What ``plan.schema.json`` finds wrong with ``doc``, in document order."""
+    from jsonschema import Draft202012Validator
+
+    return [
+        _problem(e.message, list(e.absolute_path))
+        for e in sorted(
+            Draft202012Validator(plan_schema()).iter_errors(doc),
+            key=lambda e: list(map(str, e.absolute_path)),
+        )
+    ]
+
+
 def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
     """A step that takes a ``tool`` (pagination's ``extract``) but names none takes the extraction step
     that follows it."""
@@ -191,37 +209,69 @@ def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
     return out
 
 
+def _key_of(name: Any, registry: Registry) -> Any:
+    """``category.name`` of an installed tool; anything else as given (the check reports it)."""
+    manifest = registry.get(name) if isinstance(name, str) else None
+    return manifest.key if manifest is not None else name
+
+
+def normalise_plan(doc: Any, registry: Registry) -> Any:
+    """The plan document in its canonical form: a new document, ``doc`` itself is left as it is.
+
+    - A step whose tool takes a ``tool``-role parameter (pagination's ``extract``) but names none
+      takes the extraction step that follows it (and that step's parameters as its
+      ``tool_parameters``).
+    - Tool names (steps, their fallbacks, the plan's fallback) are written ``category.name``.
+    - Each step's parameters get the top-level defaults of its tool's schema.
+
+    A document the plan schema rejects comes back unchanged (a copy), and so does a name no
+    installed tool has: `check_plan` then reports each problem where it was written. Normalising
+    a normalised document changes nothing.
+    """
+    doc = copy.deepcopy(doc)
+    if _schema_problems(doc):
+        return doc
+    steps = []
+    for raw in _fold_extraction(doc["plan"], registry):
+        step = {**raw, "tool": _key_of(raw["tool"], registry)}
+        manifest = registry.get(raw["tool"])
+        if manifest is not None:
+            step["parameters"] = fill_defaults(manifest.parameters, raw.get("parameters") or {})
+        if raw.get("fallback"):
+            step["fallback"] = _key_of(raw["fallback"], registry)
+        steps.append(step)
+    doc["plan"] = steps
+    if doc.get("fallback"):
+        doc["fallback"] = _key_of(doc["fallback"], registry)
+    return doc
+
+
 def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozenset = frozenset()) -> Plan:
-    """Check a plan document against the registry; return the `Plan` with defaults filled in.
+    """Check a plan document against the registry; return the `Plan` it describes, as written.
 
     Raises `PlanError` listing every problem. ``initial_keys`` are the data keys given up front
-    (``--input``), which count as produced before the first step.
+    (``--input``), which count as produced before the first step. The check rewrites nothing: a
+    parameter left out is judged by its default (as the tool will see it), but the `Plan` holds
+    the document's own steps, names and parameters. Call `normalise_plan` first for the canonical
+    form (every entry point does).
     """
-    from jsonschema import Draft202012Validator
-
-    problems = [
-        _problem(e.message, list(e.absolute_path))
-        for e in sorted(
-            Draft202012Validator(plan_schema()).iter_errors(doc),
-            key=lambda e: list(map(str, e.absolute_path)),
-        )
-    ]
+    problems = _schema_problems(doc)
     if problems:
         raise PlanError("the plan is invalid; nothing was run", problems=problems)
 
-    raw_steps = _fold_extraction(doc["plan"], registry)
     steps: list[Step] = []
     available = set(initial_keys)
     outputs: dict[str, list[str]] = {}  # step id -> keys its output holds
     needs_page = False
-    for i, raw in enumerate(raw_steps):
+    for i, raw in enumerate(doc["plan"]):
         path = ["plan", i]
         try:
             manifest = registry.resolve(raw["tool"])
         except ToolNotFound as e:
             problems.append(_problem(e.message, [*path, "tool"]))
             continue
-        params = fill_defaults(manifest.parameters, raw.get("parameters") or {})
+        given = raw.get("parameters") or {}
+        params = fill_defaults(manifest.parameters, given)  # what the tool will be called with
         problems += parameter_problems(manifest, params, [*path, "parameters"])
         needs_page |= manifest.needs_page
         step_fallback = raw.get("fallback")
@@ -230,7 +280,6 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
             if fb is None:
                 problems.append(_problem(f"unknown fallback tool {step_fallback!r}", [*path, "fallback"]))
             else:
-                step_fallback = fb.key
                 needs_page |= fb.needs_page
         consumes, produces = step_io(manifest, params, registry)
         visible = available
@@ -256,8 +305,8 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
         available |= set(produces)
         steps.append(
             Step(
-                tool=manifest.key,
-                parameters=params,
+                tool=raw["tool"],
+                parameters=copy.deepcopy(given),
                 description=raw.get("description", ""),
                 id=raw.get("id"),
                 input=raw.get("input"),
@@ -273,7 +322,6 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
         if fb is None:
             problems.append(_problem(f"unknown fallback tool {fallback!r}", ["fallback"]))
         else:
-            fallback = fb.key
             needs_page |= fb.needs_page
             # The design's form plans end on a form step: the plan's fallback then produces the
             # expected output from the page the steps left (see `Execution.final_fallback`).

@@ -55,7 +55,7 @@ from .browser import Browser
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
 from .events import EventBus, preview
 from .executor import Execution, RunOptions, TaskPage
-from .plan import Plan, check_plan
+from .plan import Plan, check_plan, normalise_plan
 from .registry import Registry
 from .result import ErrorEntry, Result, error_entry
 
@@ -374,7 +374,8 @@ class Runner:
         )
 
     def check(self, doc: dict, initial_keys: set[str]) -> Plan:
-        """check_plan, once per distinct document: a batch often runs one plan many times."""
+        """A given plan document normalised and checked, once per distinct document: a batch often
+        runs one plan many times."""
         import json
 
         key = (json.dumps(doc, sort_keys=True, default=str), frozenset(initial_keys))
@@ -382,7 +383,9 @@ class Runner:
             if len(self._checked) >= PLAN_MEMO:
                 self._checked.pop(next(iter(self._checked)))
             try:
-                self._checked[key] = check_plan(doc, self.registry, initial_keys=set(initial_keys))
+                self._checked[key] = check_plan(
+                    normalise_plan(doc, self.registry), self.registry, initial_keys=set(initial_keys)
+                )
             except PlanError as e:
                 self._checked[key] = e
         found = self._checked[key]

@@ -296,18 +296,15 @@ class ToolRunner(_Runner):
         from .errors import ToolError, UsageError
         from .events import EventBus
         from .executor import execute
-        from .plan import check_plan
+        from .plan import check_plan, normalise_plan
 
         registry = _pick_registry(registry, self.registry)
         manifest = registry.resolve(name)
         start, serve = _start_page(manifest, html, path, url)
         if manifest.needs_page and start is None:
             raise UsageError(f"{manifest.key} needs a page: pass html=, path= or url=")
-        plan = check_plan(
-            {"plan": [{"tool": manifest.key, "parameters": params or {}}]},
-            registry,
-            initial_keys=set(data or {}),
-        )
+        doc = normalise_plan({"plan": [{"tool": manifest.key, "parameters": params or {}}]}, registry)
+        plan = check_plan(doc, registry, initial_keys=set(data or {}))
         options = self._options(start, data)
         result = await self._with_browser(
             serve, lambda browser: execute(plan, registry, options, events=EventBus(), browser=browser)

@@ -274,12 +274,12 @@ def _run_with_events(
     options = make_run_options(browser_params, None, data)
 
     if plan_file:
-        from ..plan import check_plan
+        from ..plan import check_plan, normalise_plan
 
         doc = read_json_arg(plan_file, "--plan")
         from ..planner.rules import with_fields_and_limit
 
-        plan = check_plan(doc, registry, initial_keys=set(data or {}))
+        plan = check_plan(normalise_plan(doc, registry), registry, initial_keys=set(data or {}))
         plan = with_fields_and_limit(plan, registry, list(fields or ()), limit, set(data or {}))
         if plan_only:
             emit(json.dumps(plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)

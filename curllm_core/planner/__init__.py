@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import PlanError, PlanningError
 from ..events import EventBus
-from ..plan import check_plan
+from ..plan import check_plan, normalise_plan
 from ..registry import Registry
 from .rules import Planned, plan_with_rules, rank_tools, resolve_start_url
 
@@ -148,7 +148,7 @@ def _cached(
     if entry is None:
         return None
     try:
-        plan = check_plan(entry["plan"], registry, initial_keys=initial_keys)
+        plan = check_plan(normalise_plan(entry["plan"], registry), registry, initial_keys=initial_keys)
     except PlanError:
         return None
     reasoning = entry.get("reasoning")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PlanError
-from ..plan import Plan, Step, check_plan, named_tool, step_io
+from ..plan import Plan, Step, check_plan, named_tool, normalise_plan, step_io
 from ..registry import Registry
 from .rules import Planned, rank_tools
 
@@ -501,7 +501,7 @@ def _with_guards(
         added = {**step.to_dict(), "description": f"{step.description} (added by the rule planner)"}
         trial = {**doc, "plan": [*doc["plan"], added]}
         try:
-            check_plan(trial, registry, initial_keys=initial_keys)
+            check_plan(normalise_plan(trial, registry), registry, initial_keys=initial_keys)
         except PlanError:
             continue  # it does not fit the model's plan (another output key): leave it out
         doc = trial
@@ -534,13 +534,12 @@ async def _converse(
         except Exception as e:  # every litellm/transport failure means the same thing: use the rules
             raise LLMFailure(describe_failure(e), usage.to_dict()) from None
         try:
-            doc = _infer_expected(parse_reply(reply), registry, expected)
+            doc = normalise_plan(_infer_expected(parse_reply(reply), registry, expected), registry)
             plan = check_plan(doc, registry, initial_keys=initial_keys)
             if not plan.expected_output:
                 raise ValueError('the plan has no "expected_output": name the data key the user wants')
-            plan = check_plan(
-                _with_guards(doc, draft, registry, initial_keys), registry, initial_keys=initial_keys
-            )
+            guarded = normalise_plan(_with_guards(doc, draft, registry, initial_keys), registry)
+            plan = check_plan(guarded, registry, initial_keys=initial_keys)
             reasoning = [f"{s.tool}: {s.description or '(no reason given)'}" for s in plan.steps]
             return _Attempt(plan, reasoning)
         except PlanError as e:

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from ..errors import PlanError, PlanningError, UsageError
 from ..manifest import CATEGORY_ORDER, Manifest
-from ..plan import Plan, check_plan, fill_defaults
+from ..plan import Plan, check_plan, fill_defaults, normalise_plan
 from ..registry import Registry
 from ..urls import site_of
 from .params import Fact, Facts, extract_facts
@@ -866,7 +866,7 @@ def with_fields_and_limit(
         doc["plan"].append(
             {"tool": m.key, "parameters": _keyed(m, {name: fitted}, key), "description": f"{what} (given)"}
         )
-    return check_plan(doc, registry, initial_keys=set(initial_keys))
+    return check_plan(normalise_plan(doc, registry), registry, initial_keys=set(initial_keys))
 
 
 def check_instruction(instruction: str) -> None:
@@ -1428,6 +1428,7 @@ def _doc_step(st: _Step) -> dict:
 
 def _check(doc: dict, registry: Registry, initial_keys: set[str] | frozenset) -> Plan:
     """Check the built plan; a step the checker rejects is dropped (the extraction never is)."""
+    doc = normalise_plan(doc, registry)  # the problems then point at the steps dropped below
     for _ in range(len(doc["plan"]) + 1):
         try:
             return check_plan(doc, registry, initial_keys=initial_keys)

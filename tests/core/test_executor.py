@@ -10,7 +10,7 @@ from curllm_core.api import execute_plan
 from curllm_core.errors import NavigationError, PlanError
 from curllm_core.events import EventBus
 from curllm_core.executor import RunOptions, execute
-from curllm_core.plan import check_plan
+from curllm_core.plan import check_plan, normalise_plan
 from curllm_core.registry import Registry
 from curllm_core.tool import tool
 
@@ -106,7 +106,8 @@ def plan(*steps, expected="products", **extra) -> dict:
 async def run(doc: dict, registry: Registry, events: list | None = None, **options):
     bus = EventBus([events.append]) if events is not None else None
     opts = RunOptions(backoff_s=0.001, **options)
-    return await execute(check_plan(doc, registry, initial_keys=set(opts.data)), registry, opts, events=bus)
+    checked = check_plan(normalise_plan(doc, registry), registry, initial_keys=set(opts.data))
+    return await execute(checked, registry, opts, events=bus)
 
 
 async def test_data_is_piped_and_only_produced_keys_are_merged(registry):
@@ -118,8 +119,11 @@ async def test_data_is_piped_and_only_produced_keys_are_merged(registry):
 
 
 async def test_defaults_are_filled_in_the_checked_plan(registry):
-    checked = check_plan(plan("make_items"), registry)
+    doc = plan("make_items")
+    assert check_plan(doc, registry).steps[0].parameters == {}  # the check reports, never rewrites
+    checked = check_plan(normalise_plan(doc, registry), registry)
     assert checked.steps[0].parameters == {"count": 3, "price": 10.0}
+    assert checked.steps[0].tool == "extraction.make_items" and doc == plan("make_items")
     result = await run(plan("make_items", {"tool": "price_range_check", "parameters": {"max": 20}}), registry)
     assert result.plan["plan"][1]["parameters"] == {
         "max": 20,

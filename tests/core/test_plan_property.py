@@ -58,3 +58,16 @@ def test_checker_raises_only_plan_errors(doc, keys):
         assert e.problems, "a PlanError always lists its problems"
         return
     assert plan.steps
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=plans | json_values)
+def test_normalising_never_raises_never_touches_its_input_and_is_idempotent(doc):
+    import copy
+
+    from curllm_core.plan import normalise_plan
+
+    before = copy.deepcopy(doc)
+    once = normalise_plan(doc, REGISTRY)
+    assert doc == before or doc != doc  # NaN is unequal to itself: compare what can be compared
+    assert normalise_plan(once, REGISTRY) == once or once != once
