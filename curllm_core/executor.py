@@ -615,12 +615,11 @@ class Execution:
                 if isinstance(value, int | float) and not isinstance(value, bool) and theirs in props:
                     bounds[theirs] = value
         pager = self.registry.get("navigation.pagination")
-        if (
-            fb.category == "extraction"
-            and pager is not None
-            and "extract" in (pager.parameters.get("properties") or {})
-        ):
-            params = {"extract": fb.key, "extract_parameters": bounds}
+        tool = pager.parameter_for("tool") if pager is not None else None
+        if fb.category == "extraction" and pager is not None and tool is not None:
+            params: dict = {tool: fb.key}
+            if (tool_params := pager.parameter_for("tool_parameters")) is not None:
+                params[tool_params] = bounds
             return Step(pager.key, params, f"the plan's fallback {fb.key} on every page of the listing")
         return Step(fb.key, bounds, f"the plan's fallback {fb.key}")
 
