@@ -271,9 +271,10 @@ def layout_problems(layouts: list[dict], source: str = "") -> list[Problem]:
 
     for i, layout in enumerate(layouts):
         at = f"/selectors/layouts/{i}"
-        for key in ("item", "exclude"):
-            if key in layout:
-                css(layout[key], f"{at}/{key}")
+        for key in ("within", "item", "exclude"):
+            given = layout.get(key, [])
+            for k, selector in enumerate([given] if isinstance(given, str) else given):
+                css(selector, f"{at}/{key}" + ("" if isinstance(given, str) else f"/{k}"))
         fields = layout.get("fields", {})
         for name, given in fields.items():
             alternatives = given if isinstance(given, list) else [given]

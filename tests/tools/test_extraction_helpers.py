@@ -264,6 +264,67 @@ def test_declarative_fields():
     assert records == [{"t": "Title one"}]
 
 
+# A listing with the same card markup inside and outside the list (a carousel), badges as plain text.
+LISTINGS = {
+    "pl": ("Polecane", "Sponsorowane", "Super Sprzedawca"),
+    "en": ("Recommended", "Sponsored", "Top seller"),
+    "de": ("Empfohlen", "Gesponsert", "Top-Verkäufer"),
+}
+
+
+def _listing(recommended: str, ad: str, top: str) -> str:
+    card = '<article class="card" data-ctx="{ctx}"><h2><a href="/p/{n}">Item {n}</a></h2>{badge}</article>'
+    return (
+        f"<body><section class='carousel'><h3>{recommended}</h3>"
+        + card.format(n=9, ctx="", badge=f"<span>{top}</span>")
+        + "</section><main id='list'>"
+        + card.format(n=1, ctx="SPONSORED", badge="")
+        + card.format(n=2, ctx="", badge=f"<div><span>{ad}</span></div>")
+        + card.format(n=3, ctx="", badge=f"<strong>{top}</strong><p>{ad} items are marked</p>")
+        + "</main></body>"
+    )
+
+
+@pytest.mark.parametrize("lang", sorted(LISTINGS))
+def test_layouts_read_within_a_container_with_item_choices_and_text_badges(lang):
+    recommended, ad, top = LISTINGS[lang]
+    layout = {
+        "within": ["#missing", "main#list", "body"],  # the first the page has
+        "item": ["li.card", "article.card"],  # the first that finds items
+        "fields": {
+            "name": "h2 a",
+            "sponsored": [
+                {"attr": "data-ctx", "regex": "^SPONSORED$", "type": "exists"},
+                {"css": "span, div, p, strong", "regex": f"^{ad}$", "type": "exists"},
+            ],
+            "top": {"css": "span, div, p, strong", "regex": f"^{top}$", "type": "exists"},
+        },
+    }
+    records = extract_layout(parse_html(_listing(*LISTINGS[lang])), layout, "https://shop.example/")
+    assert records == [  # the carousel's card is left out; a badge is a whole text, not a word in one
+        {"name": "Item 1", "sponsored": True, "top": False},
+        {"name": "Item 2", "sponsored": True, "top": False},
+        {"name": "Item 3", "sponsored": False, "top": True},
+    ]
+    everywhere = {**layout, "within": "#missing"}  # no container on the page: the whole page
+    assert [r["name"] for r in extract_layout(parse_html(_listing(*LISTINGS[lang])), everywhere, "")] == [
+        "Item 9",
+        "Item 1",
+        "Item 2",
+        "Item 3",
+    ]
+
+
+def test_a_layouts_selector_lists_are_checked_on_discovery():
+    from curllm_core.manifest import layout_problems
+
+    layouts = [{"within": ["main", "div["], "item": ["article", "li:has("], "fields": {"n": "h2"}}]
+    assert [p.pointer for p in layout_problems(layouts)] == [
+        "/selectors/layouts/0/within/1",
+        "/selectors/layouts/0/item/1",
+    ]
+
+
 def test_junk_is_stripped_before_reading():
     tree = parse_html("<body><script>var p='9,99 zł'</script><template><a>t</a></template><p>ok</p></body>")
     _html.strip_junk(tree)

@@ -1,7 +1,9 @@
 """Declarative extraction: the site markup lives in a manifest's ``selectors`` block, not in code.
 
 A manifest lists ``layouts`` (a site often has several: search list, best-seller grid, ...). Each
-layout names its ``item`` CSS selector, optional ``exclude`` (items to skip) and its ``fields``::
+layout names its ``item`` CSS selector (a list: the first that finds items), optional ``within``
+(the container the items are read in, a list: the first present; carousels elsewhere on the page
+often reuse the item markup), optional ``exclude`` (items to skip) and its ``fields``::
 
     {"item": "div.cat-prod-row", "exclude": ".promoted",
      "fields": {"name": {"css": ".cat-prod-row__name"},
@@ -13,9 +15,10 @@ layout names its ``item`` CSS selector, optional ``exclude`` (items to skip) and
 A field is a spec or a list of specs tried in order (``[{"css": "h2"}, {"css": "img", "attr": "alt"}]``).
 Spec keys: ``css`` (a selector, or a list tried in order until one gives a value; absent = the item
 itself), ``attr`` (read an attribute instead of text; a list: the first one present), ``type`` (text, raw, url, price, count,
-number, exists, int), ``regex`` (applied to the text; group 1 when present), ``from`` ("next": look
-in the item's next element sibling, as Hacker News splits a story over two rows), ``self`` (for
-"exists": also true when the item itself matches this selector).
+number, exists, int), ``regex`` (applied to the text; group 1 when present; for "exists": true when
+an element ``css`` finds, or the item itself without ``css``, has a text, or ``attr``, it matches),
+``from`` ("next": look in the item's next element sibling, as Hacker News splits a story over two
+rows), ``self`` (for "exists": also true when the item itself matches this selector).
 """
 
 from __future__ import annotations
@@ -61,14 +64,49 @@ def self_matches(node: LexborNode, selector: str) -> bool:
     return first is not None and first.mem_id == node.mem_id
 
 
+def _css_list(value: str | list[str] | None) -> list[str]:
+    if not value:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
 def select_items(tree: LexborHTMLParser, layout: dict) -> list[LexborNode]:
-    """The item elements of ``layout`` in document order, without the ``exclude``d ones."""
+    """The item elements of ``layout`` in document order, without the ``exclude``d ones.
+
+    Inside the first ``within`` container the page has (the whole page when it has none, or the
+    layout names none); ``item`` as a list: the first selector that finds any item.
+    """
     try:
-        items = tree.css(layout["item"])
+        container: LexborNode | None = None
+        for selector in _css_list(layout.get("within")):
+            container = tree.css_first(selector)
+            if container is not None:
+                break
+        items: list[LexborNode] = []
+        for selector in _css_list(layout["item"]):
+            if container is None:
+                items = tree.css(selector)
+            else:  # lexbor's css on a node includes the node itself when it matches: no item
+                items = [n for n in container.css(selector) if n.mem_id != container.mem_id]
+            if items:
+                break
         excluded = {n.mem_id for n in tree.css(layout["exclude"])} if layout.get("exclude") else set()
     except Exception as e:  # selectolax raises a bare error for a selector it cannot parse
         raise BadSelectors(f"bad selector in layout {layout.get('name', '?')!r}: {e}") from e
     return [n for n in items if n.mem_id not in excluded]
+
+
+def _any_matches(scope: LexborNode, candidates: list[str | None], spec: dict) -> bool:
+    """For ``exists`` with a ``regex``: whether any element found (the scope itself without ``css``)
+    has a value (its text, or ``attr``) the regex matches."""
+    rx = _regex(spec["regex"])
+    for sel in candidates:
+        elements = [scope] if sel is None else [n for n in scope.css(sel) if n.mem_id != scope.mem_id]
+        for el in elements:
+            value = _raw_value(el, spec, "text")
+            if value is not None and rx.search(value):
+                return True
+    return False
 
 
 def _raw_value(el: LexborNode, spec: dict, kind: str) -> str | None:
@@ -121,6 +159,8 @@ def field_value(item: LexborNode, spec: dict | str | list, base: str, currency: 
     if kind == "exists":
         if spec.get("self") and self_matches(item, spec["self"]):
             return True
+        if spec.get("regex"):
+            return _any_matches(scope, candidates, spec)
         return any(find_first(scope, sel) is not None for sel in candidates if sel)
     for sel in candidates:
         el = scope if sel is None else find_first(scope, sel)

@@ -134,7 +134,8 @@ def test_a_page_without_offers_gives_an_empty_list():
 
 def test_bad_selectors_are_a_tool_error():
     with pytest.raises(ToolError, match="selector"):
-        extract("<p>x</p>", LISTING_URL, {**SELECTORS, "item": "article[data-role="})
+        layout = {**SELECTORS["layouts"][0], "item": "article[data-role="}
+        extract("<p>x</p>", LISTING_URL, {**SELECTORS, "layouts": [layout]})
 
 
 # --- through curllm's executor, in a real browser ----------------------------------------------------

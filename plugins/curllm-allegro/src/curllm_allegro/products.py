@@ -4,7 +4,13 @@ Allegro's class names are generated hashes (``mli8_k4 msa3_z4``) that change wit
 release, so nothing here keys on them. The markup this relies on is what Allegro keeps stable for
 its own analytics and accessibility: ``article[data-role=offer]`` cards, the ``aria-label`` of the
 price ("1 299,00 zł aktualna cena") and of the rating, badge images' ``alt`` text. All of it lives in
-the manifest's ``selectors`` block, so a markup change is a JSON edit, not a code change.
+the manifest's ``selectors``: a layout in the language of curllm's layouts engine (its
+``$defs`` in ``manifest.schema.json``, checked when the manifest is discovered), read here with the
+toolkit's `select_items` and `field_value`. A markup change is a JSON edit, not a code change.
+
+What stays in code is Allegro's, not markup: click trackers unwrapped to the offer URL, offer ids,
+an offer shown twice listed once, the "od" (lowest of several) price, the ``<dl>`` of a card's
+attributes.
 
 `extract` is a pure function of the HTML (testable on a saved page, no browser); `run` is the tool:
 one browser round trip for the HTML, then `extract`.
@@ -14,60 +20,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from curllm_core.errors import BadSelectors
 from curllm_core.prices import currency_for_domain
 from curllm_core.tool import ToolContext
-from curllm_core.toolkit import collapse_space, filter_by_price, page_html, parse_price
+from curllm_core.toolkit import (
+    collapse_space,
+    field_value,
+    filter_by_price,
+    page_html,
+    parse_html,
+    parse_price,
+    select_items,
+)
+from curllm_core.toolkit import page_base as toolkit_page_base
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 #: Offer ids: the trailing number of an /oferta/ slug, or a catalogue product's ?offerId=.
 _OFFER_ID_RE = re.compile(r"/oferta/[^/?#]*?-(\d{6,})(?:[/?#]|$)")
-_NUMBER_RE = re.compile(r"\d+(?:,\d+)?")
 
-
-@lru_cache(maxsize=64)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-def _selectors(value: str | list[str] | None) -> list[str]:
-    if not value:
-        return []
-    return [value] if isinstance(value, str) else list(value)
-
-
-def _first(node: LexborNode, selectors: str | list[str] | None) -> LexborNode | None:
-    """The first descendant matching the first selector that matches anything.
-
-    lexbor's ``css`` includes ``node`` itself when it matches; a card is never its own field.
-    """
-    for selector in _selectors(selectors):
-        for found in node.css(selector):
-            if found.mem_id != node.mem_id:
-                return found
-    return None
-
-
-def _count(text: str | None) -> int | None:
-    """``"10 412"`` -> 10412: Polish pages group thousands with (no-break) spaces."""
-    digits = re.sub(r"\D", "", text or "")
-    return int(digits) if digits else None
-
-
-def _has_badge(card: LexborNode, pattern: str | None) -> bool:
-    """Whether a leaf-ish element of ``card`` says exactly ``pattern`` (a badge, not a word in a title)."""
-    if not pattern:
-        return False
-    rx = _regex(pattern)
-    return any(
-        rx.search(collapse_space(el.text(deep=True)))
-        for el in card.css("span, div, p, strong")
-        if len(el.text(deep=True)) < 40
-    )
+#: Where links on a saved copy of a listing resolve when it names no canonical URL.
+HOME = "https://allegro.pl/"
 
 
 def offer_url(href: str | None, base_url: str, tracker_param: str = "redirect") -> str | None:
@@ -106,7 +81,9 @@ def offer_id(url: str | None) -> str | None:
 def _attributes(card: LexborNode, selector: str | None) -> dict[str, str]:
     """The ``<dt>Stan</dt><dd>Nowy</dd>`` pairs of a card."""
     found: dict[str, str] = {}
-    dl = _first(card, selector) if selector else None
+    dl = None
+    if selector:
+        dl = next((el for el in card.css(selector) if el.mem_id != card.mem_id), None)
     if dl is None:
         return found
     label: str | None = None
@@ -119,103 +96,57 @@ def _attributes(card: LexborNode, selector: str | None) -> dict[str, str]:
     return found
 
 
-def _price_of(el: LexborNode | None, currency: str | None) -> tuple[float | None, str | None, bool]:
-    """Amount, currency and whether it is an "od" (lowest of several) price.
-
-    The ``aria-label`` carries the clean text ("1 299,00 zł aktualna cena"); the visible text is
-    split over spans ("1 299,<span>00</span> <span>zł</span>"), so it is only the fallback.
-    """
-    if el is None:
-        return None, currency, False
-    text = el.attributes.get("aria-label") or collapse_space(el.text(deep=True, separator=""))
-    price = parse_price(text, currency)
-    if price is None:
-        return None, currency, False
-    return price.amount, price.currency or currency, collapse_space(text).lower().startswith("od ")
+def _cards(tree: LexborHTMLParser, layouts: list[dict]) -> tuple[dict, list[LexborNode]]:
+    """The layout that finds the most cards on the page (the engine's rule), and its cards."""
+    if not layouts:
+        raise BadSelectors("the products_allegro selectors define no layouts")
+    best: tuple[dict, list[LexborNode]] = (layouts[0], [])
+    for layout in layouts:
+        cards = select_items(tree, layout)
+        if len(cards) > len(best[1]):
+            best = (layout, cards)
+    return best
 
 
-def _image(card: LexborNode, selectors: str | list[str] | None) -> str | None:
-    el = _first(card, selectors)
-    if el is None:
+def _offer(
+    card: LexborNode, layout: dict, base_url: str, selectors: Mapping[str, Any], currency: str
+) -> dict | None:
+    """One offer from its card (its fields read by the layouts engine), or None when the card has no
+    name or link (not an offer)."""
+    fields = {key: field_value(card, spec, base_url, currency) for key, spec in layout["fields"].items()}
+    url = offer_url(fields.get("url"), base_url, selectors.get("tracker_param", "redirect"))
+    if not fields.get("name") or not url:
         return None
-    # Lazy-loaded images keep the real URL in data-src and a 1x1 placeholder in src.
-    for attr in ("data-src", "src"):
-        value = el.attributes.get(attr)
-        if value and not value.startswith("data:"):
-            return value
-    return None
-
-
-def _card(card: LexborNode, base_url: str, sel: Mapping[str, Any], currency: str | None) -> dict | None:
-    """One offer from its card, or None when the card has no name or link (not an offer)."""
-    link = _first(card, sel.get("name"))
-    if link is None:
-        return None
-    name = collapse_space(link.text(deep=True))
-    url = offer_url(link.attributes.get("href"), base_url, sel.get("tracker_param", "redirect"))
-    if not name or not url:
-        return None
-    amount, cur, price_from = _price_of(_first(card, sel.get("price")), currency)
-    old_el = _first(card, sel.get("old_price"))
-    old = (
-        parse_price(old_el.attributes.get("aria-label") or collapse_space(old_el.text(deep=True)), currency)
-        if old_el
-        else None
+    # The aria-label carries the clean text ("1 299,00 zł aktualna cena", "od 949,00 zł"); the
+    # visible text is split over spans, so it is only the fallback (both in the layout).
+    price_text = collapse_space(fields.get("price") or "")
+    price = parse_price(price_text, currency) if price_text else None
+    amount = price.amount if price else None
+    old = fields.get("old_price")
+    delivery_price = (
+        parse_price(fields["price_with_delivery"], currency) if fields.get("price_with_delivery") else None
     )
-    text = collapse_space(card.text(deep=True, separator=" "))
-
-    with_delivery = None
-    m = _regex(sel["with_delivery_text"]).search(text) if sel.get("with_delivery_text") else None
-    if m:
-        parsed = parse_price(m.group(1), currency)
-        with_delivery = parsed.amount if parsed else None
-
-    rating = ratings = None
-    rating_el = _first(card, sel.get("rating"))
-    if rating_el is not None:
-        # "Ocena produktu 4,86 na 5, 2 345 ocen": the first number is the rating, what precedes
-        # "ocen" the count.
-        label = rating_el.attributes.get("aria-label") or collapse_space(rating_el.text(deep=True))
-        numbers = _NUMBER_RE.findall(label)
-        if numbers:
-            rating = float(numbers[0].replace(",", "."))
-        cm = re.search(r"([\d\s]+)\s*ocen", label)
-        ratings = _count(cm.group(1)) if cm else None
-
-    bought = None
-    m = _regex(sel["bought_text"]).search(text) if sel.get("bought_text") else None
-    if m:
-        bought = _count(next(g for g in m.groups() if g))
-    delivery = None
-    m = _regex(sel["delivery_text"]).search(text) if sel.get("delivery_text") else None
-    if m:
-        delivery = m.group(0).strip()
-
-    attributes = _attributes(card, sel.get("attributes"))
-    context = card.attributes.get("data-analytics-view-custom-context") or ""
-    sponsored = context == sel.get("sponsored_context", "SPONSORED") or _has_badge(
-        card, sel.get("sponsored_text")
-    )
+    rating = fields.get("rating")
     return {
-        "name": name,
+        "name": fields["name"],
         "price": amount,
-        "currency": cur,
+        "currency": (price.currency if price else None) or currency,
         "url": url,
         "offer_id": offer_id(url),
-        "price_from": price_from,
+        "price_from": price is not None and price_text.lower().startswith("od "),
         "old_price": old.amount if old and amount is not None and old.amount > amount else None,
-        "price_with_delivery": with_delivery,
-        "smart": _first(card, sel.get("smart")) is not None,
-        "sponsored": sponsored,
-        "super_seller": _has_badge(card, sel.get("super_seller_text")),
-        "company": _has_badge(card, sel.get("company_text")),
+        "price_with_delivery": delivery_price.amount if delivery_price else None,
+        "smart": bool(fields.get("smart")),
+        "sponsored": bool(fields.get("sponsored")),
+        "super_seller": bool(fields.get("super_seller")),
+        "company": bool(fields.get("company")),
         "rating": rating if rating is not None and 0 <= rating <= 5 else None,
-        "ratings": ratings,
-        "bought_recently": bought,
-        "condition": attributes.get("Stan"),
-        "delivery": delivery,
+        "ratings": fields.get("ratings"),
+        "bought_recently": fields.get("bought_recently"),
+        "condition": (attributes := _attributes(card, selectors.get("attributes"))).get("Stan"),
+        "delivery": (fields.get("delivery") or "").strip() or None,
         "attributes": attributes,
-        "image": _image(card, sel.get("image")),
+        "image": fields.get("image"),
     }
 
 
@@ -232,34 +163,19 @@ def extract(
     """The offers of an allegro listing page: ``{"products": [...], "next_page": url | None}``.
 
     ``selectors`` is the manifest's ``selectors`` block. Only cards inside the listing container are
-    offers (recommendation carousels reuse the card markup); an offer shown twice (a sponsored slot
-    and its regular place) is listed once, at its first position. With ``min_price``/``max_price``
-    only offers priced in that range are kept (curllm's `filter_by_price`), then ``limit``.
+    offers (recommendation carousels reuse the card markup; the layout's ``within``); an offer shown
+    twice (a sponsored slot and its regular place) is listed once, at its first position. With
+    ``min_price``/``max_price`` only offers priced in that range are kept (curllm's
+    `filter_by_price`), then ``limit``.
     """
-    if not selectors.get("item") or not selectors.get("name"):
-        raise BadSelectors("the selectors block needs at least 'item' and 'name'")
-    try:
-        tree = LexborHTMLParser(html or "<html></html>")
-        tree.strip_tags(["script", "style", "noscript", "template", "svg"])
-        root: LexborNode | None = None
-        for selector in _selectors(selectors.get("listing")):
-            root = tree.css_first(selector)
-            if root is not None:
-                break
-        scope = root if root is not None else tree.root
-        cards: list[LexborNode] = []
-        for selector in _selectors(selectors["item"]):
-            cards = [c for c in scope.css(selector) if c.mem_id != scope.mem_id]
-            if cards:
-                break
-    except Exception as e:  # selectolax raises a bare error for a selector it cannot parse
-        raise BadSelectors(f"bad selector in the products_allegro selectors block: {e}") from e
-
+    tree = parse_html(html)
+    tree.strip_tags(["script", "style", "noscript", "template", "svg"])
+    layout, cards = _cards(tree, list(selectors.get("layouts") or []))
     currency = currency_for_domain(base_url) or "PLN"  # allegro.cz/.sk price in CZK/EUR, allegro.pl in PLN
     products: list[dict] = []
     seen: set[str] = set()
     for card in cards:
-        offer = _card(card, base_url, selectors, currency)
+        offer = _offer(card, layout, base_url, selectors, currency)
         if offer is None:
             continue
         if offer["sponsored"] and not include_sponsored:
@@ -274,24 +190,20 @@ def extract(
     dropped = found - len(products)
     if limit is not None:
         products = products[:limit]
-    next_el = None
-    for selector in _selectors(selectors.get("next_page")):
-        next_el = tree.css_first(selector)
-        if next_el is not None:
-            break
-    next_page = offer_url(next_el.attributes.get("href"), base_url) if next_el is not None else None
-    result: dict[str, Any] = {"products": products, "next_page": next_page}
+    try:
+        href = field_value(tree.root, {"css": selectors.get("next_page") or [], "attr": "href"}, base_url)
+    except Exception as e:  # selectolax raises a bare error for a selector it cannot parse
+        raise BadSelectors(f"bad next_page selector in the products_allegro selectors: {e}") from e
+    result: dict[str, Any] = {"products": products, "next_page": offer_url(href, base_url)}
     if dropped:
         result["dropped"] = dropped  # curllm's pager reads on: the page had offers, none in range
     return result
 
 
-def page_base(html: str, url: str) -> str:
-    """The URL links resolve against: the page's own, or its canonical URL for a saved file."""
-    if urlsplit(url).scheme in ("http", "https"):
-        return url
-    m = re.search(r"""<link[^>]+rel=["']canonical["'][^>]+href=["'](https?://[^"']+)""", html)
-    return m.group(1) if m else "https://allegro.pl/"
+def page_base(html: str, url: str, home: str = HOME) -> str:
+    """The URL links resolve against: the page's own, or its canonical URL for a saved file (curllm's
+    toolkit `page_base`), else Allegro's home."""
+    return toolkit_page_base(parse_html(html), url, home)
 
 
 async def run(
@@ -305,7 +217,7 @@ async def run(
     html, url = await page_html(ctx)
     result = extract(
         html,
-        page_base(html, url),
+        page_base(html, url, ctx.selectors.get("origin") or HOME),
         ctx.selectors,
         limit=limit,
         include_sponsored=include_sponsored,
