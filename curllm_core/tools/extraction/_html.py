@@ -100,9 +100,12 @@ LEAN_ATTRIBUTES = (
 #: title and the like always kept), indentation (between block elements: dropped; elsewhere: one
 #: space). ``lean`` (the generic detector) also leaves
 #: out every element the page's CSS hides (display:none, visibility:hidden: templates, closed
-#: pop-overs) and every attribute not in ``keep``. The page itself is never modified.
+#: pop-overs) and every attribute not in ``keep``. ``mark`` (a product page's reader) keeps every
+#: attribute and the JSON-LD scripts, and writes an element the CSS hides with `HIDDEN_MARK` instead
+#: of leaving it out, so that its metadata (``<meta itemprop>``) stays readable while its text counts
+#: as unseen. The page itself is never modified.
 PAGE_HTML_JS = r"""
-([lean, keep]) => {
+([lean, keep, mark]) => {
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'OBJECT', 'CANVAS', 'svg', 'SVG', 'math']);
   const VOID = new Set(['AREA', 'BASE', 'BR', 'COL', 'EMBED', 'HR', 'IMG', 'INPUT', 'LINK', 'META', 'PARAM', 'SOURCE',
                         'TRACK', 'WBR']);
@@ -132,12 +135,21 @@ PAGE_HTML_JS = r"""
       }
       if (type !== 1) continue;
       const tag = c.tagName;
+      if (mark && tag === 'SCRIPT' && (c.type || '').toLowerCase() === 'application/ld+json') {
+        out.push('<script type="application/ld+json">' + c.text.replace(/<\/script/gi, '<\\/script') + '</script>');
+        continue;
+      }
       if (SKIP.has(tag)) continue;
+      let hide = false, checkChildren = check;
       if (check) {  // getComputedStyle is cheaper than checkVisibility, and ancestors are known visible
         const cs = getComputedStyle(c);
-        if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+        if (cs.display === 'none' || cs.visibility === 'hidden') {
+          if (!mark) continue;
+          hide = true;
+          checkChildren = false;  // inside a hidden element everything is hidden already
+        }
       }
-      let open = '<' + tag;
+      let open = '<' + tag + (hide ? ' data-curllm-hidden=""' : '');
       for (const a of c.attributes) {
         const name = a.name, v = a.value;
         if (KEEP ? !KEEP.has(name) : (name.startsWith('on') || name === 'srcset' || name === 'sizes'
@@ -147,12 +159,12 @@ PAGE_HTML_JS = r"""
       }
       out.push(open + '>');
       if (VOID.has(tag)) continue;
-      walk(c, check);
+      walk(c, checkChildren);
       out.push('</' + tag + '>');
     }
   };
   if (document.head) { out.push('<head>'); walk(document.head, false); out.push('</head>'); }
-  if (document.body) { out.push('<body>'); walk(document.body, !!lean); out.push('</body>'); }
+  if (document.body) { out.push('<body>'); walk(document.body, !!(lean || mark)); out.push('</body>'); }
   out.push('</html>');
   return out.join('');
 }
@@ -180,15 +192,16 @@ _PAGE_HTML_GZIP_JS = (
 )
 
 
-async def page_html(ctx: Any, *, lean: bool = False) -> tuple[str, str]:
+async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) -> tuple[str, str]:
     """The page's HTML (compact, see PAGE_HTML_JS; gzip-compressed on the way when big) and URL in
     one browser round trip.
 
     ``lean`` (for the generic detector) also drops what the page's CSS hides, which markup alone
-    cannot tell, and the attributes outside `LEAN_ATTRIBUTES`.
+    cannot tell, and the attributes outside `LEAN_ATTRIBUTES`. ``mark_hidden`` keeps the JSON-LD
+    scripts and marks what the page's CSS hides with `HIDDEN_MARK` (see `hidden_self`).
     """
     page = require_page(ctx)
-    result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES])
+    result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES, mark_hidden])
     if "gzip" in result:
         html = zlib.decompress(base64.b64decode(result["gzip"]), wbits=31).decode("utf-8")
     else:  # a browser without CompressionStream

@@ -4,28 +4,37 @@ from what it shows.
 
 What the page shows wins over its metadata when they disagree: a visible current price over a stale
 ``offers.price``, a visible availability over ``schema.org/InStock`` left in a template, a variant's
-own SKU (its JSON-LD variant for this URL, or the SKU the page prints) over the parent product's.
+own SKU (its JSON-LD variant or offer for this URL, or the SKU the page prints) over the parent
+product's. "What it shows" is the product's own block: from its title (the ``<h1>``) to the next
+section heading ("Related products", "Kunden kauften auch"), so that carousels of other products,
+a header's cart total and a sidebar's promotion never lend their prices or stock words.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urldefrag
 
-from ...errors import ToolError
-from ...prices import Price, find_prices, parse_price
+from selectolax.lexbor import LexborNode
+
+from ...prices import find_prices, has_currency_mark, parse_price
 from ...tool import ToolContext
 from ._html import (
     absolute_url,
     default_currency,
+    hidden_in_tree,
     page_base,
+    page_html,
     parse_html,
     price_text,
     strip_junk,
     visible_text,
 )
+from ._price_roles import CURRENT, REGULAR, markup, text_role
 
 FIELDS = (
     "name",
@@ -43,32 +52,108 @@ FIELDS = (
     "image",
     "url",
 )
-# Checked out-of-stock first: "niedostępny" contains "dostępny", "nicht verfügbar" "verfügbar".
+
+# --- words -------------------------------------------------------------------------------------
+
+# Checked before IN_STOCK: "niedostępny" contains "dostępny", "nicht verfügbar" "verfügbar",
+# "není skladem" "skladem", "non disponibile" "disponibile".
 OUT_OF_STOCK = re.compile(
-    r"\b(out of stock|sold out|currently unavailable|unavailable|niedost[eę]pn[yae]|brak w magazynie|"
-    r"produkt niedost[eę]pny|wyprzedan[yae]|nicht (mehr )?(verf[uü]gbar|lieferbar|auf lager)|ausverkauft|"
-    r"vergriffen|rupture de stock|[eé]puis[eé]e?|indisponible|plus disponible)\b",
+    r"(?<![^\W\d_])(?:out of stock|sold out|currently unavailable|unavailable|no longer available|"
+    r"niedost[eę]pn[yaei]|brak w magazynie|brak towaru|chwilowo niedost[eę]pny|wyprzedan[yae]|"
+    r"nicht (?:mehr )?(?:verf[uü]gbar|lieferbar|auf lager|vorr[aä]tig)|ausverkauft|vergriffen|"
+    r"rupture de stock|[eé]puis[eé]e?|indisponible|plus disponible|"
+    r"agotado|sin stock|no disponible|esaurito|non disponibile|non disponible|"
+    r"niet (?:op voorraad|leverbaar|beschikbaar)|uitverkocht|"
+    r"nen[ií] skladem|vyprod[aá]no|nedostupn[eéý]|"
+    r"slut i lager|slutsåld|ej i lager|tillfälligt slut|"
+    r"在庫切れ|売り切れ|品切れ)(?![^\W\d_])",
     re.I,
 )
 IN_STOCK = re.compile(
-    r"\b(in stock|available now|dost[eę]pn[yae]( od r[eę]ki)?|w magazynie|na stanie|auf lager|"
-    r"lieferbar|sofort verf[uü]gbar|verf[uü]gbar|en stock|disponible)\b",
+    r"(?<![^\W\d_])(?:in stock|available now|ready to ship|\d+ available|"
+    r"dost[eę]pn[yae]|w magazynie|na stanie|"
+    r"auf lager|lieferbar|sofort verf[uü]gbar|verf[uü]gbar|vorr[aä]tig|"
+    r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|在庫あり)(?![^\W\d_])",
     re.I,
 )
-SKU_LABEL = re.compile(
-    r"(?:\bSKU|\bKod produktu|\bKod|\bIndeks|\bNr kat(?:alogowy)?\.?|\bArtikelnummer|\bArtikel-Nr\.?|"
-    r"\bArt\.-Nr\.?|\bR[ée]f[ée]rence|\bR[ée]f\.|\bItem (?:no\.?|number)|\bProduct code)\s*[:#]?\s*"
-    r"([A-Za-z0-9][A-Za-z0-9._/-]{1,40})",
+#: Buttons that put this product in a cart: enabled, the product can be bought.
+ADD_TO_CART = re.compile(
+    r"add to (?:cart|basket|bag|trolley)|buy (?:it )?now|dodaj do koszyka|kup teraz|in den warenkorb|"
+    r"jetzt kaufen|ajouter au panier|acheter|a[ñn]adir al carrito|comprar|aggiungi al carrello|"
+    r"in (?:de )?winkelwagen|do ko[šs][íi]ku|l[äa]gg i varukorgen|köp|カートに入れる",
     re.I,
 )
-BRAND_LABEL = re.compile(
-    r"(?:\bMarka|\bProducent|\bBrand|\bMarke|\bHersteller|\bMarque|\bFabricant)\s*:\s*([^\n|•]{1,60})", re.I
+#: A price that is none of this product's prices: a saving, an instalment, a price without tax, a
+#: conversion, a fee, reward points (the roles of `_price_roles` cover shipping, units, 30-day lows).
+NOT_A_PRICE_BEFORE = re.compile(
+    r"(?<![^\W\d_])(?:you save|save|saving|économisez|[eé]conomie|sparen sie|sie sparen|gespart|oszcz[eę]dzasz|"
+    r"ahorras|ahorra|risparmi|bespaar|u bespaart|ušetříte|spara|"
+    r"\d+\s*x|\d+\s*rat(?:y|ach)?\s*x?|payments? of|interest-free|sans frais|"
+    r"soit|approximately|approx\.?|ca\.|environ|circa|"
+    r"dont|éco-participation|eco-participation|pfand|"
+    r"from)\W*$",
+    re.I,
 )
-PRICE_ELEMENTS = (
-    '[itemprop="price"], [class*="price" i], [id*="price" i], [class*="cena" i], [class*="preis" i], '
-    '[class*="prix" i], del, s'
+NOT_A_PRICE_AFTER = re.compile(
+    r"^\W{0,3}(?:HT|bez DPH|netto|net|excl\.?|ex\.? vat|exkl\.?|ohne mwst|sans frais|x\b|"
+    r"/\s*m[åa]n|/\s*mo|per month|kr/m[åa]n|ポイント)",
+    re.I,
 )
-OLD_CLASS = re.compile(r"old|regular|was|strike|before|previous|crossed|uvp|alt|stara|przed", re.I)
+#: "Regular price" words after the price ("1 299,00 zł cena przed obniżką", "(UVP)").
+REGULAR_AFTER = re.compile(r"^\W{0,3}(?:cena przed obni[zż]k[aą]|uvp|rrp|msrp)(?![^\W\d_])\D*$", re.I)
+#: A regular-price word right after a price that labels the next one ("19,99 € UVP 24,99 €").
+NEXT_LABEL = re.compile(
+    r"^\W{0,3}(?:uvp|rrp|msrp|statt|was|avant|antes|van|zamiast)(?![^\W\d_])\D{0,20}\d", re.I
+)
+REGULAR_BEFORE = re.compile(
+    r"(?<![^\W\d_])(?:ord\.? pris|ordinarie pris|p[uů]vodn[eě]|p[uů]vodn[ií] cena)\W*$", re.I
+)
+#: Class-name words of a crossed-out price besides those `_price_roles` knows (French, Czech, Spanish).
+REGULAR_CLASS = re.compile(r"barr[eé]|puvodni|anterior|standard|durchgestrichen|przekreslon", re.I)
+
+# Labels of a product's identifiers, as shops print them ("SKU: X", "Artikelnummer | X"). Each
+# field's labels best first: a field's first label found decides, even when it says "no value".
+_LABELS = {
+    "sku": [
+        r"sku|kod produktu|kod|indeks|nr kat(?:alogowy)?\.?|symbol|artikelnummer|artikel-nr\.?|art\.?-nr\.?|"
+        r"art\.?\s?nr\.?|r[ée]f[ée]rence|r[ée]f\.?|item (?:no\.?|number)|product code|produktnummer|"
+        r"bestellnummer|codice(?: prodotto| articolo)?|referencia|ref\.?|katalogov[eé] [cč][ií]slo|k[oó]d(?: produktu)?|"
+        r"商品番号|品番|style"
+    ],
+    "mpn": [
+        r"mpn|manufacturer part number|kod producenta|herstellernummer|hersteller-?nr\.?|herstellerartikelnummer|"
+        r"part number|r[ée]f[ée]rence fabricant",
+        r"model(?:l)?(?: number| no\.?|nummer)?|numer modelu|mod[eè]le|modelo|modello",
+    ],
+    "gtin": [r"ean(?:[- ]?13)?(?: \(gtin\))?|gtin(?:-?1[34])?|upc|isbn(?:-?13)?|jan|kod ean|ean k[oó]d"],
+    "brand": [
+        r"brand|marka|marke|marque|marca|merk|zna[cč]ka|varum[äa]rke|ブランド",
+        r"producent|hersteller|manufacturer|fabricant|fabricante|produttore|fabrikant|v[ýy]robce|tillverkare|メーカー",
+    ],
+}
+_LABEL_RES = {
+    field: [re.compile(rf"^\s*(?:{alt})\s*[:：#]?\s*$", re.I) for alt in alts]
+    for field, alts in _LABELS.items()
+}
+_INLINE_LABEL_RES = {
+    field: [re.compile(rf"(?<![^\W\d_])(?:{alt})\s*[:：#]\s*(\S[^\n|•·]{{0,60}})", re.I) for alt in alts]
+    for field, alts in _LABELS.items()
+}
+_NOT_APPLICABLE = re.compile(r"^(?:does not apply|n/?a|none|brak|nie dotyczy|keine angabe|-+|—)$", re.I)
+_CODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{1,40}$")
+_GTIN_RE = re.compile(r"^\d{8,14}$")
+_RATING_RE = re.compile(r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|von|na|sur|su|de|van|z|ze|av)\s*5(?![\d.,])", re.I)
+_REVIEWS_RE = re.compile(
+    r"(\d{1,3}(?:[,. \u00a0]\d{3})+|\d+)\s*(?:customer\s+)?(?:ratings?|reviews?|opinii|opinie|ocen|recenzj[ii]|"
+    r"bewertungen|rezensionen|avis|recensioni|rese[ñn]as|valoraciones|beoordelingen|recenz[ií]|hodnocen[ií]|"
+    r"omd[öo]men|recensioner|件のレビュー)(?![^\W\d_])",
+    re.I,
+)
+_SECTION_END = re.compile(r"^h[1-4]$")
+#: Controls whose words are a choice or an action, not a statement ("Sold out" as a size option).
+_SKIP_TAGS = frozenset({"button", "select", "option", "textarea"})
+_CHROME_TAGS = frozenset({"header", "nav", "footer"})
+_CONTENT_TAGS = frozenset({"main", "article", "section"})
 
 
 # --- structured data -----------------------------------------------------------------------------
@@ -76,17 +161,7 @@ OLD_CLASS = re.compile(r"old|regular|was|strike|before|previous|crossed|uvp|alt|
 
 def _types(node: dict) -> set[str]:
     t = node.get("@type")
-    return {str(x).rsplit("/", 1)[-1] for x in (t if isinstance(t, list) else [t]) if x}
-
-
-def _walk(value: Any):
-    if isinstance(value, dict):
-        yield value
-        for v in value.values():
-            yield from _walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v)
+    return {str(x).rsplit("/", 1)[-1].rsplit(":", 1)[-1] for x in (t if isinstance(t, list) else [t]) if x}
 
 
 def _first(value: Any) -> Any:
@@ -97,7 +172,7 @@ def _text(value: Any) -> str | None:
     value = _first(value)
     if isinstance(value, dict):
         value = value.get("name") or value.get("@value") or value.get("url") or value.get("@id")
-    if value is None:
+    if value is None or isinstance(value, dict | list):
         return None
     text = re.sub(r"\s+", " ", str(value)).strip()
     return text or None
@@ -114,46 +189,19 @@ def _number(value: Any) -> float | None:
 
 
 def _availability(value: Any) -> str | None:
-    text = (_text(value) or "").rsplit("/", 1)[-1].lower()
+    """schema.org ItemAvailability in any spelling (URL, short, lower case, "in stock", "oos")."""
+    text = re.sub(r"[\s_-]", "", (_text(value) or "").rsplit("/", 1)[-1].lower())
     if not text:
         return None
-    if any(w in text for w in ("outofstock", "soldout", "discontinued", "out of stock")):
+    if text in ("oos", "outofstock", "soldout", "discontinued", "outofstockonline"):
         return "OutOfStock"
-    if any(w in text for w in ("instock", "limitedavailability", "onlineonly", "instoreonly", "in stock")):
+    # Pre-order and back-order can be ordered: the product is on sale, if not on the shelf.
+    if text in (
+        "instock", "limitedavailability", "onlineonly", "instoreonly", "preorder", "presale", "backorder",
+        "madetoorder", "available", "availablefororder",
+    ):  # fmt: skip
         return "InStock"
     return None
-
-
-def _from_schema_product(node: dict, base: str) -> dict:
-    """A schema.org Product (or a variant) as this tool's fields, from JSON-LD or microdata."""
-    offers = _first(node.get("offers")) or {}
-    if isinstance(offers, dict) and "AggregateOffer" in _types(offers) and "lowPrice" in offers:
-        offers = {**offers, "price": offers.get("lowPrice")}
-    offers = offers if isinstance(offers, dict) else {}
-    spec = _first(offers.get("priceSpecification")) or {}
-    rating = node.get("aggregateRating") or {}
-    rating = rating if isinstance(rating, dict) else {}
-    gtin = next(
-        (node.get(k) for k in ("gtin13", "gtin", "gtin14", "gtin12", "gtin8", "ean") if node.get(k)), None
-    )
-    out = {
-        "name": _text(node.get("name")),
-        "price": _number(offers.get("price", spec.get("price") if isinstance(spec, dict) else None)),
-        "currency": _text(
-            offers.get("priceCurrency") or (spec.get("priceCurrency") if isinstance(spec, dict) else None)
-        ),
-        "availability": _availability(offers.get("availability")),
-        "sku": _text(node.get("sku") or offers.get("sku")),
-        "mpn": _text(node.get("mpn")),
-        "gtin": _text(gtin or offers.get("gtin13") or offers.get("gtin")),
-        "brand": _text(node.get("brand") or node.get("manufacturer")),
-        "description": _text(node.get("description")),
-        "rating": _number(rating.get("ratingValue")),
-        "reviews": _number(rating.get("reviewCount") or rating.get("ratingCount")),
-        "image": absolute_url(_text(node.get("image")), base),
-        "url": absolute_url(_text(node.get("url") or offers.get("url")), base),
-    }
-    return {k: v for k, v in out.items() if v is not None}
 
 
 def _same_page(a: str | None, b: str) -> bool:
@@ -162,34 +210,130 @@ def _same_page(a: str | None, b: str) -> bool:
     return urldefrag(a)[0].rstrip("/") == urldefrag(b)[0].rstrip("/")
 
 
-def _jsonld(tree, base: str, page_url: str) -> dict:
-    """The page's JSON-LD product; for a product group, the variant of this URL over the parent."""
+def _offer_prices(offer: dict) -> tuple[float | None, float | None, str | None]:
+    """(price, regular price, currency) of an Offer: its price, an AggregateOffer's lowPrice, or its
+    priceSpecification list, where a StrikethroughPrice/ListPrice is the regular price."""
+    price = _number(offer.get("price"))
+    if price is None and "lowPrice" in offer:
+        price = _number(offer.get("lowPrice"))
+    currency = _text(offer.get("priceCurrency"))
+    regular = None
+    specs = offer.get("priceSpecification")
+    for spec in specs if isinstance(specs, list) else [specs]:
+        if not isinstance(spec, dict):
+            continue
+        kind = (_text(spec.get("priceType")) or "").rsplit("/", 1)[-1].lower()
+        amount = _number(spec.get("price"))
+        if kind in ("strikethroughprice", "listprice", "msrp", "srp"):
+            regular = regular if regular is not None else amount
+        elif price is None:
+            price = amount
+        currency = currency or _text(spec.get("priceCurrency"))
+    return price, regular, currency
+
+
+def _from_schema_product(node: dict, base: str, page_url: str) -> dict:
+    """A schema.org Product (or a variant) as this tool's fields, from JSON-LD or microdata.
+
+    Of a list of offers, the one for this URL (a variant's own offer, with its own SKU) is taken,
+    else the first.
+    """
+    offers = node.get("offers")
+    offers = [o for o in (offers if isinstance(offers, list) else [offers]) if isinstance(o, dict)]
+    offer = next(
+        (o for o in offers if _same_page(absolute_url(_text(o.get("url")), base), page_url)),
+        None,
+    )
+    own_offer = offer is not None and len(offers) > 1
+    offer = offer or (offers[0] if offers else {})
+    price, regular, currency = _offer_prices(offer)
+    rating = node.get("aggregateRating")
+    rating = rating if isinstance(rating, dict) else {}
+    gtin_keys = ("gtin13", "gtin", "gtin14", "gtin12", "gtin8", "ean", "isbn")
+    gtin = next((node.get(k) for k in gtin_keys if node.get(k)), None)
+    if own_offer or gtin is None:
+        gtin = next((offer.get(k) for k in gtin_keys if offer.get(k)), None) or gtin
+    sku = _text(offer.get("sku")) if own_offer else None
+    out = {
+        "name": _text(node.get("name")),
+        "price": price,
+        "price_regular": regular,
+        "currency": currency,
+        "availability": _availability(offer.get("availability")),
+        "sku": sku or _text(node.get("sku")) or _text(offer.get("sku")),
+        "mpn": _text(node.get("mpn")) or _text(offer.get("mpn")),
+        "gtin": _text(gtin),
+        "brand": _text(node.get("brand")) or _text(node.get("manufacturer")),
+        "description": _text(node.get("description")),
+        "rating": _number(rating.get("ratingValue")),
+        "reviews": _number(rating.get("reviewCount") or rating.get("ratingCount")),
+        "image": absolute_url(_text(node.get("image")), base),
+        "url": page_url if own_offer else absolute_url(_text(node.get("url")), base),
+    }
+    return {k: v for k, v in out.items() if v is not None}
+
+
+# Properties under which a Product is another product, not the page's.
+_OTHER_PRODUCT_KEYS = frozenset(
+    {"isSimilarTo", "isRelatedTo", "isAccessoryOrSparePartFor", "isConsumableFor", "itemListElement",
+     "hasVariant", "isVariantOf", "mainEntityOfPage", "review", "offers"}
+)  # fmt: skip
+
+
+def _products(value: Any, nested: bool = False):
+    """Every Product/ProductGroup node of a JSON-LD document, with whether it is another product's
+    mention (in a list, "similar to", ...)."""
+    if isinstance(value, list):
+        for v in value:
+            yield from _products(v, nested)
+    elif isinstance(value, dict):
+        types = _types(value)
+        if types & {"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"}:
+            yield value, nested
+        for key, v in value.items():
+            if key in ("hasVariant", "offers"):
+                continue  # read with their product
+            yield from _products(v, nested or key in _OTHER_PRODUCT_KEYS)
+
+
+def _jsonld(tree, base: str, page_url: str, title: str | None) -> dict:
+    """The page's own JSON-LD product: the one for this URL or named like the page's title, not a
+    recommended or recently viewed one; for a product group, the variant of this URL over the
+    parent."""
+    found: list[tuple[int, dict]] = []
     for script in tree.css('script[type="application/ld+json"]'):
         try:
-            doc = json.loads(script.text() or "")
+            doc = json.loads(script.text() or "", strict=False)
         except ValueError:
             continue  # a broken block: the other forms may still say it
-        for node in _walk(doc):
-            types = _types(node)
-            if "ProductGroup" in types:
-                parent = _from_schema_product(node, base)
-                variants = [v for v in (node.get("hasVariant") or []) if isinstance(v, dict)]
-                own = next(
-                    (v for v in variants if _same_page(absolute_url(_text(v.get("url")), base), page_url)),
-                    None,
-                )
-                if own is not None:
-                    return {**parent, **_from_schema_product(own, base), "url": page_url}
-                parent.pop("sku", None)  # the group's SKU is nobody's: the variant's is unknown here
-                if len(variants) == 1:
-                    parent.update(_from_schema_product(variants[0], base))
-                return parent
-            if "Product" in types:
-                return _from_schema_product(node, base)
-    return {}
+        for node, nested in _products(doc):
+            score = 0 if nested else 1
+            if _same_page(absolute_url(_text(node.get("url")), base), page_url):
+                score += 4
+            if title and _fold(_text(node.get("name")) or "") == _fold(title):
+                score += 2
+            found.append((score, node))
+    if not found:
+        return {}
+    node = max(found, key=lambda f: f[0])[1]  # the first of the best
+    if "ProductGroup" not in _types(node):
+        return _from_schema_product(node, base, page_url)
+    parent = _from_schema_product(node, base, page_url)
+    variants = [v for v in (node.get("hasVariant") or []) if isinstance(v, dict)]
+    own = next(
+        (v for v in variants if _same_page(absolute_url(_text(v.get("url")), base), page_url)),
+        None,
+    )
+    if own is not None:
+        return {**parent, **_from_schema_product(own, base, page_url), "url": page_url}
+    parent.pop("sku", None)  # the group's SKU is nobody's: the variant's is unknown here
+    if len(variants) == 1:
+        parent.update(_from_schema_product(variants[0], base, page_url))
+    parent["_variants"] = [_from_schema_product(v, base, page_url) for v in variants]
+    return parent
 
 
-def _microdata(tree, base: str) -> dict:
+def _microdata(tree, base: str, page_url: str) -> dict:
     """schema.org microdata (itemprop) and RDFa (property) of the page's Product."""
     scope = tree.css_first('[itemtype*="schema.org/Product"], [typeof*="Product"]')
     if scope is None:
@@ -199,27 +343,29 @@ def _microdata(tree, base: str) -> dict:
     rating: dict[str, Any] = {}
     for el in scope.css("[itemprop], [property]"):
         prop = (el.attributes.get("itemprop") or el.attributes.get("property") or "").split(":")[-1]
-        value = (
-            (
-                el.attributes.get("content") or el.attributes.get("href")
-                if el.tag in ("link", "a", "meta")
-                else None
-            )
-            or el.attributes.get("content")
-            or el.attributes.get("src")
-            or visible_text(el)
-        )
+        if el.tag in ("link", "a"):
+            value = el.attributes.get("href") or el.attributes.get("content")
+        else:
+            value = el.attributes.get("content") or el.attributes.get("src") or visible_text(el)
         if prop in ("price", "priceCurrency", "availability", "lowPrice"):
             offers.setdefault(prop, value)
         elif prop in ("ratingValue", "reviewCount", "ratingCount"):
             rating.setdefault(prop, value)
         elif prop == "brand":
             inner = el.css_first('[itemprop="name"], [property$="name"]')
-            node.setdefault("brand", visible_text(inner) if inner is not None else value)
-        elif prop and prop not in node:
+            if inner is not None:
+                value = inner.attributes.get("content") or visible_text(inner)
+            node.setdefault("brand", value)
+        elif (
+            prop
+            and prop not in node
+            and not (el.attributes.get("itemscope") is not None and prop != "offers")
+        ):
             node[prop] = value
     node["offers"], node["aggregateRating"] = offers, rating
-    return _from_schema_product(node, base)
+    out = _from_schema_product(node, base, page_url)
+    out.pop("url", None)  # an itemprop="url" may be an offer's or a breadcrumb's
+    return out
 
 
 def _meta(tree, base: str) -> dict:
@@ -231,7 +377,9 @@ def _meta(tree, base: str) -> dict:
             tags[key] = el.attributes["content"]
     out = {
         "name": tags.get("og:title"),
-        "price": _number(tags.get("product:price:amount") or tags.get("og:price:amount")),
+        "price": _number(
+            tags.get("product:price:amount") or tags.get("og:price:amount") or tags.get("product:price")
+        ),
         "currency": tags.get("product:price:currency") or tags.get("og:price:currency"),
         "availability": _availability(tags.get("product:availability") or tags.get("og:availability")),
         "brand": tags.get("product:brand") or tags.get("og:brand"),
@@ -246,71 +394,301 @@ def _meta(tree, base: str) -> dict:
 # --- what the page shows ---------------------------------------------------------------------
 
 
-def _struck(node) -> bool:
-    """Inside a crossed-out or "old price" element (a regular price, not the current one)."""
-    while node is not None and node.tag not in ("body", "html"):
-        if node.tag in ("del", "s", "strike"):
+def _fold(text: str) -> str:
+    return re.sub(r"\W+", " ", text).strip().lower()
+
+
+def _title(tree, name: str | None) -> LexborNode | None:
+    """The product's title element: the ``<h1>`` named like the metadata's product (else the first
+    outside the header), else an element marked as the product's name."""
+    heads = [h for h in tree.css("h1") if visible_text(h) and not _in_chrome(h)]
+    if name and heads:
+        folded = _fold(name)
+        for h in heads:
+            text = _fold(visible_text(h))
+            if text and (text == folded or text in folded or folded in text):
+                return h
+    if heads:
+        return heads[0]
+    return tree.css_first('[itemprop="name"], [property="name"]')
+
+
+def _in_chrome(node: LexborNode) -> bool:
+    """Inside the site's header, navigation or footer (not an article's own ``<header>``)."""
+    for parent in _ancestors(node):
+        if parent.tag in _CONTENT_TAGS:
+            return False
+        if parent.tag in _CHROME_TAGS:
             return True
-        cls = (node.attributes.get("class") or "").lower()
-        if OLD_CLASS.search(cls) and re.search(r"price|cena|preis|prix", cls):
-            return True
-        node = node.parent
     return False
 
 
-def _visible(tree, currency: str | None) -> dict:
-    """Name, current and regular price, availability, SKU and brand as the page shows them."""
-    out: dict[str, Any] = {}
-    h1 = tree.css_first("h1")
-    if h1 is not None and visible_text(h1):
-        out["name"] = visible_text(h1)
-    # The product's own block: the nearest ancestor of the heading that holds a price.
-    area = h1
-    for _ in range(5):
-        if area is None or area.parent is None:
-            break
-        area = area.parent
-        if find_prices(visible_text(area), currency):
-            break
-    area = area or tree.body
-    if area is None:
-        return out
-    current: list[Price] = []
-    regular: list[Price] = []
-    for el in area.css(PRICE_ELEMENTS):
-        if el.tag not in ("del", "s") and any(d.mem_id != el.mem_id for d in el.css(PRICE_ELEMENTS)):
-            continue  # a wrapper: its parts are looked at one by one
-        text = price_text(el)
-        price = parse_price(text, currency) if text else None
-        if price is None or price.amount <= 0:
+def _ancestors(node: LexborNode) -> Iterator[LexborNode]:
+    parent = node.parent
+    while parent is not None and parent.tag not in ("html", "-document"):
+        yield parent
+        parent = parent.parent
+
+
+def _product_block(tree, title: LexborNode | None, sections: int = 1) -> list[LexborNode]:
+    """The elements of the product's own block in document order: from its title to the next
+    section heading (h1-h4 or role=heading), where related products, reviews and long
+    descriptions begin, or to the site's footer. ``sections`` > 1 reads on past as many headings
+    (for a page that puts a heading between its title and its price)."""
+    if tree.body is None or title is None:
+        return []
+    block: list[LexborNode] = []
+    started = False
+    inside_title: set[int] = set()
+    for el in tree.body.traverse():
+        if el.tag in ("-text", "-comment"):
             continue
-        (regular if _struck(el) else current).append(price)
-    if not current:  # no price element marked as such: the block's first price not crossed out
-        for span in find_prices(visible_text(area), currency):
-            if span.price.amount > 0 and not any(abs(span.price.amount - r.amount) < 0.005 for r in regular):
-                current.append(span.price)
+        if not started:
+            if el.mem_id == title.mem_id:
+                started = True
+                inside_title = {d.mem_id for d in el.traverse()}
+            continue
+        if el.mem_id in inside_title:
+            continue
+        if _SECTION_END.match(el.tag) or el.attributes.get("role") == "heading":
+            sections -= 1
+            if sections <= 0:
                 break
-    if current:
-        out["price"], out["currency_shown"] = current[0].amount, current[0].currency
-    if regular and (not current or max(p.amount for p in regular) > current[0].amount):
-        out["price_regular"] = max(p.amount for p in regular)
-    text = visible_text(area)
-    if OUT_OF_STOCK.search(text):
-        out["availability"] = "OutOfStock"
-    elif IN_STOCK.search(text):
-        out["availability"] = "InStock"
-    # Labelled values ("Kod produktu: KP-350", "Marke: Kleidwerk") are read from the smallest
-    # elements that hold them, so a label never runs on into the next line's text.
-    lines = sorted(
-        (line for el in area.css("li, p, dd, td, tr, span, div") if 0 < len(line := visible_text(el)) <= 120),
-        key=len,
-    )
-    for line in lines:
-        if "sku" not in out and (sku := SKU_LABEL.search(line)):
-            out["sku"] = sku.group(1).rstrip(".")
-        if "brand" not in out and (brand := BRAND_LABEL.search(line)):
-            out["brand"] = brand.group(1).strip()
+        if el.tag in ("header", "footer") and not any(p.tag in _CONTENT_TAGS for p in _ancestors(el)):
+            break  # the site's footer (or a header after the content)
+        block.append(el)
+    return block
+
+
+def _block_text(block: list[LexborNode]) -> list[tuple[LexborNode, str]]:
+    """The block's smallest elements with their visible text (no element whose text is its
+    children's), skipping hidden ones and controls."""
+    out = []
+    hidden: dict[int, bool] = {}
+    ids = {el.mem_id for el in block}
+    for el in block:
+        if el.tag in _SKIP_TAGS or any(p.tag in _SKIP_TAGS for p in _ancestors(el) if p.mem_id in ids):
+            continue
+        if hidden_in_tree(el, hidden, strict=True):  # screen-reader-only words are not shown
+            continue
+        own = "".join((c.text_content or "") for c in el.iter(include_text=True) if c.tag == "-text").strip()
+        if own:
+            out.append((el, visible_text(el)))
     return out
+
+
+@dataclass
+class _Shown:
+    amount: float
+    currency: str | None
+    role: str | None
+
+
+def _context(el: LexborNode, text: str) -> tuple[str, str]:
+    """The words before and after ``text`` in the element around it (a label such as "Was",
+    "Antes:", "RRP:" is often a sibling of the price's element)."""
+    for holder in (el.parent, el.parent.parent if el.parent is not None else None):
+        if holder is None:
+            break
+        whole = visible_text(holder)
+        at = whole.find(text)
+        if at >= 0 and len(whole) <= 200:
+            return whole[:at][-40:], whole[at + len(text) :][:40]
+    return "", ""
+
+
+def _price_role(el: LexborNode, before: str, after: str) -> str | None:
+    node: LexborNode | None = el
+    for _ in range(4):
+        if node is None or node.tag in ("body", "html"):
+            break
+        role, _classed = markup(node)
+        if role is not None:
+            return role
+        if REGULAR_CLASS.search(node.attributes.get("class") or ""):
+            return REGULAR
+        node = node.parent
+    if NOT_A_PRICE_BEFORE.search(before) or NOT_A_PRICE_AFTER.search(after):
+        return "other"
+    if REGULAR_AFTER.search(after) or REGULAR_BEFORE.search(before):
+        return REGULAR
+    if NEXT_LABEL.search(after):
+        after = ""  # the word is the next price's label, not this one's
+    return text_role(before, after)
+
+
+def _shown_prices(block: list[LexborNode], currency: str | None) -> list[_Shown]:
+    """The prices the block shows, in order, each with its role (current, regular, or another)."""
+    hidden: dict[int, bool] = {}
+    candidates: list[tuple[LexborNode, str]] = []
+    for el in block:
+        if el.tag in _SKIP_TAGS or el.tag in ("-text", "table", "tbody", "ul", "ol"):
+            continue
+        text = price_text(el)
+        if not text or len(text) > 40 or not has_currency_mark(text) or not re.search(r"\d", text):
+            continue
+        # One price, however its parts are split over elements; and not two glued together
+        # ("1 299 kr" + "Ord. pris 1 699 kr" read as one text "1 299 krOrd. pris ...").
+        if len(find_prices(text, currency)) != 1 or len(find_prices(visible_text(el), currency)) > 1:
+            continue
+        if hidden_in_tree(el, hidden):
+            continue
+        candidates.append((el, text))
+    amounts = {el.mem_id: find_prices(text, currency)[0].price.amount for el, text in candidates}
+    shown: list[_Shown] = []
+    for el, text in candidates:
+        price = find_prices(text, currency)[0].price
+        inner = [amounts[d.mem_id] for d in el.traverse() if d.mem_id != el.mem_id and d.mem_id in amounts]
+        if price.amount in inner:
+            continue  # a wrapper of a smaller element with the same price: that one speaks for it
+        outer = [amounts[p.mem_id] for p in list(_ancestors(el))[:3] if p.mem_id in amounts]
+        if any(a != price.amount for a in outer):
+            continue  # part of a price written over several elements ("$19<sup>97</sup>")
+        if any(p.tag in _SKIP_TAGS for p in _ancestors(el)):
+            continue
+        if price.amount <= 0:
+            continue
+        before, after = _context(el, visible_text(el) or text)
+        span = find_prices(text, currency)[0]
+        role = _price_role(el, (before + " " + span.before).strip(), (span.after + " " + after).strip())
+        shown.append(_Shown(price.amount, price.currency, role))
+    return shown
+
+
+def _is_code(value: str) -> bool:
+    """A product code: one word of letters, digits and separators, with a digit or written in
+    capitals with a separator ("KP-350", "MCJ-CHR-L"; not "Charcoal")."""
+    return bool(_CODE_RE.match(value)) and (
+        bool(re.search(r"\d", value)) or (value.isupper() and bool(re.search(r"[-_./]", value)))
+    )
+
+
+def _labelled(block_text: list[tuple[LexborNode, str]], specs: list[LexborNode]) -> dict:
+    """SKU, MPN, GTIN and brand as the page labels them: "Kod produktu: KP-350" in one element, or a
+    label element followed by its value (table rows, dt/dd, label/span, heading/div)."""
+    found: dict[str, str | None] = {}
+    rank: dict[str, int] = {}
+
+    def offer(field: str, level: int, value: str | None) -> None:
+        if field in rank and rank[field] <= level:
+            return
+        if value is not None:
+            value = value.strip().rstrip(".,;")
+            if _NOT_APPLICABLE.match(value):
+                value = None
+            elif field in ("sku", "mpn") and not _is_code(value):
+                return
+            elif field == "gtin" and not _GTIN_RE.match(value):
+                return
+        rank[field], found[field] = level, value
+
+    elements = [el for el, _ in block_text] + specs
+    seen: set[int] = set()
+    for el in elements:
+        if el.mem_id in seen:
+            continue
+        seen.add(el.mem_id)
+        text = visible_text(el)
+        if not text or len(text) > 160:
+            continue
+        for field, res in _LABEL_RES.items():
+            for level, rx in enumerate(res):
+                if rx.match(text):
+                    value_el = el.next
+                    while value_el is not None and (
+                        value_el.tag == "-text" and not (value_el.text_content or "").strip()
+                    ):
+                        value_el = value_el.next
+                    if value_el is None:
+                        continue
+                    value = (
+                        (value_el.text_content or "").strip()
+                        if value_el.tag == "-text"
+                        else visible_text(value_el)
+                    )
+                    offer(field, level, value or None)
+        for field, res in _INLINE_LABEL_RES.items():
+            for level, rx in enumerate(res):
+                m = rx.search(text)
+                if m:
+                    value = m.group(1).strip()
+                    if field in ("sku", "mpn", "gtin"):
+                        value = value.split()[0]
+                    offer(field, level, value)
+    return found
+
+
+def _visible(tree, title: LexborNode | None, currency: str | None, stated_price: bool) -> dict:
+    """What the product's block shows: prices, availability, labelled identifiers, rating. Without
+    a price in the metadata, a block that shows none is read on past its first heading."""
+    out: dict[str, Any] = {}
+    if title is not None and visible_text(title):
+        out["name"] = visible_text(title)
+    block = _product_block(tree, title)
+    shown = _shown_prices(block, currency)
+    if not stated_price and not any(s.role in (None, CURRENT) for s in shown):
+        block = _product_block(tree, title, sections=2)
+        shown = _shown_prices(block, currency)
+    current = [s for s in shown if s.role in (None, CURRENT)]
+    if current:
+        first = current[0]
+        out["price"], out["currency_shown"] = first.amount, first.currency
+        out["prices_shown"] = [s.amount for s in current]
+        position = shown.index(first)
+        # The regular price stands beside the current one: before it, or among the next few.
+        near = shown[: position + 4]
+        regular = [s.amount for s in near if s.role == REGULAR and s.amount > first.amount]
+        if regular:
+            out["price_regular"] = regular[0]
+    texts = _block_text(block)
+    words = " | ".join(t for _, t in texts if len(t) <= 200)
+    if OUT_OF_STOCK.search(words):
+        out["availability"] = "OutOfStock"
+    elif IN_STOCK.search(words):
+        out["availability"] = "InStock"
+    else:
+        for el in block:
+            is_button = el.tag == "button" or (
+                el.tag == "input" and (el.attributes.get("type") or "") in ("submit", "button")
+            )
+            label = visible_text(el) if el.tag == "button" else (el.attributes.get("value") or "")
+            if is_button and ADD_TO_CART.search(label):
+                disabled = "disabled" in el.attributes or el.attributes.get("aria-disabled") == "true"
+                out["availability"] = "OutOfStock" if disabled else "InStock"
+                break
+    out.update(_labelled(texts, _spec_rows(tree)))
+    for _, text in texts:
+        if "rating" not in out and (m := _RATING_RE.search(text)):
+            out["rating"] = float(m.group(1).replace(",", "."))
+        if "reviews" not in out and (m := _REVIEWS_RE.search(text)):
+            out["reviews"] = int(re.sub(r"\D", "", m.group(1)))
+    return out
+
+
+def _spec_rows(tree) -> list[LexborNode]:
+    """Label cells of specification tables and lists anywhere on the page (th/td, dt, label-like
+    spans in rows): a product's attributes often sit below its related products."""
+    out = []
+    for el in tree.css("th, td:first-child, dt, h3, h4, li > span:first-child, li > strong, li > b, label"):
+        if not _in_chrome(el):
+            out.append(el)
+    return out
+
+
+def _image(tree, title: LexborNode | None, base: str) -> str | None:
+    """The first picture near the title (in its nearest container that has one), not a logo."""
+    node = title
+    for _ in range(6):
+        if node is None or node.parent is None:
+            return None
+        node = node.parent
+        for img in node.css("img"):
+            src = img.attributes.get("src") or img.attributes.get("data-src") or ""
+            alt = img.attributes.get("alt") or ""
+            if not src or src.startswith("data:") or re.search(r"logo|icon|sprite", src + " " + alt, re.I):
+                continue
+            return absolute_url(src, base)
+    return None
 
 
 # --- the tool --------------------------------------------------------------------------------
@@ -320,41 +698,60 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     """``{"product": {...}}`` of the product page ``html`` (every field of `FIELDS`, None if unknown)."""
     tree = parse_html(html)
     base = page_base(tree, base_url)
+    page_url = base_url if base_url.startswith(("http://", "https://")) else base
     fallback_currency = default_currency(base)
-    jsonld, micro, meta = _jsonld(tree, base, base_url), _microdata(tree, base), _meta(tree, base)
+    h1 = tree.css_first("h1")
+    first_title = visible_text(h1) if h1 is not None else None
+    jsonld = _jsonld(tree, base, page_url, first_title)
+    micro, meta = _microdata(tree, base, page_url), _meta(tree, base)
+    variants = jsonld.pop("_variants", [])
+    canonical_el = tree.css_first('link[rel="canonical"]')
+    canonical = absolute_url(canonical_el.attributes.get("href"), base) if canonical_el is not None else None
     strip_junk(tree)
-    meta_currency = jsonld.get("currency") or micro.get("currency") or meta.get("currency")
-    shown = _visible(tree, meta_currency or fallback_currency)
     product: dict[str, Any] = {}
     for source in (meta, micro, jsonld):  # later wins: JSON-LD is the most deliberate statement
         product.update(source)
-    # What the page shows wins where it states the thing: price, availability, SKU, brand.
-    for key in ("price", "price_regular", "availability", "sku"):
-        if shown.get(key) is not None:
-            product[key] = shown[key]
+    title = _title(tree, jsonld.get("name") or micro.get("name"))
+    meta_currency = product.get("currency")
+    shown = _visible(tree, title, meta_currency or fallback_currency, product.get("price") is not None)
+
+    # The price: the metadata's when the block shows it as a current price, else the block's first.
     if shown.get("price") is not None:
-        product["currency"] = shown.get("currency_shown") or product.get("currency") or fallback_currency
-    for key in ("name", "brand"):
-        product.setdefault(key, shown.get(key))
+        stated = product.get("price")
+        if stated is None or not any(abs(stated - p) < 0.005 for p in shown["prices_shown"]):
+            product["price"] = shown["price"]
+            product["currency"] = shown.get("currency_shown") or meta_currency or fallback_currency
+        product["price_regular"] = shown.get("price_regular")
+    if shown.get("availability") is not None:
+        product["availability"] = shown["availability"]
+    # A SKU the page prints is this page's (a variant's), over the metadata's.
+    if shown.get("sku"):
+        product["sku"] = shown["sku"]
+        own = next((v for v in variants if v.get("sku") == shown["sku"]), None)
+        if own is not None:
+            product.update({k: v for k, v in own.items() if k in ("gtin", "mpn", "image")})
+    for key in ("mpn", "gtin", "brand", "rating", "reviews"):
+        if product.get(key) is None and key in shown:
+            product[key] = shown[key]
+    if title is not None and not (jsonld.get("name") or micro.get("name")) and shown.get("name"):
+        product["name"] = shown["name"]  # the page's title over og:title, which often adds the shop
+    product.setdefault("name", shown.get("name"))
+    if product.get("image") is None:
+        product["image"] = _image(tree, title, base)
     if product.get("price_regular") is not None and product.get("price") is not None:
         if product["price_regular"] <= product["price"]:
             product["price_regular"] = None  # "regular" below the current price is not a discount
-    canonical = tree.css_first('link[rel="canonical"]')
-    product["url"] = (
-        product.get("url")
-        or (absolute_url(canonical.attributes.get("href"), base) if canonical is not None else None)
-        or base_url
-    )
+    if not (product.get("url") and _same_page(product["url"], page_url)):
+        product["url"] = canonical or product.get("url") or page_url
     if product.get("reviews") is not None:
         product["reviews"] = int(product["reviews"])
-    if not product.get("currency") and product.get("price") is not None:
+    if product.get("price") is not None and not product.get("currency"):
         product["currency"] = fallback_currency
     return {"product": {k: product.get(k) for k in FIELDS}}
 
 
 async def run(ctx: ToolContext) -> dict:
-    """Tool entry point: the page's full HTML (its JSON-LD scripts included), then `extract`."""
-    page = ctx.page
-    if page is None:
-        raise ToolError("extraction.product_detail needs a page")
-    return extract(await page.content(), page.url)
+    """Tool entry point: the page's HTML in one browser call (its JSON-LD kept, what its CSS hides
+    marked as hidden), then `extract`."""
+    html, url = await page_html(ctx, mark_hidden=True)
+    return extract(html, url)
