@@ -81,6 +81,9 @@ def screen_reader_only(token: str) -> bool:
 
 #: Attribute a caller may put on elements it knows to be hidden (treated like ``hidden``).
 HIDDEN_MARK = "data-curllm-hidden"
+#: Attributes of `page_html`'s ``mark_hidden`` mode: text the CSS crosses out; HTML the browser wrote.
+STRUCK_MARK = "data-curllm-struck"
+STYLED_MARK = "data-curllm-styled"
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _SEP = "\x00"  # a word break inserted at an element boundary; resolved in `clean_text`
 _BAD_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:", "blob:", "sms:", "callto:")
@@ -103,7 +106,8 @@ LEAN_ATTRIBUTES = (
 #: pop-overs) and every attribute not in ``keep``. ``mark`` (a product page's reader) keeps every
 #: attribute and the JSON-LD scripts, and writes an element the CSS hides with `HIDDEN_MARK` instead
 #: of leaving it out, so that its metadata (``<meta itemprop>``) stays readable while its text counts
-#: as unseen. The page itself is never modified.
+#: as unseen; text the CSS crosses out gets `STRUCK_MARK`, and ``<html>`` `STYLED_MARK` (the CSS
+#: has spoken: a class that only looks hiding did not hide). The page itself is never modified.
 PAGE_HTML_JS = r"""
 ([lean, keep, mark]) => {
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'OBJECT', 'CANVAS', 'svg', 'SVG', 'math']);
@@ -140,9 +144,9 @@ PAGE_HTML_JS = r"""
         continue;
       }
       if (SKIP.has(tag)) continue;
-      let hide = false, checkChildren = check;
+      let hide = false, checkChildren = check, cs = null;
       if (check) {  // getComputedStyle is cheaper than checkVisibility, and ancestors are known visible
-        const cs = getComputedStyle(c);
+        cs = getComputedStyle(c);
         if (cs.display === 'none' || cs.visibility === 'hidden') {
           if (!mark) continue;
           hide = true;
@@ -150,6 +154,9 @@ PAGE_HTML_JS = r"""
         }
       }
       let open = '<' + tag + (hide ? ' data-curllm-hidden=""' : '');
+      if (mark && cs && !hide && cs.textDecorationLine.includes('line-through')) {
+        open += ' data-curllm-struck=""';  // a price crossed out by the stylesheet
+      }
       for (const a of c.attributes) {
         const name = a.name, v = a.value;
         if (KEEP ? !KEEP.has(name) : (name.startsWith('on') || name === 'srcset' || name === 'sizes'
@@ -163,6 +170,7 @@ PAGE_HTML_JS = r"""
       out.push('</' + tag + '>');
     }
   };
+  if (mark) out[0] = '<!DOCTYPE html><html data-curllm-styled="">';
   if (document.head) { out.push('<head>'); walk(document.head, false); out.push('</head>'); }
   if (document.body) { out.push('<body>'); walk(document.body, !!(lean || mark)); out.push('</body>'); }
   out.push('</html>');

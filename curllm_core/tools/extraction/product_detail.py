@@ -24,9 +24,12 @@ from selectolax.lexbor import LexborNode
 from ...prices import find_prices, has_currency_mark, parse_price
 from ...tool import ToolContext
 from ._html import (
+    STRUCK_MARK,
+    STYLED_MARK,
     absolute_url,
     default_currency,
     hidden_in_tree,
+    hides,
     page_base,
     page_html,
     parse_html,
@@ -505,6 +508,8 @@ def _price_role(el: LexborNode, before: str, after: str) -> str | None:
         role, _classed = markup(node)
         if role is not None:
             return role
+        if STRUCK_MARK in node.attributes:
+            return REGULAR
         if REGULAR_CLASS.search(node.attributes.get("class") or ""):
             return REGULAR
         node = node.parent
@@ -691,12 +696,25 @@ def _image(tree, title: LexborNode | None, base: str) -> str | None:
     return None
 
 
+def _trust_the_browser(tree) -> None:
+    """In HTML the browser wrote (`page_html` with ``mark_hidden``), every element its CSS hides is
+    marked: a class that only looks hiding ("no-js-hidden") on an element it shows hides nothing."""
+    if tree.css_first(f"html[{STYLED_MARK}]") is None:
+        return
+    for node in tree.css("[class]"):
+        tokens = (node.attributes.get("class") or "").split()
+        keep = [t for t in tokens if not hides(t)]
+        if len(keep) != len(tokens):
+            node.attrs["class"] = " ".join(keep)
+
+
 # --- the tool --------------------------------------------------------------------------------
 
 
 def extract(html: str, base_url: str, **_: Any) -> dict:
     """``{"product": {...}}`` of the product page ``html`` (every field of `FIELDS`, None if unknown)."""
     tree = parse_html(html)
+    _trust_the_browser(tree)
     base = page_base(tree, base_url)
     page_url = base_url if base_url.startswith(("http://", "https://")) else base
     fallback_currency = default_currency(base)
