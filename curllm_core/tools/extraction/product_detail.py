@@ -37,7 +37,7 @@ from ._html import (
     strip_junk,
     visible_text,
 )
-from ._price_roles import CURRENT, REGULAR, markup, text_role
+from ._price_roles import CURRENT, REGULAR, markup, price_classed, text_role
 
 FIELDS = (
     "name",
@@ -109,7 +109,9 @@ NEXT_LABEL = re.compile(
     r"^\W{0,3}(?:uvp|rrp|msrp|statt|was|avant|antes|van|zamiast)(?![^\W\d_])\D{0,20}\d", re.I
 )
 REGULAR_BEFORE = re.compile(
-    r"(?<![^\W\d_])(?:ord\.? pris|ordinarie pris|p[uů]vodn[eě]|p[uů]vodn[ií] cena)\W*$", re.I
+    r"(?<![^\W\d_])(?:ord\.? pris|ordinarie pris|p[uů]vodn[eě]|p[uů]vodn[ií] cena|b[eě][zž]n[aá] cena|"
+    r"doporu[cč]en[aá] cena|prix de r[eé]f[eé]rence|prezzo consigliato|precio recomendado|m\.?r\.?p\.?)\W*$",
+    re.I,
 )
 #: Class-name words of a crossed-out price besides those `_price_roles` knows (French, Czech, Spanish).
 REGULAR_CLASS = re.compile(r"barr[eé]|puvodni|anterior|standard|durchgestrichen|przekreslon", re.I)
@@ -126,7 +128,7 @@ _LABELS = {
     "mpn": [
         r"mpn|manufacturer part number|kod producenta|herstellernummer|hersteller-?nr\.?|herstellerartikelnummer|"
         r"part number|r[ée]f[ée]rence fabricant",
-        r"model(?:l)?(?: number| no\.?|nummer)?|numer modelu|mod[eè]le|modelo|modello",
+        r"model(?:l)?(?: number| no\.?| name|nummer|name)?|numer modelu|mod[eè]le|modelo|modello",
     ],
     "gtin": [r"ean(?:[- ]?13)?(?: \(gtin\))?|gtin(?:-?1[34])?|upc|isbn(?:-?13)?|jan|kod ean|ean k[oó]d"],
     "brand": [
@@ -135,7 +137,7 @@ _LABELS = {
     ],
 }
 _LABEL_RES = {
-    field: [re.compile(rf"^\s*(?:{alt})\s*[:：#]?\s*$", re.I) for alt in alts]
+    field: [re.compile(rf"^\s*(?:{alt})(?:\s*\([^)]{{0,40}}\))?\s*[:：#]?\s*$", re.I) for alt in alts]
     for field, alts in _LABELS.items()
 }
 _INLINE_LABEL_RES = {
@@ -146,11 +148,27 @@ _NOT_APPLICABLE = re.compile(r"^(?:does not apply|n/?a|none|brak|nie dotyczy|kei
 _CODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{1,40}$")
 _GTIN_RE = re.compile(r"^\d{8,14}$")
 _RATING_RE = re.compile(r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|von|na|sur|su|de|van|z|ze|av)\s*5(?![\d.,])", re.I)
-_REVIEWS_RE = re.compile(
-    r"(\d{1,3}(?:[,. \u00a0]\d{3})+|\d+)\s*(?:customer\s+)?(?:ratings?|reviews?|opinii|opinie|ocen|recenzj[ii]|"
-    r"bewertungen|rezensionen|avis|recensioni|rese[ñn]as|valoraciones|beoordelingen|recenz[ií]|hodnocen[ií]|"
-    r"omd[öo]men|recensioner|件のレビュー)(?![^\W\d_])",
-    re.I,
+_COUNT = r"(\d{1,3}(?:[,. \u00a0]\d{3})+|\d+)\s*(?:customer\s+)?"
+#: Review counts, written reviews first: "12,483 Ratings & 1,377 Reviews" has 1,377 reviews.
+_REVIEWS_RES = (
+    re.compile(
+        _COUNT + r"(?:reviews?|opinii|opinie|recenzj[ia]|rezensionen|avis|recensioni|rese[ñn]as|"
+        r"beoordelingen|recenz[ií]|omd[öo]men|recensioner|件のレビュー)(?![^\W\d_])",
+        re.I,
+    ),
+    re.compile(_COUNT + r"(?:ratings?|ocen|bewertungen|valoraciones|hodnocen[ií]|betyg)(?![^\W\d_])", re.I),
+)
+#: A rating written alone beside its count ("4.2 ★", "4,5").
+_LONE_RATING_RE = re.compile(r"^\s*([0-5](?:[.,]\d{1,2})?)\s*(?:★|stars?|/\s*5)?\s*$", re.I)
+#: A discount written as a percentage ("35% off", "-14 %"): the higher price beside it is the regular one.
+_PERCENT_OFF_RE = re.compile(
+    r"[-–]\s?\d{1,2}\s?%|\d{1,2}\s?%\s?(?:off|taniej|rabatt|de r[eé]duction|sconto|korting)", re.I
+)
+#: Euros and cents with the sign between them ("349€99", a French way of writing 349,99 €).
+_SIGN_CENTS_RE = re.compile(r"(\d)([€$£])(\d{2})(?![\d.,])")
+#: A bare amount ("29 990,-", "39.99"): a price when its element says so and the page's currency is known.
+_BARE_PRICE_RE = re.compile(
+    r"^[^\d%]{0,20}(?:\d{1,3}(?:[\s.,'’]\d{3})+|\d+)(?:[.,]\d{1,2}|[.,][-–])?[^\d%]{0,20}$"
 )
 _SECTION_END = re.compile(r"^h[1-4]$")
 #: Controls whose words are a choice or an action, not a statement ("Sold out" as a size option).
@@ -485,6 +503,7 @@ class _Shown:
     amount: float
     currency: str | None
     role: str | None
+    discounted: bool = False  # a percentage discount stands beside it ("35% off")
 
 
 def _context(el: LexborNode, text: str) -> tuple[str, str]:
@@ -529,8 +548,10 @@ def _shown_prices(block: list[LexborNode], currency: str | None) -> list[_Shown]
     for el in block:
         if el.tag in _SKIP_TAGS or el.tag in ("-text", "table", "tbody", "ul", "ol"):
             continue
-        text = price_text(el)
-        if not text or len(text) > 40 or not has_currency_mark(text) or not re.search(r"\d", text):
+        text = _SIGN_CENTS_RE.sub(r"\1,\3 \2", price_text(el))
+        if not text or len(text) > 40 or not re.search(r"\d", text):
+            continue
+        if not has_currency_mark(text) and not (currency and _BARE_PRICE_RE.match(text) and _says_price(el)):
             continue
         # One price, however its parts are split over elements; and not two glued together
         # ("1 299 kr" + "Ord. pris 1 699 kr" read as one text "1 299 krOrd. pris ...").
@@ -556,8 +577,27 @@ def _shown_prices(block: list[LexborNode], currency: str | None) -> list[_Shown]
         before, after = _context(el, visible_text(el) or text)
         span = find_prices(text, currency)[0]
         role = _price_role(el, (before + " " + span.before).strip(), (span.after + " " + after).strip())
-        shown.append(_Shown(price.amount, price.currency, role))
+        shown.append(_Shown(price.amount, price.currency or currency, role, _beside_discount(el)))
     return shown
+
+
+def _says_price(el: LexborNode) -> bool:
+    """The element or its parent is marked as a price (class, itemprop, test id naming one)."""
+    return price_classed(el) or (el.parent is not None and price_classed(el.parent))
+
+
+def _beside_discount(el: LexborNode) -> bool:
+    node = el
+    for _ in range(3):
+        if node.parent is None:
+            break
+        node = node.parent
+        text = visible_text(node)
+        if len(text) > 200:
+            break
+        if _PERCENT_OFF_RE.search(text):
+            return True
+    return False
 
 
 def _is_code(value: str) -> bool:
@@ -643,6 +683,12 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         # The regular price stands beside the current one: before it, or among the next few.
         near = shown[: position + 4]
         regular = [s.amount for s in near if s.role == REGULAR and s.amount > first.amount]
+        # "₹1,299 ₹1,999 35% off": a higher price right after the current one, with a percentage
+        # off beside them, is the price before the discount (crossed out by the page's CSS).
+        following = shown[position + 1] if position + 1 < len(shown) else None
+        if not regular and following and following.role in (None, CURRENT) and first.discounted:
+            if following.discounted and following.amount > first.amount:
+                regular = [following.amount]
         if regular:
             out["price_regular"] = regular[0]
     texts = _block_text(block)
@@ -657,16 +703,41 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
                 el.tag == "input" and (el.attributes.get("type") or "") in ("submit", "button")
             )
             label = visible_text(el) if el.tag == "button" else (el.attributes.get("value") or "")
+            if is_button and OUT_OF_STOCK.search(label):
+                out["availability"] = "OutOfStock"
+                break
             if is_button and ADD_TO_CART.search(label):
                 disabled = "disabled" in el.attributes or el.attributes.get("aria-disabled") == "true"
                 out["availability"] = "OutOfStock" if disabled else "InStock"
                 break
     out.update(_labelled(texts, _spec_rows(tree)))
+    out.update(_rating(texts))
+    return out
+
+
+def _rating(texts: list[tuple[LexborNode, str]]) -> dict:
+    """Rating and review count as the block writes them ("4.6 out of 5 stars", "2,418 ratings",
+    "4.2" beside "12,483 Ratings & 1,377 Reviews")."""
+    out: dict[str, Any] = {}
+    for rx in _REVIEWS_RES:
+        for el, text in texts:
+            if m := rx.search(text):
+                out["reviews"] = int(re.sub(r"\D", "", m.group(1)))
+                holder: LexborNode | None = el
+                while holder is not None and "rating" not in out:
+                    prev = holder.prev
+                    while prev is not None and prev.tag == "-text" and not (prev.text_content or "").strip():
+                        prev = prev.prev
+                    if prev is not None and (lone := _LONE_RATING_RE.match(visible_text(prev) or "")):
+                        out["rating"] = float(lone.group(1).replace(",", "."))
+                    holder = holder.parent if prev is None else None
+                break
+        if "reviews" in out:
+            break
     for _, text in texts:
-        if "rating" not in out and (m := _RATING_RE.search(text)):
+        if m := _RATING_RE.search(text):
             out["rating"] = float(m.group(1).replace(",", "."))
-        if "reviews" not in out and (m := _REVIEWS_RE.search(text)):
-            out["reviews"] = int(re.sub(r"\D", "", m.group(1)))
+            break
     return out
 
 
