@@ -55,6 +55,17 @@ def test_a_page_without_a_product_says_nothing_it_does_not_know():
     assert product["price"] is None and product["availability"] is None and product["sku"] is None
 
 
+def test_a_listing_is_not_one_products_page():
+    cards = "".join(
+        f'<li><a href="/p/{i}">Kubek {i}</a> <span class="price">{10 + i},99 zł</span> <span>Dostępny</span></li>'
+        for i in range(12)
+    )
+    html = f"<html><body><h1>Kubki</h1><ul>{cards}</ul></body></html>"
+    product = extract(html, "https://sklep.example.pl/kubki")["product"]
+    assert product["name"] == "Kubki"
+    assert (product["price"], product["availability"], product["sku"]) == (None, None, None)
+
+
 def test_a_broken_json_ld_block_leaves_the_other_forms():
     html = (
         (FIXTURES / "en_microdata.html")

@@ -144,6 +144,8 @@ _INLINE_LABEL_RES = {
     field: [re.compile(rf"(?<![^\W\d_])(?:{alt})\s*[:：#]\s*(\S[^\n|•·]{{0,60}})", re.I) for alt in alts]
     for field, alts in _LABELS.items()
 }
+#: Any label word at all: a cheap test before the labels one by one.
+_ANY_LABEL_RE = re.compile("|".join(alt for alts in _LABELS.values() for alt in alts), re.I)
 _NOT_APPLICABLE = re.compile(r"^(?:does not apply|n/?a|none|brak|nie dotyczy|keine angabe|-+|—)$", re.I)
 _CODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{1,40}$")
 _GTIN_RE = re.compile(r"^\d{8,14}$")
@@ -171,6 +173,9 @@ _BARE_PRICE_RE = re.compile(
     r"^[^\d%]{0,20}(?:\d{1,3}(?:[\s.,'’]\d{3})+|\d+)(?:[.,]\d{1,2}|[.,][-–])?[^\d%]{0,20}$"
 )
 _SECTION_END = re.compile(r"^h[1-4]$")
+_MAX_BLOCK = 2000  # elements read after the title at most
+#: More different prices than this in the block: a listing, not one product's page.
+_MAX_PRICES = 8
 #: Controls whose words are a choice or an action, not a statement ("Sold out" as a size option).
 _SKIP_TAGS = frozenset({"button", "select", "option", "textarea"})
 _CHROME_TAGS = frozenset({"header", "nav", "footer"})
@@ -478,6 +483,8 @@ def _product_block(tree, title: LexborNode | None, sections: int = 1) -> list[Le
         if el.tag in ("header", "footer") and not any(p.tag in _CONTENT_TAGS for p in _ancestors(el)):
             break  # the site's footer (or a header after the content)
         block.append(el)
+        if len(block) >= _MAX_BLOCK:
+            break  # a product's own block is never this big: a listing or an article runs on
     return block
 
 
@@ -511,6 +518,8 @@ def _context(el: LexborNode, text: str) -> tuple[str, str]:
     "Antes:", "RRP:" is often a sibling of the price's element)."""
     for holder in (el.parent, el.parent.parent if el.parent is not None else None):
         if holder is None:
+            break
+        if len(holder.text(deep=True)) > 400:
             break
         whole = visible_text(holder)
         at = whole.find(text)
@@ -547,6 +556,8 @@ def _shown_prices(block: list[LexborNode], currency: str | None) -> list[_Shown]
     candidates: list[tuple[LexborNode, str]] = []
     for el in block:
         if el.tag in _SKIP_TAGS or el.tag in ("-text", "table", "tbody", "ul", "ol"):
+            continue
+        if len(el.text(deep=True)) > 120:  # cheap first: a container of many things is no price
             continue
         text = _SIGN_CENTS_RE.sub(r"\1,\3 \2", price_text(el))
         if not text or len(text) > 40 or not re.search(r"\d", text):
@@ -592,9 +603,9 @@ def _beside_discount(el: LexborNode) -> bool:
         if node.parent is None:
             break
         node = node.parent
-        text = visible_text(node)
-        if len(text) > 200:
+        if len(node.text(deep=True)) > 400:  # cheap first: a big container is no price's box
             break
+        text = visible_text(node)
         if _PERCENT_OFF_RE.search(text):
             return True
     return False
@@ -633,6 +644,9 @@ def _labelled(block_text: list[tuple[LexborNode, str]], specs: list[LexborNode])
         if el.mem_id in seen:
             continue
         seen.add(el.mem_id)
+        raw = el.text(deep=True)
+        if len(raw) > 300 or not _ANY_LABEL_RE.search(raw):
+            continue
         text = visible_text(el)
         if not text or len(text) > 160:
             continue
@@ -675,6 +689,7 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         block = _product_block(tree, title, sections=2)
         shown = _shown_prices(block, currency)
     current = [s for s in shown if s.role in (None, CURRENT)]
+    out["listing"] = len({s.amount for s in current}) > _MAX_PRICES
     if current:
         first = current[0]
         out["price"], out["currency_shown"] = first.amount, first.currency
@@ -746,7 +761,8 @@ def _spec_rows(tree) -> list[LexborNode]:
     spans in rows): a product's attributes often sit below its related products."""
     out = []
     for el in tree.css("th, td:first-child, dt, h3, h4, li > span:first-child, li > strong, li > b, label"):
-        if not _in_chrome(el):
+        raw = el.text(deep=True)
+        if len(raw) <= 60 and _ANY_LABEL_RE.search(raw) and not _in_chrome(el):
             out.append(el)
     return out
 
@@ -805,6 +821,10 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     shown = _visible(tree, title, meta_currency or fallback_currency, product.get("price") is not None)
 
     # The price: the metadata's when the block shows it as a current price, else the block's first.
+    if shown["listing"] and not (jsonld or micro or meta.get("price") is not None):
+        # Many prices and nothing that states a product: a listing or a table, not a product's
+        # page. What the block shows is not one product's: only the page's own title is said.
+        shown = {"name": shown.get("name")}
     if shown.get("price") is not None:
         stated = product.get("price")
         if stated is None or not any(abs(stated - p) < 0.005 for p in shown["prices_shown"]):
