@@ -74,14 +74,14 @@ OUT_OF_STOCK = re.compile(
 )
 IN_STOCK = re.compile(
     r"(?<![^\W\d_])(?:in stock|available now|ready to ship|\d+ available|"
-    r"dost[eę]pn[yae]|w magazynie|na stanie|"
-    r"auf lager|lieferbar|sofort verf[uü]gbar|verf[uü]gbar|vorr[aä]tig|"
+    r"dost[eę]pn[yae]|w magazynie|na stanie|(?:du[zż]a|[sś]rednia|ma[lł]a) ilo[sś][cć]|ostatnie sztuki|"
+    r"(?:auf|an) lager|lieferbar|sofort verf[uü]gbar|verf[uü]gbar|vorr[aä]tig|"
     r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|在庫あり)(?![^\W\d_])",
     re.I,
 )
 #: Buttons that put this product in a cart: enabled, the product can be bought.
 ADD_TO_CART = re.compile(
-    r"add to (?:cart|basket|bag|trolley)|buy (?:it )?now|dodaj do koszyka|kup teraz|in den warenkorb|"
+    r"add to (?:cart|basket|bag|trolley)|buy (?:it )?now|(?:dodaj )?do koszyka|kup teraz|in den warenkorb|"
     r"jetzt kaufen|ajouter au panier|acheter|a[ñn]adir al carrito|comprar|aggiungi al carrello|"
     r"in (?:de )?winkelwagen|do ko[šs][íi]ku|l[äa]gg i varukorgen|köp|カートに入れる",
     re.I,
@@ -172,6 +172,7 @@ _SIGN_CENTS_RE = re.compile(r"(\d)([€$£])(\d{2})(?![\d.,])")
 _BARE_PRICE_RE = re.compile(
     r"^[^\d%]{0,20}(?:\d{1,3}(?:[\s.,'’]\d{3})+|\d+)(?:[.,]\d{1,2}|[.,][-–])?[^\d%]{0,20}$"
 )
+_NUMBER_TOKEN_RE = re.compile(r"\d+(?:[\s.,'’]\d+)*")
 _SECTION_END = re.compile(r"^h[1-4]$")
 _MAX_BLOCK = 2000  # elements read after the title at most
 #: More different prices than this in the block: a listing, not one product's page.
@@ -425,15 +426,32 @@ def _fold(text: str) -> str:
 
 
 def _title(tree, name: str | None) -> LexborNode | None:
-    """The product's title element: the ``<h1>`` named like the metadata's product (else the first
-    outside the header), else an element marked as the product's name."""
+    """The product's title element: the ``<h1>`` named like the metadata's product, else (a page
+    whose ``<h1>`` is its logo) a lower heading or name element so named, else the first ``<h1>``
+    outside the site's header, else an element marked as the product's name."""
     heads = [h for h in tree.css("h1") if visible_text(h) and not _in_chrome(h)]
-    if name and heads:
+    if name:
         folded = _fold(name)
+
+        def named(el: LexborNode) -> bool:
+            text = _fold(visible_text(el))
+            return bool(text) and (
+                text == folded or (text in folded and 2 * len(text) >= len(folded)) or folded in text
+            )
+
         for h in heads:
-            text = _fold(visible_text(h))
-            if text and (text == folded or text in folded or folded in text):
+            if named(h):
                 return h
+        for el in tree.css(
+            'h2, h3, [itemprop="name"], [property="name"], [class*="title" i], [class*="name" i]'
+        ):
+            if (
+                el.tag not in ("title", "meta")
+                and len(el.text(deep=True)) < 300
+                and named(el)
+                and not _in_chrome(el)
+            ):
+                return el
     if heads:
         return heads[0]
     return tree.css_first('[itemprop="name"], [property="name"]')
@@ -566,8 +584,11 @@ def _shown_prices(block: list[LexborNode], currency: str | None) -> list[_Shown]
             continue
         # One price, however its parts are split over elements; and not two glued together
         # ("1 299 kr" + "Ord. pris 1 699 kr" read as one text "1 299 krOrd. pris ...").
-        if len(find_prices(text, currency)) != 1 or len(find_prices(visible_text(el), currency)) > 1:
+        spans = find_prices(text, currency)
+        if len(spans) != 1 or len(find_prices(visible_text(el), currency)) > 1:
             continue
+        if len(_NUMBER_TOKEN_RE.findall(text)) != (1 if spans[0].price.upper is None else 2):
+            continue  # "statt 349.–" beside "CHF 299.–" in one element: two prices, one marked
         if hidden_in_tree(el, hidden):
             continue
         candidates.append((el, text))
@@ -816,7 +837,7 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     product: dict[str, Any] = {}
     for source in (meta, micro, jsonld):  # later wins: JSON-LD is the most deliberate statement
         product.update(source)
-    title = _title(tree, jsonld.get("name") or micro.get("name"))
+    title = _title(tree, jsonld.get("name") or micro.get("name") or meta.get("name"))
     meta_currency = product.get("currency")
     shown = _visible(tree, title, meta_currency or fallback_currency, product.get("price") is not None)
 
