@@ -22,7 +22,8 @@ from ..errors import PlanError, PlanningError
 from ..events import EventBus
 from ..plan import check_plan, normalise_plan
 from ..registry import Registry
-from .rules import Planned, plan_with_rules, rank_tools, resolve_start_url
+from .base import Planned
+from .rules import plan_with_rules, rank_tools, resolve_start_url
 
 __all__ = ["Planned", "plan_task", "resolve_start_url", "rank_tools", "plan_with_rules", "warn"]
 

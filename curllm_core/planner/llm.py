@@ -25,7 +25,8 @@ from typing import Any
 from ..errors import PlanError
 from ..plan import Plan, Step, check_plan, named_tool, normalise_plan, step_io
 from ..registry import Registry
-from .rules import Planned, rank_tools
+from .base import Planned
+from .rules import rank_tools
 
 log = logging.getLogger("curllm.planner")
 

@@ -34,21 +34,8 @@ from ..manifest import CATEGORY_ORDER, Manifest
 from ..plan import Plan, check_plan, fill_defaults, normalise_plan
 from ..registry import Registry
 from ..urls import site_of
+from .base import Planned
 from .params import Fact, Facts, extract_facts
-
-
-@dataclass
-class Planned:
-    """A checked plan, why each step is in it, and who made it."""
-
-    plan: Plan
-    #: One line per step: why this tool and these parameters (goes into the agent_decision event).
-    reasoning: list[str]
-    #: ``rules``, ``llm:<model>``, ``cache``, or ``rules (llm failed: <reason>)``.
-    source: str
-    #: ``{"calls", "prompt_tokens", "completion_tokens", "cost_usd"}`` when a model was asked.
-    usage: dict | None = None
-
 
 # --- facts and parameters ----------------------------------------------------------------------
 
