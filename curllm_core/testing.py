@@ -16,7 +16,12 @@ Fixtures
     ``await curllm_run_tool("extraction.x", html="<html>..." | path=... | url=..., params={...},
     data={...})`` runs one tool through the real executor (a one-step plan: parameters checked,
     defaults filled, output checked against ``output_schema``) and returns its output. A failed
-    step raises `ToolError` with the step's error and code.
+    step raises `ToolError` with the step's error and code. With ``page=`` (a Playwright page the
+    test has opened, e.g. `curllm_page`) the tool runs on that page, once: the test can look at
+    the page afterwards, and the tool's own exception is what a failure raises.
+``curllm_page``
+    A page of its own per test in the session's browser, in a browser context made as a run makes
+    one (``await curllm_page.goto(url)``, then ``curllm_run_tool(name, page=curllm_page)``).
 ``curllm_run_plan``
     ``await curllm_run_plan(plan_doc, url=..., html=..., data=...)`` -> `Result`.
 ``curllm_check_manifest``
@@ -271,6 +276,16 @@ def _skip_without_browser(result: Result) -> None:
             pytest.skip(error.get("message") or "no Chromium found")
 
 
+@dataclass
+class _GivenSession:
+    """A page the caller opened, standing in for the task's browser session (which it does not own)."""
+
+    page: Any
+
+    async def close(self) -> None:
+        """The page is the caller's: nothing to close here."""
+
+
 class ToolRunner(_Runner):
     """``await runner(name, html=..., params=..., data=...)``: one tool through the real executor."""
 
@@ -281,6 +296,7 @@ class ToolRunner(_Runner):
         html: str | None = None,
         path: str | os.PathLike | None = None,
         url: str | None = None,
+        page: Any = None,
         params: dict | None = None,
         data: dict | None = None,
         registry: Registry | None = None,
@@ -292,6 +308,11 @@ class ToolRunner(_Runner):
         ``params`` are checked against the manifest and its defaults filled; ``data`` is the pipeline
         data before the step. Raises `PlanError` for bad parameters or missing input data, and
         `ToolError` (with the step's ``code``) when the step fails.
+
+        ``page`` (instead of html/path/url) is a Playwright page already open where the test wants
+        the tool to work: the tool runs there once, as the executor calls it (its `ToolContext`,
+        time limit, output check, ``ctx.run_tool``), without retries or fallbacks, and a failure
+        raises the tool's own exception; the page stays as the tool left it.
         """
         from .errors import ToolError, UsageError
         from .events import EventBus
@@ -300,11 +321,15 @@ class ToolRunner(_Runner):
 
         registry = _pick_registry(registry, self.registry)
         manifest = registry.resolve(name)
-        start, serve = _start_page(manifest, html, path, url)
-        if manifest.needs_page and start is None:
-            raise UsageError(f"{manifest.key} needs a page: pass html=, path= or url=")
+        if page is not None and (html is not None or path is not None or url is not None):
+            raise ValueError("give page= or html=/path=/url=, not both")
         doc = normalise_plan({"plan": [{"tool": manifest.key, "parameters": params or {}}]}, registry)
         plan = check_plan(doc, registry, initial_keys=set(data or {}))
+        if page is not None:
+            return await self._on_page(plan, registry, page, data)
+        start, serve = _start_page(manifest, html, path, url)
+        if manifest.needs_page and start is None:
+            raise UsageError(f"{manifest.key} needs a page: pass html=, path=, url= or page=")
         options = self._options(start, data)
         result = await self._with_browser(
             serve, lambda browser: execute(plan, registry, options, events=EventBus(), browser=browser)
@@ -316,6 +341,20 @@ class ToolRunner(_Runner):
                 f"{manifest.key} failed: {message}", code=(step.code if step else None) or "TOOL_FAILED"
             )
         return step.result or {}
+
+    async def _on_page(self, plan: Any, registry: Registry, page: Any, data: dict | None) -> dict:
+        """The plan's one step called once on ``page`` by the executor's own `Execution.call`."""
+        from .events import EventBus
+        from .executor import Execution, TaskPage
+
+        options, events = self._options(page.url, data), EventBus()
+        task_page = TaskPage(options, events)
+        task_page.session = _GivenSession(page)  # type: ignore[assignment]  # a Session in all it uses
+        task_page.opened = True
+        step = plan.steps[0]
+        manifest = registry.resolve(step.tool)
+        execution = Execution(plan, registry, options, events, page=task_page)
+        return await execution.call(manifest, step.parameters, dict(data or {}), manifest.timeout_ms)
 
 
 class PlanRunner(_Runner):
@@ -468,9 +507,30 @@ if curllm_browser is None:  # pragma: no cover - only without a recent pytest-as
         pytest.skip(NEEDS_ASYNCIO)
 
 
+async def _page(curllm_browser: Browser) -> AsyncIterator[Any]:
+    session = await curllm_browser.new_session()
+    try:
+        yield session.page
+    finally:
+        await session.close()
+
+
+curllm_page = (
+    pytest_asyncio.fixture(loop_scope="session", name="curllm_page")(_page)
+    if curllm_browser is not None
+    else None
+)
+
+if curllm_page is None:  # pragma: no cover - only without a recent pytest-asyncio
+
+    @pytest.fixture(name="curllm_page")
+    def _curllm_page_unavailable() -> None:
+        pytest.skip(NEEDS_ASYNCIO)
+
+
 @pytest.fixture
 def curllm_run_tool(curllm_registry: Registry, _curllm_shared_browser: _SharedBrowser) -> ToolRunner:
-    """``await curllm_run_tool(name, html=|path=|url=, params=, data=, registry=)`` -> the tool's output."""
+    """``await curllm_run_tool(name, html=|path=|url=|page=, params=, data=, registry=)`` -> the tool's output."""
     return ToolRunner(curllm_registry, _curllm_shared_browser.browser, _curllm_shared_browser.loop)
 
 

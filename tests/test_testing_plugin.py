@@ -184,6 +184,35 @@ async def test_run_plan(curllm_run_plan):
 
 
 @pytest.mark.browser
+async def test_a_tool_on_the_tests_own_page(curllm_run_tool, curllm_page):
+    await curllm_page.set_content("<title>Mine</title><p>typed into</p>")
+    await curllm_page.evaluate("document.title = 'Changed by the test'")
+    out = await curllm_run_tool("page_info", page=curllm_page, params={"upper": True})
+    assert out == {"page": {"url": "about:blank", "title": "CHANGED BY THE TEST"}}  # that page, as it was
+    await curllm_page.set_content("<p>still the test's page after the call</p>")
+    with pytest.raises(PlanError, match="upper"):  # parameters checked before the tool runs
+        await curllm_run_tool("page_info", page=curllm_page, params={"upper": "yes"})
+    with pytest.raises(ToolError, match="output does not match its output_schema") as caught:
+        await curllm_run_tool("broken_output", page=curllm_page)  # the executor's own output check
+    assert caught.value.code == "OUTPUT_INVALID"
+    with pytest.raises(ValueError, match="page= or html="):
+        await curllm_run_tool("page_info", page=curllm_page, html="<p>")
+
+
+@pytest.mark.browser
+async def test_curllm_page_is_a_page_made_as_a_run_makes_one(curllm_page, tmp_path):
+    image = tmp_path / "a.png"
+    image.write_bytes(b"\x89PNG")
+    document = tmp_path / "p.html"
+    document.write_text(f'<title>P</title><img src="{image.as_uri()}">', encoding="utf-8")
+    seen: list[str] = []
+    curllm_page.on("requestfailed", lambda r: seen.append(r.url))
+    await curllm_page.goto(document.as_uri())
+    assert await curllm_page.title() == "P"
+    assert image.as_uri() in seen  # a run's context blocks images (--load-images loads them)
+
+
+@pytest.mark.browser
 async def test_curllm_browser_is_a_started_browser(curllm_browser):
     assert curllm_browser.started
     session = await curllm_browser.new_session()

@@ -19,7 +19,6 @@ from tests.conftest import realpage
 from tests.tools.test_extraction_helpers import (
     FIXTURES,
     assert_valid_output,
-    context,
     open_offline,
     page_text,
     truth,
@@ -341,8 +340,8 @@ def test_generated_listings(seed):
 
 
 @pytest.mark.browser
-async def test_run_in_a_real_browser(page):
+async def test_run_in_a_real_browser(page, on_page):
     await open_offline(page, realpage("bing_serp_microsoft_wikipedia.html"))
-    out = await articles_generic.run(context(page, "articles_generic"), limit=10)
+    out = await on_page("extraction.articles_generic", limit=10)
     assert_valid_output("articles_generic", out)
     assert [a["title"] for a in out["articles"]] == BING_TITLES

@@ -11,7 +11,6 @@ from curllm_core.tools.extraction import articles_hn
 from tests.conftest import realpage
 from tests.tools.test_extraction_helpers import (
     assert_valid_output,
-    context,
     open_offline,
     page_text,
     selectors,
@@ -83,8 +82,8 @@ def test_story_page_gives_the_story_not_the_comments():
 
 
 @pytest.mark.browser
-async def test_run_in_a_real_browser(page):
+async def test_run_in_a_real_browser(page, on_page):
     await open_offline(page, realpage(FRONT))
-    out = await articles_hn.run(context(page, "articles_hn"))
+    out = await on_page("extraction.articles_hn")
     assert_valid_output("articles_hn", out)
     assert_matches_truth(out["articles"])

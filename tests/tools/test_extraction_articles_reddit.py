@@ -10,7 +10,6 @@ from curllm_core.tools.extraction import articles_reddit
 from tests.conftest import realpage
 from tests.tools.test_extraction_helpers import (
     assert_valid_output,
-    context,
     open_offline,
     page_text,
     selectors,
@@ -95,8 +94,8 @@ def test_current_reddit_web_components():
 
 
 @pytest.mark.browser
-async def test_run_in_a_real_browser(page):
+async def test_run_in_a_real_browser(page, on_page):
     await open_offline(page, realpage(OLD))
-    out = await articles_reddit.run(context(page, "articles_reddit"))
+    out = await on_page("extraction.articles_reddit")
     assert_valid_output("articles_reddit", out)
     assert_matches_truth(out["articles"])

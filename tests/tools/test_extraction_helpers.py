@@ -93,10 +93,6 @@ async def open_offline(page, path: Path) -> None:
     await page.goto(path.as_uri(), wait_until="load")
 
 
-def context(page, name: str) -> ToolContext:
-    return ToolContext(page=page, manifest=manifest(name))
-
-
 # --- the manifests -----------------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ import pytest
 from curllm_core.errors import ToolError
 from curllm_core.tools.extraction import links_by_pattern
 from curllm_core.tools.extraction._html import absolute_url, parse_html
-from tests.tools.test_extraction_helpers import assert_valid_output, context, page_text
+from tests.tools.test_extraction_helpers import assert_valid_output, page_text
 
 PAGE = """<html><head><base href="https://docs.example.com/library/"></head><body>
 <a href="reports/2023.pdf">Annual report 2023</a>
@@ -80,12 +80,10 @@ def test_real_page_ebay_items_skip_the_template():
 
 
 @pytest.mark.browser
-async def test_run_in_a_real_browser(page):
+async def test_run_in_a_real_browser(page, on_page):
     await page.goto("about:blank")
     await page.set_content(PAGE)
-    out = await links_by_pattern.run(
-        context(page, "links_by_pattern"), pattern=r"\.pdf($|[?#])", same_domain=True
-    )
+    out = await on_page("extraction.links_by_pattern", pattern=r"\.pdf($|[?#])", same_domain=True)
     assert_valid_output("links_by_pattern", out)
     assert [link["url"] for link in out["links"]] == [
         "https://docs.example.com/library/reports/2023.pdf",

@@ -10,7 +10,6 @@ from curllm_core.tools.extraction._html import parse_html, visible_text
 from tests.conftest import realpage
 from tests.tools.test_extraction_helpers import (
     assert_valid_output,
-    context,
     open_offline,
     page_text,
     selectors,
@@ -109,8 +108,8 @@ def test_price_bounds():
 
 
 @pytest.mark.browser
-async def test_run_in_a_real_browser(page):
+async def test_run_in_a_real_browser(page, on_page):
     await open_offline(page, realpage(SEARCH))
-    out = await products_amazon.run(context(page, "products_amazon"))
+    out = await on_page("extraction.products_amazon")
     assert_matches_truth(out["products"])
     assert_valid_output("products_amazon", out)

@@ -9,7 +9,6 @@ from curllm_core.tools.extraction import products_ceneo
 from tests.conftest import realpage
 from tests.tools.test_extraction_helpers import (
     assert_valid_output,
-    context,
     open_offline,
     page_text,
     selectors,
@@ -80,9 +79,9 @@ def test_changed_markup_falls_back_to_the_generic_detector():
 
 
 @pytest.mark.browser
-async def test_run_in_a_real_browser(page):
+async def test_run_in_a_real_browser(page, on_page):
     await open_offline(page, realpage(PAGE))
-    out = await products_ceneo.run(context(page, "products_ceneo"))
+    out = await on_page("extraction.products_ceneo")
     assert_matches_truth(out["products"])
     assert_valid_output("products_ceneo", out)
 

@@ -17,7 +17,6 @@ from tests.conftest import realpage
 from tests.tools.test_extraction_helpers import (
     FIXTURES,
     assert_valid_output,
-    context,
     fixture_text,
     open_offline,
     page_text,
@@ -227,9 +226,9 @@ def test_pure_extraction_cannot_see_style_sheets():
 
 
 @pytest.mark.browser
-async def test_run_skips_elements_hidden_by_css(page):
+async def test_run_skips_elements_hidden_by_css(page, on_page):
     await open_offline(page, FIXTURES / "css_hidden.html")
-    out = await products_generic.run(context(page, "products_generic"))
+    out = await on_page("extraction.products_generic")
     assert_valid_output("products_generic", out)
     assert [(p["name"], p["price"], p["currency"]) for p in out["products"]] == [
         ("Tasse Weiß", 7.99, "EUR"),
@@ -241,9 +240,9 @@ async def test_run_skips_elements_hidden_by_css(page):
 
 
 @pytest.mark.browser
-async def test_run_on_a_real_listing(page):
+async def test_run_on_a_real_listing(page, on_page):
     await open_offline(page, realpage("ebay_de_search_apple.html"))
-    out = await products_generic.run(context(page, "products_generic"), limit=10)
+    out = await on_page("extraction.products_generic", limit=10)
     assert_valid_output("products_generic", out)
     assert len(out["products"]) == 10
     assert out["products"][0]["name"].startswith("3x 2m Ladekabel NYLON")
@@ -331,36 +330,32 @@ def realpages_server():
         "amazon_de_search_plastikfrei_besteck.html",  # shipping and per-kg prices beside the price
     ],
 )
-async def test_truth_pages_over_http_through_the_browser_layer(browser_path, realpages_server, name):
-    from curllm_core.browser import Browser
-
+async def test_truth_pages_over_http_through_the_browser_layer(
+    curllm_browser, realpages_server, name, curllm_run_tool
+):
     expected = truth()[name]["items"]
-    browser = Browser()
+    session = await curllm_browser.new_session()
     try:
-        session = await browser.new_session()
-        await session.open(f"{realpages_server}/{name}")
-        out = await products_generic.run(context(session.page, "products_generic"))
+        await session.open(f"{realpages_server}/{name}")  # the browser layer: charset sniffed from the bytes
+        out = await curllm_run_tool("extraction.products_generic", page=session.page)
         assert_valid_output("products_generic", out)
         products = out["products"]
         assert [(p["name"], p["price"], p["currency"]) for p in products] == [
             (i["name"], i["price"], i["currency"]) for i in expected
         ]
-        await session.close()
     finally:
-        await browser.close()
+        await session.close()
 
 
 @pytest.mark.browser
-async def test_a_bare_dollar_is_the_currency_the_pages_scripts_state(browser_path, realpages_server):
+async def test_a_bare_dollar_is_the_currency_the_pages_scripts_state(
+    curllm_browser, realpages_server, curllm_run_tool
+):
     # Served from 127.0.0.1 there is no .co.nz to go by: the page's app state says "currency":"NZD".
-    from curllm_core.browser import Browser
-
-    browser = Browser()
+    session = await curllm_browser.new_session()
     try:
-        session = await browser.new_session()
         await session.open(f"{realpages_server}/pricespy_nz_cpu_listing.html")
-        out = await products_generic.run(context(session.page, "products_generic"))
+        out = await curllm_run_tool("extraction.products_generic", page=session.page)
         assert len(out["products"]) == 24 and {p["currency"] for p in out["products"]} == {"NZD"}
-        await session.close()
     finally:
-        await browser.close()
+        await session.close()

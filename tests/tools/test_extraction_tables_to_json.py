@@ -9,7 +9,7 @@ import pytest
 from curllm_core.errors import ToolError
 from curllm_core.tools.extraction import tables_to_json
 from tests.conftest import realpage
-from tests.tools.test_extraction_helpers import assert_valid_output, context, open_offline, page_text, truth
+from tests.tools.test_extraction_helpers import assert_valid_output, open_offline, page_text, truth
 
 WIKI = "wikipedia_microsoft.html"
 
@@ -110,9 +110,9 @@ def test_min_rows_and_limit():
 
 
 @pytest.mark.browser
-async def test_run_in_a_real_browser(page):
+async def test_run_in_a_real_browser(page, on_page):
     await open_offline(page, realpage(WIKI))
-    out = await tables_to_json.run(context(page, "tables_to_json"))
+    out = await on_page("extraction.tables_to_json")
     assert_valid_output("tables_to_json", out)
     assert_matches_truth(out["tables"])
 

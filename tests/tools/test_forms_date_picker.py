@@ -7,9 +7,9 @@ from datetime import date
 import pytest
 from jsonschema import Draft202012Validator
 
-from curllm_core.errors import ToolError
+from curllm_core.errors import PlanError, ToolError
 from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
-from curllm_core.tool import ToolContext, load_callable
+from curllm_core.tool import load_callable
 from curllm_core.tools.forms.date_picker import format_from_pattern, format_from_text, format_from_value, run
 
 PATH = manifests_dir() / "forms" / "date_picker.json"
@@ -58,9 +58,9 @@ def test_formats_from_pattern_and_value():
 
 
 @pytest.mark.browser
-async def test_polish_text_fields_get_dd_mm_yyyy(page, site_url):
+async def test_polish_text_fields_get_dd_mm_yyyy(page, site_url, on_page):
     await page.goto(site_url + "/test/dates-pl.html")
-    report = checked(await run(ToolContext(page=page), **{"from": "2024-05-07", "to": "2024-05-12"}))
+    report = checked(await on_page(MANIFEST.key, **{"from": "2024-05-07", "to": "2024-05-12"}))
     assert report["filled"] == {"from": "07.05.2024", "to": "12.05.2024"}
     assert report["formats"] == {"from": "DD.MM.YYYY", "to": "DD.MM.YYYY"}
     assert await page.input_value("input[name=data_od]") == "07.05.2024"
@@ -69,20 +69,18 @@ async def test_polish_text_fields_get_dd_mm_yyyy(page, site_url):
 
 
 @pytest.mark.browser
-async def test_us_text_fields_get_mm_dd_yyyy_and_submit(page, site_url):
+async def test_us_text_fields_get_mm_dd_yyyy_and_submit(page, site_url, on_page):
     await page.goto(site_url + "/test/dates-us.html")
-    report = checked(
-        await run(ToolContext(page=page), to="2024-05-12", submit=True, **{"from": "2024-05-07"})
-    )
+    report = checked(await on_page(MANIFEST.key, to="2024-05-12", submit=True, **{"from": "2024-05-07"}))
     assert report["filled"] == {"from": "05/07/2024", "to": "05/12/2024"}
     assert report["navigated"] and report["method"] == "button: Find flights"
     assert await page.inner_text("#echo") == "?depart=05/07/2024&return=05/12/2024"
 
 
 @pytest.mark.browser
-async def test_native_date_inputs_take_iso(page, site_url):
+async def test_native_date_inputs_take_iso(page, site_url, on_page):
     await page.goto(site_url + "/test/dates.html")
-    report = checked(await run(ToolContext(page=page), to="2024-05-12", **{"from": "2024-05-07"}))
+    report = checked(await on_page(MANIFEST.key, to="2024-05-12", **{"from": "2024-05-07"}))
     assert report["formats"]["from"] == "YYYY-MM-DD (native)"
     assert await page.input_value("#checkin") == "2024-05-07"
     assert await page.input_value("#checkout") == "2024-05-12"
@@ -90,20 +88,22 @@ async def test_native_date_inputs_take_iso(page, site_url):
 
 
 @pytest.mark.browser
-async def test_read_only_picker_fields_are_set_by_script(page, site_url):
+async def test_read_only_picker_fields_are_set_by_script(page, site_url, on_page):
     await page.goto(site_url + "/test/dates-readonly.html")
-    report = checked(await run(ToolContext(page=page), to="2024-05-12", **{"from": "2024-05-07"}))
+    report = checked(await on_page(MANIFEST.key, to="2024-05-12", **{"from": "2024-05-07"}))
     assert report["filled"] == {"from": "07.05.2024", "to": "12.05.2024"}
     assert report["fields"]["from"]["format_from"] == "value"
     assert await page.locator("#log li").all_inner_texts() == ["przyjazd=07.05.2024", "wyjazd=12.05.2024"]
 
 
 @pytest.mark.browser
-async def test_missing_field_and_bad_dates_are_clear_errors(page, site_url):
+async def test_missing_field_and_bad_dates_are_clear_errors(page, site_url, on_page):
     await page.goto(site_url + "/test/en-shop.html")
     with pytest.raises(ToolError, match="no date field found on .*en-shop.html for from"):
-        await run(ToolContext(page=page), **{"from": "2024-05-07"})
+        await on_page(MANIFEST.key, **{"from": "2024-05-07"})
+    with pytest.raises(PlanError, match="from: forms.date_picker: parameter '07.05.2024' does not match"):
+        await on_page(MANIFEST.key, **{"from": "07.05.2024"})  # refused by the schema, before the tool
     with pytest.raises(ToolError, match="not an ISO date"):
-        await run(ToolContext(page=page), **{"from": "07.05.2024"})
+        await on_page(MANIFEST.key, **{"from": "2024-13-45"})  # the schema's shape, no such day
     with pytest.raises(ToolError, match="is after to"):
-        await run(ToolContext(page=page), to="2024-05-01", **{"from": "2024-05-07"})
+        await on_page(MANIFEST.key, to="2024-05-01", **{"from": "2024-05-07"})

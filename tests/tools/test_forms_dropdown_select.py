@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from curllm_core.errors import ToolError
 from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
-from curllm_core.tool import ToolContext, load_callable
+from curllm_core.tool import load_callable
 from curllm_core.tools.forms.dropdown_select import option_score, run, sort_concept
 from tests.conftest import realpage
 from tests.site_server import open_snapshot
@@ -65,9 +65,9 @@ def test_option_matching_order():
 
 
 @pytest.mark.browser
-async def test_shop_sort_by_label_navigates_and_sorts(page, site_url):
+async def test_shop_sort_by_label_navigates_and_sorts(page, site_url, on_page):
     await page.goto(site_url + "/?price_max=150")
-    report = checked(await run(ToolContext(page=page), option="Cena: od najniższej"))
+    report = checked(await on_page(MANIFEST.key, option="Cena: od najniższej"))
     assert report["selected"] == {"text": "Cena: od najniższej", "value": "cena_rosnaco"}
     assert report["navigated"] and report["changed"] and not report["submitted"]  # onchange submits by itself
     assert "sort=cena_rosnaco" in page.url and "price_max=150" in page.url  # the filter is kept
@@ -79,68 +79,68 @@ async def test_shop_sort_by_label_navigates_and_sorts(page, site_url):
 
 
 @pytest.mark.browser
-async def test_shop_sort_by_meaning(page, site_url):
+async def test_shop_sort_by_meaning(page, site_url, on_page):
     await page.goto(site_url + "/")
-    report = checked(await run(ToolContext(page=page), option="highest price first", field="sortuj"))
+    report = checked(await on_page(MANIFEST.key, option="highest price first", field="sortuj"))
     assert report["selected"]["value"] == "cena_malejaco" and "sort=cena_malejaco" in page.url
 
 
 @pytest.mark.browser
-async def test_select_without_onchange_presses_the_obvious_apply(page, site_url):
+async def test_select_without_onchange_presses_the_obvious_apply(page, site_url, on_page):
     await page.goto(site_url + "/test/en-shop.html")
-    report = checked(await run(ToolContext(page=page), option="price: high to low"))
+    report = checked(await on_page(MANIFEST.key, option="price: high to low"))
     assert report["submitted"] and report["method"] == "button" and "sort=price_desc" in page.url
     assert (await page.locator("#products li").all_inner_texts())[0] == "Smart heated mug $49.99"
 
 
 @pytest.mark.browser
-async def test_submit_false_only_selects(page, site_url):
+async def test_submit_false_only_selects(page, site_url, on_page):
     await page.goto(site_url + "/test/en-shop.html")
-    report = checked(await run(ToolContext(page=page), option="price_asc", submit=False))
+    report = checked(await on_page(MANIFEST.key, option="price_asc", submit=False))
     assert not report["submitted"] and not report["navigated"]
     assert await page.input_value("#f-sort") == "price_asc" and page.url.endswith("en-shop.html")
 
 
 @pytest.mark.browser
-async def test_real_amazon_sort_select(page):
+async def test_real_amazon_sort_select(page, on_page):
     await open_snapshot(
         page, realpage("amazon_de_search_katzenfutter.html"), "https://www.amazon.de/s?k=katzenfutter"
     )
-    report = checked(await run(ToolContext(page=page), option="price ascending"))
+    report = checked(await on_page(MANIFEST.key, option="price ascending"))
     assert report["field"]["id"] == "s-result-sort-select"
     assert report["selected"]["value"] == "price-asc-rank"
     assert await page.input_value("#s-result-sort-select") == "price-asc-rank"
 
 
 @pytest.mark.browser
-async def test_real_ebay_category_select_is_not_submitted(page):
+async def test_real_ebay_category_select_is_not_submitted(page, on_page):
     await open_snapshot(
         page, realpage("ebay_de_search_apple.html"), "https://www.ebay.de/sch/i.html?_nkw=apple"
     )
-    report = checked(await run(ToolContext(page=page), option="handys & kommunikation"))
+    report = checked(await on_page(MANIFEST.key, option="handys & kommunikation"))
     assert report["field"]["id"] == "gh-cat" and report["selected"]["text"] == "Handys & Kommunikation"
     # the select sits in the search form: submitting it would run a different search
     assert not report["submitted"] and await page.input_value("#gh-cat") == report["selected"]["value"]
 
 
 @pytest.mark.browser
-async def test_real_userbenchmark_selects(page):
+async def test_real_userbenchmark_selects(page, on_page):
     await open_snapshot(page, realpage("userbenchmark_cpu_table.html"), "https://cpu.userbenchmark.com/")
-    report = checked(await run(ToolContext(page=page), option="UK", field="currency"))
+    report = checked(await on_page(MANIFEST.key, option="UK", field="currency"))
     assert report["selected"]["value"] == "uk" and await page.input_value("select.prcloc-sel") == "uk"
     # a select hidden behind a select2 widget is still set (the widget reads it)
-    report = checked(await run(ToolContext(page=page), option="Best value for money"))
+    report = checked(await on_page(MANIFEST.key, option="Best value for money"))
     assert (
         report["selected"]["value"] == "MC_VALUE" and await page.input_value("#mh-td-chooser") == "MC_VALUE"
     )
 
 
 @pytest.mark.browser
-async def test_unknown_option_lists_what_there_is(page, site_url):
+async def test_unknown_option_lists_what_there_is(page, site_url, on_page):
     await page.goto(site_url + "/")
     with pytest.raises(
         ToolError, match=r"no option 'Ocena klientów' in a select on .*Sortuj według: 'Trafność'"
     ):
-        await run(ToolContext(page=page), option="Ocena klientów")
+        await on_page(MANIFEST.key, option="Ocena klientów")
     with pytest.raises(ToolError, match="matching field 'kolor'"):
-        await run(ToolContext(page=page), option="Najnowsze", field="kolor")
+        await on_page(MANIFEST.key, option="Najnowsze", field="kolor")

@@ -7,7 +7,7 @@ from jsonschema import Draft202012Validator
 
 from curllm_core.errors import ToolError
 from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
-from curllm_core.tool import ToolContext, load_callable
+from curllm_core.tool import load_callable
 from curllm_core.tools.forms.search_query import run
 from tests.conftest import realpage
 from tests.site_server import open_snapshot
@@ -28,9 +28,9 @@ def test_manifest_is_valid_and_loads():
 
 
 @pytest.mark.browser
-async def test_shop_search_finds_the_product(page, site_url):
+async def test_shop_search_finds_the_product(page, site_url, on_page):
     await page.goto(site_url + "/?price_max=150")  # a price field is on the page too: not a search box
-    report = checked(await run(ToolContext(page=page), query="kubek"))
+    report = checked(await on_page(MANIFEST.key, query="kubek"))
     assert report["field"] == {
         "tag": "input",
         "type": "search",
@@ -45,20 +45,20 @@ async def test_shop_search_finds_the_product(page, site_url):
 
 
 @pytest.mark.browser
-async def test_enter_submits_a_form_without_button(page, site_url):
+async def test_enter_submits_a_form_without_button(page, site_url, on_page):
     await page.goto(site_url + "/test/reddit.html")  # old-reddit search: a lone input, no button
-    report = checked(await run(ToolContext(page=page), query="maps"))
+    report = checked(await on_page(MANIFEST.key, query="maps"))
     assert report["method"] == "enter" and page.url.endswith("/test/reddit.html?q=maps")
 
 
 @pytest.mark.browser
-async def test_real_bing_textarea_q(page):
+async def test_real_bing_textarea_q(page, on_page):
     await open_snapshot(
         page,
         realpage("bing_serp_microsoft_wikipedia.html"),
         "https://www.bing.com/search?q=Microsoft+wikipedia",
     )
-    report = checked(await run(ToolContext(page=page), query="curllm browser automation", submit=False))
+    report = checked(await on_page(MANIFEST.key, query="curllm browser automation", submit=False))
     assert report["field"]["tag"] == "textarea" and report["field"]["name"] == "q"
     assert await page.input_value("textarea#sb_form_q") == "curllm browser automation"
 
@@ -76,16 +76,16 @@ async def test_real_bing_textarea_q(page):
         ("wikipedia_microsoft.html", None, "#searchInput"),
     ],
 )
-async def test_real_search_boxes(page, snapshot, url, selector):
+async def test_real_search_boxes(page, snapshot, url, selector, on_page):
     await open_snapshot(page, realpage(snapshot), url)
-    checked(await run(ToolContext(page=page), query="nikon z6", submit=False))
+    checked(await on_page(MANIFEST.key, query="nikon z6", submit=False))
     assert await page.input_value(selector) == "nikon z6"
 
 
 @pytest.mark.browser
-async def test_no_search_box_is_a_clear_error(page, site_url):
+async def test_no_search_box_is_a_clear_error(page, site_url, on_page):
     await page.goto(site_url + "/test/table.html")
     with pytest.raises(
         ToolError, match="no search box found on http://127.0.0.1:.*/test/table.html: looked for"
     ):
-        await run(ToolContext(page=page), query="ryzen")
+        await on_page(MANIFEST.key, query="ryzen")

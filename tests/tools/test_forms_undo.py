@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 
 from curllm_core.errors import SubmitFailed
-from curllm_core.tool import ToolContext
-from curllm_core.tools.forms import dropdown_select, price_filter, search_query
 from tests.conftest import realpage
 
 pytestmark = pytest.mark.browser
@@ -40,24 +38,24 @@ async def undone(page, action) -> SubmitFailed:
     ],
 )
 async def test_a_price_filter_that_breaks_the_page_is_undone(
-    page, site_url, how, name, params, items, landed_http
+    page, site_url, how, name, params, items, landed_http, on_page
 ):
     url = address(site_url, name, how)
     await page.goto(url)
     before = await page.locator(items).count()
-    err = await undone(page, price_filter.run(ToolContext(page=page), **params))
+    err = await undone(page, on_page("forms.price_filter", **params))
     assert (landed_http if how == "http" else "a browser error page") in err.message
     assert page.url == url and await page.locator(items).count() == before
 
 
 @pytest.mark.parametrize("how", ["http", "file"])
-async def test_a_search_and_a_sort_that_break_the_page_are_undone(page, site_url, how):
+async def test_a_search_and_a_sort_that_break_the_page_are_undone(page, site_url, how, on_page):
     url = address(site_url, "broken-pl.html", how)
     await page.goto(url)
-    err = await undone(page, search_query.run(ToolContext(page=page), query="kubek"))
+    err = await undone(page, on_page("forms.search_query", query="kubek"))
     assert "the search" in err.message and "szukaj-nie-ma" in err.message
     assert page.url == url
-    err = await undone(page, dropdown_select.run(ToolContext(page=page), option="Cena: od najniższej"))
+    err = await undone(page, on_page("forms.dropdown_select", option="Cena: od najniższej"))
     assert "choosing 'Cena: od najniższej'" in err.message and "sortuj-nie-ma" in err.message
     assert page.url == url and await page.locator("#lista li").count() == 6
 
@@ -71,36 +69,36 @@ async def test_a_search_and_a_sort_that_break_the_page_are_undone(page, site_url
     ],
 )
 async def test_real_snapshots_whose_filter_form_breaks_the_page(
-    page, realpages_url, how, name, params, landed_http
+    page, realpages_url, how, name, params, landed_http, on_page
 ):
     url = f"{realpages_url}/{name}" if how == "http" else realpage(name).as_uri()
     await page.goto(url, wait_until="domcontentloaded")
-    err = await undone(page, price_filter.run(ToolContext(page=page), **params))
+    err = await undone(page, on_page("forms.price_filter", **params))
     assert (landed_http if how == "http" else "a browser error page") in err.message
     assert page.url == url
 
 
-async def test_a_filter_that_does_nothing_is_reported_as_submitted_without_effect(page, site_url):
+async def test_a_filter_that_does_nothing_is_reported_as_submitted_without_effect(page, site_url, on_page):
     url = f"{site_url}/test/inert-filter.html"
     await page.goto(url)
-    report = (await price_filter.run(ToolContext(page=page), max=150))["price_filter"]
+    report = (await on_page("forms.price_filter", max=150))["price_filter"]
     assert report["submitted"] and report["method"] == "button: Filtruj" and report["navigated"] is False
     assert page.url == url and await page.locator("#lista li").count() == 24
 
 
 @pytest.mark.parametrize("mode", ["sync", "timer", "fetch", "frame", "message", "worker"])
-async def test_a_scripted_filter_is_waited_for(page, site_url, mode):
+async def test_a_scripted_filter_is_waited_for(page, site_url, mode, on_page):
     """A reaction in place, at once, after a timer (a debounced handler), a request, animation frames,
     a scheduler's message or a worker's answer: the tool returns once the list shows it."""
     await page.goto(f"{site_url}/test/js-filter.html?mode={mode}")
-    report = (await price_filter.run(ToolContext(page=page), max=20))["price_filter"]
+    report = (await on_page("forms.price_filter", max=20))["price_filter"]
     assert report["submitted"] and report["navigated"] is False
     assert await page.locator("#produkte .produkt a").all_inner_texts() == ["Becher", "Kaffeetasse"]
 
 
-async def test_a_filter_that_loads_a_good_page_is_not_undone(page, site_url):
+async def test_a_filter_that_loads_a_good_page_is_not_undone(page, site_url, on_page):
     await page.goto(site_url + "/test/en-shop.html")
-    report = (await price_filter.run(ToolContext(page=page), max=20))["price_filter"]
+    report = (await on_page("forms.price_filter", max=20))["price_filter"]
     assert report["navigated"] and "max=20" in page.url
 
 
@@ -115,14 +113,14 @@ BUSY_PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title
 </script></body></html>"""
 
 
-async def test_an_animation_or_a_poller_is_not_waited_on_as_a_reaction(page):
+async def test_an_animation_or_a_poller_is_not_waited_on_as_a_reaction(page, on_page):
     """Only work scheduled by the action's handlers (three generations deep) counts as a coming
     reaction, and a callback that schedules itself again is a loop: a page that animates and polls for
     ever has nothing due once the poller's first turn after the action is over."""
     from curllm_core.tools.page_helpers import _STATE_JS, PageWatch
 
     await page.set_content(BUSY_PAGE)
-    report = (await price_filter.run(ToolContext(page=page), max=10))["price_filter"]
+    report = (await on_page("forms.price_filter", max=10))["price_filter"]
     assert report["submitted"] and report["navigated"] is False
     async with PageWatch(page) as watch:
         await page.click("button")

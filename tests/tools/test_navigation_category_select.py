@@ -7,7 +7,7 @@ from jsonschema import Draft202012Validator
 
 from curllm_core.errors import ToolError
 from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
-from curllm_core.tool import ToolContext, load_callable
+from curllm_core.tool import load_callable
 from curllm_core.tools.navigation.category_select import run
 
 PATH = manifests_dir() / "navigation" / "category_select.json"
@@ -25,9 +25,9 @@ def test_manifest_is_valid_and_loads():
 
 
 @pytest.mark.browser
-async def test_shop_tree_elektronika_laptopy(page, site_url):
+async def test_shop_tree_elektronika_laptopy(page, site_url, on_page):
     await page.goto(site_url + "/")
-    report = checked(await run(ToolContext(page=page), path=["Elektronika", "Laptopy"]))
+    report = checked(await on_page(MANIFEST.key, path=["Elektronika", "Laptopy"]))
     assert [c["text"] for c in report["clicked"]] == ["Elektronika", "Laptopy"]
     assert all(c["navigated"] for c in report["clicked"])
     assert page.url == site_url + "/kategoria/laptopy"
@@ -36,16 +36,16 @@ async def test_shop_tree_elektronika_laptopy(page, site_url):
 
 
 @pytest.mark.browser
-async def test_case_and_accents_do_not_matter(page, site_url):
+async def test_case_and_accents_do_not_matter(page, site_url, on_page):
     await page.goto(site_url + "/")
-    report = checked(await run(ToolContext(page=page), path=["dom", " OGROD "]))
+    report = checked(await on_page(MANIFEST.key, path=["dom", " OGROD "]))
     assert report["clicked"][1]["text"] == "Ogród" and page.url.endswith("/kategoria/ogrod")
 
 
 @pytest.mark.browser
-async def test_collapsed_tree_opens_in_place(page, site_url):
+async def test_collapsed_tree_opens_in_place(page, site_url, on_page):
     await page.goto(site_url + "/test/menu.html")
-    report = checked(await run(ToolContext(page=page), path=["Elektronika", "Laptopy"]))
+    report = checked(await on_page(MANIFEST.key, path=["Elektronika", "Laptopy"]))
     first, second = report["clicked"]
     assert first["tag"] == "summary" and not first["navigated"]
     # the tree's "Laptopy", not the promo link "Laptopy do 3000 zł" that was visible all along
@@ -54,9 +54,9 @@ async def test_collapsed_tree_opens_in_place(page, site_url):
 
 
 @pytest.mark.browser
-async def test_unknown_category_is_a_clear_error(page, site_url):
+async def test_unknown_category_is_a_clear_error(page, site_url, on_page):
     await page.goto(site_url + "/")
     with pytest.raises(
         ToolError, match=r"category 'Tablety' \(level 2 of \['Elektronika', 'Tablety'\]\) not found"
     ):
-        await run(ToolContext(page=page), path=["Elektronika", "Tablety"])
+        await on_page(MANIFEST.key, path=["Elektronika", "Tablety"])

@@ -7,7 +7,7 @@ from jsonschema import Draft202012Validator
 
 from curllm_core.errors import ToolError
 from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
-from curllm_core.tool import ToolContext, load_callable
+from curllm_core.tool import load_callable
 from curllm_core.tools.navigation.click_by_text import run
 from curllm_core.tools.page_helpers import text_match
 
@@ -34,46 +34,47 @@ def test_text_match_tiers():
 
 
 @pytest.mark.browser
-async def test_load_more_button_loads_more(page, site_url):
+async def test_load_more_button_loads_more(page, site_url, on_page):
     await page.goto(site_url + "/nowosci")
     assert await page.locator(".product-card").count() == 8
-    report = checked(await run(ToolContext(page=page), text="Pokaż więcej"))
+    report = checked(await on_page(MANIFEST.key, text="Pokaż więcej"))
     assert report["clicked"] == {"tag": "button", "text": "Pokaż więcej"}
     assert report["match"] == "exact" and report["dom_changed"] and not report["navigated"]
     assert await page.locator(".product-card").count() == 16  # waited for the fetch and the new cards
 
 
 @pytest.mark.browser
-async def test_link_click_waits_for_the_navigation(page, site_url):
+async def test_link_click_waits_for_the_navigation(page, site_url, on_page):
     await page.goto(site_url + "/test/hn.html")
-    report = checked(await run(ToolContext(page=page), text="More"))
+    report = checked(await on_page(MANIFEST.key, text="More"))
     assert report["navigated"] and page.url == site_url + "/test/hn-2.html"
     assert await page.locator("tr.athing").count() == 3
 
 
 @pytest.mark.browser
-async def test_exact_then_normalized_then_contains(page, site_url):
+async def test_exact_then_normalized_then_contains(page, site_url, on_page):
     await page.goto(site_url + "/test/buttons.html")
-    ctx = ToolContext(page=page)
-    assert checked(await run(ctx, text="Zapisz"))["clicked"]["text"] == "Zapisz"  # not "Zapisz zmiany"
-    report = checked(await run(ctx, text="zapisz  ZMIANY"))
+    assert (
+        checked(await on_page(MANIFEST.key, text="Zapisz"))["clicked"]["text"] == "Zapisz"
+    )  # not "Zapisz zmiany"
+    report = checked(await on_page(MANIFEST.key, text="zapisz  ZMIANY"))
     assert report["match"] == "normalized" and report["clicked"]["text"] == "Zapisz zmiany"
-    report = checked(await run(ctx, text="szczegóły"))
+    report = checked(await on_page(MANIFEST.key, text="szczegóły"))
     assert report["match"] == "contains" and report["clicked"]["tag"] == "span"  # role=button
     assert await page.locator("#log li").all_inner_texts() == ["save", "save-all", "details"]
-    report = checked(await run(ctx, text="Więcej opcji"))
+    report = checked(await on_page(MANIFEST.key, text="Więcej opcji"))
     assert report["clicked"]["tag"] == "summary" and await page.locator("details[open]").count() == 1
-    report = checked(await run(ctx, text="Wyślij"))
+    report = checked(await on_page(MANIFEST.key, text="Wyślij"))
     assert report["clicked"]["tag"] == "input" and report["navigated"] and page.url.endswith("?sent=1")
 
 
 @pytest.mark.browser
-async def test_hidden_or_missing_text_is_a_clear_error(page, site_url):
+async def test_hidden_or_missing_text_is_a_clear_error(page, site_url, on_page):
     await page.goto(site_url + "/test/buttons.html")
     with pytest.raises(
         ToolError, match="nothing visible and clickable shows the text 'Usuń konto'.*1 hidden"
     ):
-        await run(ToolContext(page=page), text="Usuń konto")
+        await on_page(MANIFEST.key, text="Usuń konto")
     with pytest.raises(ToolError, match="nothing visible and clickable shows the text 'Zamów'"):
-        await run(ToolContext(page=page), text="Zamów")
+        await on_page(MANIFEST.key, text="Zamów")
     assert await page.locator("#log li").count() == 0

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 from jsonschema import Draft202012Validator
 
 from curllm_core.errors import ToolError
 from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
-from curllm_core.tool import ToolContext, load_callable
+from curllm_core.testing import make_registry
+from curllm_core.tool import ToolContext, load_callable, tool
 from curllm_core.tools.navigation.pagination import find_next_link, next_score, run
 from curllm_core.tools.page_helpers import Clickable
 from tests.conftest import realpage
@@ -24,8 +23,14 @@ def checked(output: dict) -> dict:
     return output
 
 
-async def shop_cards(ctx: ToolContext, **_) -> dict:
+#: The pages `shop_cards` ran on, in order (the pager runs its extraction once per page).
+SHOP_CARD_PAGES: list[str] = []
+
+
+@tool(category="extraction", produces=["products"], dependencies=["page"], timeout_ms=10000)
+async def shop_cards(ctx: ToolContext) -> dict:
     """A tiny extraction for these tests: the shop's product cards."""
+    SHOP_CARD_PAGES.append(ctx.page.url)
     return {
         "products": await ctx.page.eval_on_selector_all(
             ".product-list .product-card",
@@ -34,7 +39,8 @@ async def shop_cards(ctx: ToolContext, **_) -> dict:
     }
 
 
-async def stories(ctx: ToolContext, **_) -> dict:
+@tool(category="extraction", produces=["stories"], dependencies=["page"], timeout_ms=10000)
+async def stories(ctx: ToolContext) -> dict:
     """A tiny extraction for these tests: titles of HN-like and reddit-like lists."""
     return {
         "stories": await ctx.page.eval_on_selector_all(
@@ -43,18 +49,15 @@ async def stories(ctx: ToolContext, **_) -> dict:
     }
 
 
-def context(page, extraction) -> ToolContext:
-    """A context whose run_tool runs ``extraction``, as the executor would run the named tool."""
-    ctx = ToolContext(page=page)
-    calls: list[str] = []
+@pytest.fixture
+def curllm_registry():
+    """curllm's tools and this module's two extractions, which the pager runs through ctx.run_tool."""
+    return make_registry(shop_cards, stories)
 
-    async def run_tool(name: str, **params):
-        calls.append(name)
-        return await extraction(ctx, **params)
 
-    ctx.run_tool = run_tool
-    ctx.settings["calls"] = calls
-    return ctx
+async def pager(on_page, **params) -> dict:
+    """navigation.pagination on the test's page through curllm's fixture; the output as checked."""
+    return checked(await on_page(MANIFEST.key, **params))
 
 
 def test_manifest_is_valid_and_loads():
@@ -81,10 +84,10 @@ def test_next_scores():
 
 
 @pytest.mark.browser
-async def test_three_shop_pages_collect_24_products(page, site_url):
+async def test_three_shop_pages_collect_24_products(page, site_url, on_page):
     await page.goto(site_url + "/")
-    ctx = context(page, shop_cards)
-    out = checked(await run(ctx, max_pages=5))
+    SHOP_CARD_PAGES.clear()
+    out = await pager(on_page, max_pages=5, extract="extraction.shop_cards")
     assert len(out["products"]) == 24 and len({p["url"] for p in out["products"]}) == 24
     assert out["pagination"] == {
         "pages": 3,
@@ -92,32 +95,37 @@ async def test_three_shop_pages_collect_24_products(page, site_url):
         "items_per_page": [8, 8, 8],
         "stopped": "no_next_link",
     }
-    assert ctx.settings["calls"] == ["extraction.products_generic"] * 3
+    assert SHOP_CARD_PAGES == out["pagination"]["urls"]  # the extraction ran once on every page
 
 
 @pytest.mark.browser
-async def test_max_pages_bounds_the_walk(page, site_url):
+async def test_max_pages_bounds_the_walk(page, site_url, on_page):
     await page.goto(site_url + "/?price_max=150")
-    out = checked(await run(context(page, shop_cards), max_pages=1))
+    out = await pager(on_page, max_pages=1, extract="extraction.shop_cards")
     assert len(out["products"]) == 8 and out["pagination"]["stopped"] == "max_pages"
     assert page.url == site_url + "/?price_max=150"
 
 
 @pytest.mark.browser
-async def test_limit_counts_over_all_pages_and_stops_the_walk(page, site_url):
+async def test_limit_counts_over_all_pages_and_stops_the_walk(page, site_url, on_page):
     await page.goto(site_url + "/")
-    out = checked(await run(context(page, shop_cards), max_pages=5, limit=10))
+    out = await pager(on_page, max_pages=5, limit=10, extract="extraction.shop_cards")
     assert len(out["products"]) == 10
     assert out["pagination"]["pages"] == 2 and out["pagination"]["stopped"] == "limit"
 
 
 @pytest.mark.browser
-async def test_repeated_items_are_dropped_and_end_the_walk(page, site_url):
-    async def promo_only(ctx, **_):
+async def test_repeated_items_are_dropped_and_end_the_walk(page, site_url, curllm_run_tool):
+    @tool(category="extraction", produces=["products"], dependencies=["page"])
+    async def promo_only(ctx: ToolContext) -> dict:
+        """The same promoted product on every page."""
         return {"products": [{"name": "Robot kuchenny MaxiMix", "url": site_url + "/promocje"}]}
 
     await page.goto(site_url + "/")
-    out = checked(await run(context(page, promo_only), max_pages=5))
+    params = {"max_pages": 5, "extract": "extraction.promo_only"}
+    out = checked(
+        await curllm_run_tool(MANIFEST.key, page=page, params=params, registry=make_registry(promo_only))
+    )
     assert out["products"] == [{"name": "Robot kuchenny MaxiMix", "url": site_url + "/promocje"}]
     assert out["pagination"]["pages"] == 2 and out["pagination"]["stopped"] == "no_new_items"
 
@@ -126,21 +134,17 @@ async def test_repeated_items_are_dropped_and_end_the_walk(page, site_url):
 @pytest.mark.parametrize(
     ("start", "second", "count"), [("hn.html", "hn-2.html", 8), ("reddit.html", "reddit-2.html", 6)]
 )
-async def test_more_and_next_links(page, site_url, start, second, count):
+async def test_more_and_next_links(page, site_url, start, second, count, on_page):
     await page.goto(f"{site_url}/test/{start}")
-    out = checked(await run(context(page, stories), max_pages=5, extract="extraction.stories"))
+    out = await pager(on_page, max_pages=5, extract="extraction.stories")
     assert len(out["stories"]) == count
     assert out["pagination"]["urls"] == [f"{site_url}/test/{start}", f"{site_url}/test/{second}"]
 
 
 @pytest.mark.browser
-async def test_with_the_generic_product_extraction(page, site_url):
-    try:
-        generic = importlib.import_module("curllm_core.tools.extraction.products_generic")
-    except ImportError as e:
-        pytest.skip(f"extraction.products_generic not available: {e}")
+async def test_with_the_generic_product_extraction(page, site_url, on_page):
     await page.goto(site_url + "/?price_max=150")
-    out = checked(await run(context(page, generic.run), max_pages=5))
+    out = await pager(on_page, max_pages=5)  # extract's default: extraction.products_generic, really run
     assert out["pagination"]["pages"] == 2
     cheap = [p["name"] for p in load_shop().catalog()["products"] if p["price"] <= 150]
     assert sorted(p["name"] for p in out["products"]) == sorted(cheap)
@@ -197,18 +201,25 @@ async def test_off_site_and_missing_next_links_are_not_taken(page):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("dropped, pages, stopped", [(8, 3, "no_next_link"), (None, 2, "no_new_items")])
-async def test_a_page_whose_items_the_extraction_left_out_is_no_end(page, site_url, dropped, pages, stopped):
+async def test_a_page_whose_items_the_extraction_left_out_is_no_end(
+    page, site_url, dropped, pages, stopped, curllm_run_tool
+):
     """An extraction with a price bound reports the items it left out ("dropped"): a page with none in
     range does not end the walk; a page that adds nothing for another reason does."""
 
-    async def bounded(ctx: ToolContext, **_) -> dict:
+    @tool(category="extraction", produces=["products"], dependencies=["page"])
+    async def bounded(ctx: ToolContext) -> dict:
+        """The shop's cards, but none of page 2's (left out by a bound, when ``dropped`` says so)."""
         out = await shop_cards(ctx)
         if "strona=2" in ctx.page.url:
             return {"products": [], **({"dropped": dropped} if dropped else {})}
         return out
 
     await page.goto(site_url + "/")
-    out = checked(await run(context(page, bounded), max_pages=5))
+    params = {"max_pages": 5, "extract": "extraction.bounded"}
+    out = checked(
+        await curllm_run_tool(MANIFEST.key, page=page, params=params, registry=make_registry(bounded))
+    )
     assert out["pagination"]["pages"] == pages and out["pagination"]["stopped"] == stopped
     assert len(out["products"]) == 8 * (pages - 1)
 
