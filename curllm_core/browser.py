@@ -10,7 +10,6 @@ cannot derail a task, and bounds every call a hung page would never answer.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from .errors import (
     UsageError,
     http_status_error,
 )
+from .files import write_json_atomic
 from .policy import NetworkPolicy
 from .urls import normalize_url, parse_web_url
 
@@ -354,7 +354,7 @@ class Session:
             log.warning("%s: saved the cookies to %s, not the local storage", why, path)
         _remember_cookies(state)
         try:
-            write_json_atomically(path, state)
+            write_json_atomic(path, state, prefix=f".{path.name}.")  # a reader never sees half
         except OSError as e:
             log.warning("could not save the session to %s: %s", path, e.strerror or e)
 
@@ -419,23 +419,6 @@ async def _bounded(awaitable, seconds: float, what: str) -> None:
         await asyncio.wait_for(awaitable, seconds)
     except TimeoutError:
         log.warning("%s did not finish within %g s; going on without it", what, seconds)
-
-
-def write_json_atomically(path: Path, doc: Any) -> None:
-    """Write JSON to a temporary file next to ``path``, then rename it over: readers never see half."""
-    import json
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 async def _fulfill_document(route, response=None) -> bool:

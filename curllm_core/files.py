@@ -6,6 +6,7 @@ A leaf module (standard library only), so the registry, the planner's cache, ``@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -35,5 +36,6 @@ def write_json_atomic(path: Path, doc: Any, *, prefix: str, indent: int | None =
             json.dump(doc, f, ensure_ascii=False, indent=indent)
         os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        with contextlib.suppress(OSError):  # the error that matters is the write's, not this one
+            os.unlink(tmp)
         raise
