@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PlanError
+from ..manifest import ROLES
 from ..plan import Plan, Step, check_plan, named_tool, normalise_plan, step_io
 from ..registry import Registry
 from .base import Planned
@@ -56,8 +57,11 @@ Reply with ONE JSON object and nothing else:
 Rules:
 - Use only the tools listed. Parameters must match the tool's parameter schema; leave out what is not needed.
 - Order: forms (fill, search, filter), navigation (open, click, scroll, paginate), extraction, validation.
-- A tool with an "extract" parameter (a pager) runs that extraction tool on every page: name the extraction \
-tool there instead of adding a separate extraction step.
+- A tool with a parameter of "role": "tool" (a pager: pagination's "extract") runs that extraction tool on \
+every page: name the extraction tool there (its parameters in the "tool_parameters" one) instead of adding a \
+separate extraction step.
+- A parameter of "role": "data_key" names the data key the step reads and writes (e.g. "articles" for a \
+check written for any item list).
 - Add a validation step for any limit the page might not enforce (a price range, required fields).
 - Mark a step "optional": true when the page may well not have what it needs (e.g. a price filter form).
 - Take values (prices, counts, search terms, dates) from the instruction; never invent them."""
@@ -268,6 +272,10 @@ def tool_card(manifest: Any) -> dict:
         if prop.get("description"):
             card["description"] = _clip(prop["description"], 120)
         params[name] = card
+    for role in ROLES:  # declared, or by the older conventional name: the rules above speak of roles
+        name = manifest.parameter_for(role)
+        if name in params:
+            params[name]["role"] = role
     doc: dict[str, Any] = {
         "name": manifest.key,
         "description": _clip(manifest.description, 300),

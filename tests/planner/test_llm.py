@@ -473,3 +473,29 @@ async def test_page_is_summarised_once_and_reused(env, fake, registry, browser_p
     names = [p["name"] for p in result.data["products"]]
     assert names and all(p["price"] <= 20 for p in result.data["products"]), names  # the guard was added
     assert result.timings["steps_ms"] >= 0
+
+
+def test_the_model_is_shown_the_roles_of_parameters_declared_or_conventional():
+    from curllm_core.manifest import Manifest
+    from curllm_core.planner.llm import SYSTEM_PROMPT, tool_card
+    from curllm_core.plugins import load_registry
+
+    pager = tool_card(load_registry({"CURLLM_LOAD_PLUGINS": ""}).resolve("navigation.pagination"))
+    assert pager["parameters"]["extract"]["role"] == "tool"
+    assert pager["parameters"]["extract_parameters"]["role"] == "tool_parameters"
+    assert "role" not in pager["parameters"]["max_pages"]
+    conventional = Manifest.from_dict(  # a plugin's manifest that declares no role: "key" by its name
+        {
+            "name": "keep",
+            "version": "0.1.0",
+            "description": "Keep some items.",
+            "category": "validation",
+            "parameters": {"type": "object", "properties": {"key": {"type": "string"}}},
+            "output_schema": {"type": "object"},
+            "dependencies": [],
+            "consumes": ["products"],
+            "produces": ["products"],
+        }
+    )
+    assert tool_card(conventional)["parameters"]["key"]["role"] == "data_key"
+    assert '"role": "tool"' in SYSTEM_PROMPT and '"role": "data_key"' in SYSTEM_PROMPT
