@@ -6,11 +6,7 @@ from __future__ import annotations
 import pytest
 
 from curllm_core.errors import ToolError
-from curllm_core.executor import RunOptions, execute
 from curllm_core.item_fields import concept_of, key_for
-from curllm_core.manifest import manifests_dir
-from curllm_core.plan import check_plan
-from curllm_core.registry import Registry
 from curllm_core.tools.validation.order_items import order_items
 from curllm_core.tools.validation.select_fields import select_fields
 
@@ -30,13 +26,6 @@ REDDIT = [  # ... Reddit posts a score
     {"title": "x", "score": 5, "comments": 40},
     {"title": "y", "score": 2395, "comments": 657},
 ]
-
-
-@pytest.fixture(scope="module")
-def registry() -> Registry:
-    r = Registry()
-    r.register(manifests_dir() / "validation")
-    return r
 
 
 def names(items: list) -> list:
@@ -104,42 +93,35 @@ def test_concepts():
     assert key_for([{"href": "u"}], "url") == "href"
 
 
-async def test_through_the_executor(registry):
-    plan = check_plan(
-        {
-            "plan": [
-                {
-                    "tool": "validation.order_items",
-                    "parameters": {"by": "points", "limit": 1, "key": "articles"},
-                },
-                {
-                    "tool": "validation.select_fields",
-                    "parameters": {"fields": ["name", "points"], "key": "articles"},
-                },
-            ],
-            "expected_output": "articles",
-        },
-        registry,
-        initial_keys={"articles"},
-    )
-    result = await execute(plan, registry, RunOptions(data={"articles": list(REDDIT)}))
+async def test_through_the_executor(curllm_run_plan):
+    plan = {
+        "plan": [
+            {"tool": "validation.order_items", "parameters": {"by": "points", "limit": 1, "key": "articles"}},
+            {
+                "tool": "validation.select_fields",
+                "parameters": {"fields": ["name", "points"], "key": "articles"},
+            },
+        ],
+        "expected_output": "articles",
+    }
+    result = await curllm_run_plan(plan, data={"articles": list(REDDIT)})
     assert result.ok, result.errors
     assert result.data["articles"] == [{"title": "y", "score": 2395}]
     assert result.steps[0].result["ordering"]["by"] == "score"
     assert result.steps[1].result["selection"] == {"fields": ["title", "score"], "items": 1}
 
 
-async def test_a_failed_order_is_a_failed_step(registry):
-    plan = check_plan(
-        {
-            "plan": [{"tool": "validation.order_items", "parameters": {"by": "rating"}}],
-            "expected_output": "products",
-        },
-        registry,
-        initial_keys={"products"},
-    )
-    result = await execute(plan, registry, RunOptions(data={"products": [{"name": "x", "price": 1}]}))
+async def test_a_failed_order_is_a_failed_step(curllm_run_plan, curllm_run_tool):
+    plan = {
+        "plan": [{"tool": "validation.order_items", "parameters": {"by": "rating"}}],
+        "expected_output": "products",
+    }
+    result = await curllm_run_plan(plan, data={"products": [{"name": "x", "price": 1}]})
     assert not result.ok and "no item has a field for 'rating'" in result.steps[0].error
+    with pytest.raises(ToolError, match="no item has a field for 'rating'"):
+        await curllm_run_tool(
+            "validation.order_items", params={"by": "rating"}, data={"products": [{"name": "x"}]}
+        )
 
 
 def test_dates_are_compared_as_instants():
