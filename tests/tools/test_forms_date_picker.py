@@ -8,7 +8,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from curllm_core.errors import PlanError, ToolError
-from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
+from curllm_core.manifest import load_manifest, manifests_dir
 from curllm_core.tool import load_callable
 from curllm_core.tools.forms.date_picker import format_from_pattern, format_from_text, format_from_value, run
 
@@ -22,8 +22,8 @@ def checked(output: dict) -> dict:
     return output["date_picker"]
 
 
-def test_manifest_is_valid_and_loads():
-    assert check_manifest(read_manifest(PATH)) == []
+def test_manifest_is_valid_and_loads(curllm_check_manifest):
+    assert curllm_check_manifest(PATH) == []  # what `curllm tools validate` checks, entrypoint imported
     assert load_callable(MANIFEST) is run
     params = Draft202012Validator(MANIFEST.parameters)
     assert params.is_valid({"from": "2024-05-07"}) and not params.is_valid({"from": "07.05.2024"})

@@ -8,7 +8,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from curllm_core.errors import ToolError
-from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
+from curllm_core.manifest import load_manifest, manifests_dir
 from curllm_core.tool import load_callable
 from curllm_core.tools.forms.price_filter import run
 from tests.conftest import realpage
@@ -24,8 +24,8 @@ def checked(output: dict) -> dict:
     return output["price_filter"]
 
 
-def test_manifest_is_valid_and_loads():
-    assert check_manifest(read_manifest(PATH)) == []
+def test_manifest_is_valid_and_loads(curllm_check_manifest):
+    assert curllm_check_manifest(PATH) == []  # what `curllm tools validate` checks, entrypoint imported
     assert MANIFEST.key == "forms.price_filter" and MANIFEST.effects == "write"
     assert load_callable(MANIFEST) is run
     params = Draft202012Validator(MANIFEST.parameters)

@@ -6,7 +6,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from curllm_core.errors import ToolError
-from curllm_core.manifest import check_manifest, load_manifest, manifests_dir, read_manifest
+from curllm_core.manifest import load_manifest, manifests_dir
 from curllm_core.testing import make_registry
 from curllm_core.tool import ToolContext, load_callable, tool
 from curllm_core.tools.navigation.pagination import find_next_link, next_score, run
@@ -60,8 +60,8 @@ async def pager(on_page, **params) -> dict:
     return checked(await on_page(MANIFEST.key, **params))
 
 
-def test_manifest_is_valid_and_loads():
-    assert check_manifest(read_manifest(PATH)) == []
+def test_manifest_is_valid_and_loads(curllm_check_manifest):
+    assert curllm_check_manifest(PATH) == []  # what `curllm tools validate` checks, entrypoint imported
     assert MANIFEST.produces == ("products",) and MANIFEST.effects == "write"
     assert load_callable(MANIFEST) is run
 
