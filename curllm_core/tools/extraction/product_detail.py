@@ -58,10 +58,14 @@ FIELDS = (
 
 # --- words -------------------------------------------------------------------------------------
 
+#: "Notify me when it is back in stock": a page for a product that is not.
+_BACK_IN_STOCK = (
+    r"back in stock|wieder (?:auf lager|verf[uü]gbar)|powiadom o dost[eę]pno[sś]ci|de retour en stock"
+)
 # Checked before IN_STOCK: "niedostępny" contains "dostępny", "nicht verfügbar" "verfügbar",
 # "není skladem" "skladem", "non disponibile" "disponibile".
 OUT_OF_STOCK = re.compile(
-    r"(?<![^\W\d_])(?:out of stock|sold out|currently unavailable|unavailable|no longer available|"
+    rf"(?<![^\W\d_])(?:{_BACK_IN_STOCK}|out of stock|sold out|currently unavailable|unavailable|no longer available|"
     r"niedost[eę]pn[yaei]|brak w magazynie|brak towaru|chwilowo niedost[eę]pny|wyprzedan[yae]|"
     r"nicht (?:mehr )?(?:verf[uü]gbar|lieferbar|auf lager|vorr[aä]tig)|ausverkauft|vergriffen|"
     r"rupture de stock|[eé]puis[eé]e?|indisponible|plus disponible|"
@@ -79,6 +83,15 @@ IN_STOCK = re.compile(
     r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|在庫あり)(?![^\W\d_])",
     re.I,
 )
+#: Picking up in a store, a separate matter from whether the product can be bought.
+_PICKUP_RE = re.compile(
+    r"pickup|pick up|click (?:&|and) collect|in store|odbi[oó]r osobisty|abholung|retrait", re.I
+)
+_STOCK_IDS = ", ".join(
+    f'[id*="{w}" i]'
+    for w in ("availability", "stock", "dostepnosc", "verfuegbarkeit", "disponibilit", "lager")
+)
+_CART_IDS = ", ".join(f'[id*="{w}" i]' for w in ("add-to-cart", "addtocart", "add_to_cart", "add-to-basket"))
 #: Buttons that put this product in a cart: enabled, the product can be bought.
 ADD_TO_CART = re.compile(
     r"add to (?:cart|basket|bag|trolley)|buy (?:it )?now|(?:dodaj )?do koszyka|kup teraz|in den warenkorb|"
@@ -128,7 +141,7 @@ _LABELS = {
     "mpn": [
         r"mpn|manufacturer part number|kod producenta|herstellernummer|hersteller-?nr\.?|herstellerartikelnummer|"
         r"part number|r[ée]f[ée]rence fabricant",
-        r"model(?:l)?(?: number| no\.?| name|nummer|name)?|numer modelu|mod[eè]le|modelo|modello",
+        r"(?:item )?model(?:l)?(?: number| no\.?| name|nummer|name)?|numer modelu|mod[eè]le|modelo|modello",
     ],
     "gtin": [r"ean(?:[- ]?13)?(?: \(gtin\))?|gtin(?:-?1[34])?|upc|isbn(?:-?13)?|jan|kod ean|ean k[oó]d"],
     "brand": [
@@ -728,27 +741,51 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         if regular:
             out["price_regular"] = regular[0]
     texts = _block_text(block)
-    words = " | ".join(t for _, t in texts if len(t) <= 200)
-    if OUT_OF_STOCK.search(words):
-        out["availability"] = "OutOfStock"
-    elif IN_STOCK.search(words):
-        out["availability"] = "InStock"
-    else:
-        for el in block:
-            is_button = el.tag == "button" or (
-                el.tag == "input" and (el.attributes.get("type") or "") in ("submit", "button")
-            )
-            label = visible_text(el) if el.tag == "button" else (el.attributes.get("value") or "")
-            if is_button and OUT_OF_STOCK.search(label):
-                out["availability"] = "OutOfStock"
-                break
-            if is_button and ADD_TO_CART.search(label):
-                disabled = "disabled" in el.attributes or el.attributes.get("aria-disabled") == "true"
-                out["availability"] = "OutOfStock" if disabled else "InStock"
-                break
+    # The product's stock: its block's words, else its stock element or cart button found by id
+    # (a buy box beside the description, after the block's end).
+    out["availability"] = (
+        _stock_words([t for _, t in texts])
+        or _cart_button(block)
+        or _stock_words([visible_text(el) for el in _stock_elements(tree)])
+        or _cart_button(tree.css(_CART_IDS))
+    )
     out.update(_labelled(texts, _spec_rows(tree)))
     out.update(_rating(texts))
     return out
+
+
+def _stock_words(texts: list[str]) -> str | None:
+    """InStock/OutOfStock from stock words, out-of-stock ones first; a text about picking up in a
+    store ("Pickup currently unavailable at ...") says nothing about the product itself."""
+    words = " | ".join(t for t in texts if len(t) <= 200 and not _PICKUP_RE.search(t))
+    if OUT_OF_STOCK.search(words):
+        return "OutOfStock"
+    if IN_STOCK.search(words):
+        return "InStock"
+    return None
+
+
+def _cart_button(elements: list[LexborNode]) -> str | None:
+    """InStock for an enabled add-to-cart button, OutOfStock for a disabled or "Sold out" one."""
+    for el in elements:
+        is_button = el.tag == "button" or (
+            el.tag == "input" and (el.attributes.get("type") or "") in ("submit", "button")
+        )
+        if not is_button:
+            continue
+        label = visible_text(el) if el.tag == "button" else (el.attributes.get("value") or "")
+        if OUT_OF_STOCK.search(label):
+            return "OutOfStock"
+        if ADD_TO_CART.search(label):
+            disabled = "disabled" in el.attributes or el.attributes.get("aria-disabled") == "true"
+            return "OutOfStock" if disabled else "InStock"
+    return None
+
+
+def _stock_elements(tree) -> list[LexborNode]:
+    """The page's stock message by its id ("availability", "stock"): ids are the page's own, not a
+    carousel card's."""
+    return [el for el in tree.css(_STOCK_IDS) if len(el.text(deep=True)) <= 200]
 
 
 def _rating(texts: list[tuple[LexborNode, str]]) -> dict:
@@ -854,8 +891,9 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
         product["price_regular"] = shown.get("price_regular")
     if shown.get("availability") is not None:
         product["availability"] = shown["availability"]
-    # A SKU the page prints is this page's (a variant's), over the metadata's.
-    if shown.get("sku"):
+    # A SKU the page prints is this page's variant's, over the metadata's when that has variants
+    # (or none); one product's stated SKU stands over a number the page prints (a listing's own).
+    if shown.get("sku") and (variants or not product.get("sku")):
         product["sku"] = shown["sku"]
         own = next((v for v in variants if v.get("sku") == shown["sku"]), None)
         if own is not None:
