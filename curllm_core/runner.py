@@ -594,7 +594,7 @@ class Replanner:
 
     async def __call__(self, execution: Execution, index: int) -> Plan | None:
         from .planner import warn
-        from .planner.llm import LLMFailure, merge_usage, replan_with_llm, summarize_page
+        from .planner.llm import LLMFailure, merge_usage, merge_warnings, replan_with_llm, summarize_page
 
         failed = execution.steps[-1] if execution.steps else None
         # A page that cannot be had defeats any plan; and the number of rounds is bounded.
@@ -646,6 +646,8 @@ class Replanner:
             old.url,
             old.planner,
             old.needs_page or planned.plan.needs_page,
+            # What the first plan could not do is still not done: its warnings stay.
+            merge_warnings(old.warnings, planned.plan.warnings),
         )
         decision_event(
             self.bus,

@@ -543,18 +543,27 @@ def test_rule_planner_fields():
 
 def test_rule_planner_link_targets(builtin_registry):
     from curllm_core.planner.rules import plan_with_rules
+    from curllm_core.tools.extraction import links_by_pattern
 
     problems = []
     for row in _rows("Link targets"):
         [example] = _quoted(row[0])
         plan = plan_with_rules(example, "https://shop.example/", builtin_registry).plan
         step = plan.steps[0]
-        if step.tool != "extraction.links_by_pattern" or not step.parameters.get("pattern"):
-            problems.append(f"{example!r} plans {step.tool} {step.parameters}")
+        params = step.parameters
+        if step.tool != "extraction.links_by_pattern" or not (
+            params.get("pattern") or params.get("external")
+        ):
+            problems.append(f"{example!r} plans {step.tool} {params}")
             continue
-        rx = re.compile(step.parameters["pattern"], re.I)
-        problems += [f"{example!r} misses {u}" for u in ticked(row[1]) if not rx.search(u)]
-        problems += [f"{example!r} matches {u}" for u in ticked(row[2]) if rx.search(u)]
+        # The links the tool itself keeps, with the planned parameters, from a page linking to each URL.
+        urls = [*ticked(row[1]), *ticked(row[2])]
+        page = "".join(f'<a href="{u}">{i}</a>' for i, u in enumerate(urls))
+        kept = {
+            link["url"] for link in links_by_pattern.extract(page, "https://shop.example/", **params)["links"]
+        }
+        problems += [f"{example!r} misses {u}" for u in ticked(row[1]) if u not in kept]
+        problems += [f"{example!r} matches {u}" for u in ticked(row[2]) if u in kept]
     assert not problems, "rule-planner.md, Link targets: " + "; ".join(problems)
 
 

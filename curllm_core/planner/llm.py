@@ -600,7 +600,16 @@ async def plan_with_llm(
         expected=expected,
         extra=litellm_kwargs,
     )
+    if draft is not None:
+        # What the rule planner found no tool for ("not done: buy ...") stays said: the model's plan
+        # is checked against the same tools, and a warning is never dropped by planning again.
+        attempt.plan.warnings = merge_warnings(attempt.plan.warnings, draft.plan.warnings)
     return Planned(attempt.plan, attempt.reasoning, f"llm:{model}", usage.to_dict())
+
+
+def merge_warnings(first: list[str], second: list[str]) -> list[str]:
+    """Both lists of warnings, each warning once, in order."""
+    return list(dict.fromkeys([*first, *second]))
 
 
 async def replan_with_llm(

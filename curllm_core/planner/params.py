@@ -106,6 +106,9 @@ _ITEM_NOUN = (
     r"ergebnis\w*|artikel|angebot\w*|beiträge|beitrag|einträge|eintrag|nachrichten|meldungen)"
 )
 
+# Words that join two numbers ("100 and 200", "10 bis 20"): the first number is no count.
+_JOIN_WORD = r"(?:and|und|oraz|lub|oder|bis|to|do|or|i|a)\b"
+
 _CHEAP = r"(?:cheapest|lowest[- ]priced|least expensive|najtańsz\w*|najtansz\w*|günstigst\w*|billigst\w*|preiswertest\w*)"
 _DEAR = r"(?:most expensive|priciest|highest[- ]priced|najdroższ\w*|najdrozsz\w*|teuerst\w*)"
 _NEW = r"(?:newest|latest|most recent|najnowsz\w*|najświeższ\w*|najswiezsz\w*|neueste\w*|aktuellste\w*|jüngste\w*)"
@@ -132,6 +135,8 @@ _FIELD_ANY = "|".join(FIELD_WORDS.values())
 _FIELD_JOIN = r"(?:\s*(?:,|&|\band\b|\bi\b|\boraz\b|\bund\b|\bor\b|\bplus\b)\s*|\s+)"
 _FIELD_FILL = (
     r"(?:(?:a|an|the|ein|eine|einen|einem|own|its|their|their own|swoją|swoja|die|den|der|ihre?n?)\s+)?"
+    # "the number of points", "liczba punktów", "die Anzahl der Kommentare": the count is the field
+    r"(?:(?:(?:the\s+)?(?:number|count|amount)\s+of|liczb[aęy]|ilość|ilosc|anzahl(?:\s+(?:der|an))?)\s+)?"
 )
 
 _FILE_TYPES = (
@@ -294,6 +299,7 @@ def extract_facts(instruction: str, *, today: date | None = None) -> Facts:
     _scores(t, facts)
     _pages(t, facts)
     _scrolls(t, facts)
+    _rows(t, facts)
     _table_choice(t, facts)
     _counts(t, facts)
     _result_count(t, facts)
@@ -486,6 +492,20 @@ def _scrolls(t: _Text, facts: list[Fact]) -> None:
         t.mask(m.start(), m.end())
 
 
+def _rows(t: _Text, facts: list[Fact]) -> None:
+    """How many rows of a table: "the first 10 rows", "pierwsze 5 wierszy", "die ersten 3 Zeilen",
+    "only 20 rows" (``max_rows``; a count of tables is another thing: "the first 2 tables")."""
+    m = t.search(
+        rf"\b(?:(?:top|first|pierwsz\w*|ersten?|only|just|tylko|nur|show|pokaż|pokaz|zeige?)\s+)?{_N}\s+"
+        r"(?:(?:first|pierwsz\w*|ersten?)\s+)?(?:rows|row|wiersz\w*|zeilen?)\b"
+    )
+    if m:
+        value = to_int(m.group(1))
+        if 0 < value <= 100000:
+            facts.append(Fact("max_rows", value, m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
+
+
 def _counts(t: _Text, facts: list[Fact]) -> None:
     """How many items: "top 10", "first 5", "10 najtańszych", "die ersten 5", "20 products", "show 20"."""
     pats = [
@@ -500,7 +520,7 @@ def _counts(t: _Text, facts: list[Fact]) -> None:
         rf"\b{_N}(?!\s*{_CUR})\s+(?:\w+\s+){{0,2}}{_ITEM_NOUN}\b",
         rf"\b(?:show|get|give me|list|return|fetch|pokaż|pokaz|daj|podaj|zeige?|gib)\s+(?:me\s+|mir\s+|mi\s+)?{_N}\b(?!\s*{_CUR})",
         # One thing in the singular: "the first table", "pobierz tabelę", "die erste Tabelle" -> 1.
-        r"\b(?:the\s+)?(first|pierwsz[aąy]|erste[nrs]?)\s+(?:table|product|item|result|article|story|post|link|"
+        r"\b(?:the\s+)?(first|top|pierwsz[aąy]|erste[nrs]?)\s+(?:table|product|item|result|article|story|post|link|"
         r"tabel[aęi]|produkt|artykuł|wynik|tabelle|artikel|beitrag|ergebnis)\b",
         r"\b(?:get|extract|download|pobierz|wyciągnij|hol|extrahiere)\s+(?:the\s+|die\s+)?(tabelę|table|tabelle)\b",
     ]
@@ -514,6 +534,18 @@ def _counts(t: _Text, facts: list[Fact]) -> None:
                 # Keep "cheapest" readable for the sort pass; only the number is used up.
                 t.mask(m.start(1), m.end(1))
                 return
+    # A number that opens the request and names how many of something the page lists: "two graphics
+    # cards please", "3 gitary", "die 5 Grafikkarten", "show me 4 Mainboards" (the noun is the page's
+    # goods, not a unit, a currency or a word that joins a range: "100 and 200 zł" is a price).
+    m = t.search(
+        rf"(?:^|\b(?:the|die|der|das|den|me|mir|mi)\s+){_N}\s+(?!{_NOT_PRICE_UNIT}|{_CUR}|{_JOIN_WORD})"
+        r"[^\W\d_]{3,}"
+    )
+    if m and not re.fullmatch(r"(?:19|20)\d\d", m.group(1)):
+        value = to_int(m.group(1))
+        if 0 < value <= 1000:
+            facts.append(Fact("limit", value, m.start(1), m.group(0)))
+            t.mask(m.start(1), m.end(1))
 
 
 _OLD = r"(?:oldest|earliest|least recent|najstarsz\w*|älteste\w*|aelteste\w*)"
@@ -552,14 +584,14 @@ _SUPERLATIVES: tuple[tuple[str, str, str], ...] = (
     (
         "comments",
         "desc",
-        r"(?:most[- ](?:commented|discussed)|najczęściej komentowan\w*|najczesciej komentowan\w*|"
+        r"(?:most[- ](?:commented|discussed)|(?:najczęściej|najczesciej|najbardziej|najwięcej|najwiecej)\s+(?:komentowan|dyskutowan)\w*|"
         r"meistkommentiert\w*|meistdiskutiert\w*|am meisten (?:kommentiert|diskutiert)\w*)",
     ),
     ("name", "asc", r"(?:alphabetical(?:ly)?|alfabetycz\w*|alphabetisch\w*)"),
     (
         "popularity",
         "desc",
-        r"(?:most[- ]popular|najpopularniejsz\w*|beliebteste\w*|populärste\w*|am beliebtesten)",
+        r"(?:most[- ]popular|najpopularniejsz\w*|najbardziej\s+popularn\w*|beliebteste\w*|populärste\w*|am beliebtesten)",
     ),
 )
 #: The order a sort names, as an option text dropdown tools understand in any language.
@@ -826,7 +858,7 @@ def _category(t: _Text, facts: list[Fact]) -> None:
 #: Kinds of file, by the words that name them, as URL endings.
 _FILE_KINDS: tuple[tuple[str, str], ...] = (
     (
-        r"images?|pictures?|photos?|obraz\w*|zdjęci\w*|zdjec\w*|grafik\w*|bilder\w*|fotos?",
+        r"images?|pictures?|photos?|obraz\w*|zdjęci\w*|zdjęć|zdjec\w*|grafik\w*|bilder\w*|fotos?",
         r"jpe?g|png|gif|webp|svg",
     ),
     (r"videos?|movies?|film\w*|wideo", r"mp4|webm|mov|avi|mkv"),
@@ -855,6 +887,28 @@ _NOT_A_SITE = frozenset(
     dokumente dokumenten kommentare kommentaren quellen details mehr startseite
     """.split()
 )
+#: Sites people name as link targets by their bare name ("links to github", "linki do youtube"). A
+#: bare name that is none of these (nor a site of an installed tool) is still matched as a site's name,
+#: with a warning that says so: "links to bananas" is more likely a word than a site.
+WELL_KNOWN_SITES = frozenset(
+    """
+    github gitlab bitbucket sourceforge codeberg gist youtube youtu vimeo twitch dailymotion twitter x
+    facebook fb instagram linkedin tiktok pinterest reddit tumblr mastodon threads bluesky medium
+    substack wordpress blogspot blogger wikipedia wikimedia wiktionary wikidata wikiquote stackoverflow
+    stackexchange superuser serverfault google bing yahoo duckduckgo baidu yandex amazon ebay allegro
+    aliexpress etsy olx apple microsoft mozilla python npmjs npm pypi crates docker readthedocs arxiv
+    doi researchgate bbc cnn nytimes guardian reuters bloomberg spotify soundcloud bandcamp dropbox
+    slack discord telegram whatsapp imdb archive flickr imgur gravatar steam steampowered netflix
+    paypal shopify w3 w3schools mdn ycombinator onet wp interia gazeta heise spiegel zeit faz
+    """.split()
+)
+
+
+def known_site_name(word: str) -> bool:
+    """Whether a bare name ("githuba", "YouTube") is one of `WELL_KNOWN_SITES`, inflected or not."""
+    return any(form in WELL_KNOWN_SITES for form in _site_name_forms(word.lower()))
+
+
 _HOST_TAIL = r"\.[a-z0-9-]+(?:\.[a-z0-9-]+)?(?::[0-9]+)?(?:[/?#]|$)"
 
 
@@ -1020,7 +1074,7 @@ def _fields(t: _Text, facts: list[Fact]) -> None:
         facts.append(Fact("fields", fields, m.start("list"), t.original[m.start("list") : end]))
 
 
-_ONLY = r"(?:only|just|solely|tylko|wyłącznie|wylacznie|jedynie|nur|lediglich|bloß|bloss|ausschließlich)"
+_ONLY = r"(?:only|just|solely|tylko|wyłącznie|wylacznie|jedynie|same|nur|lediglich|bloß|bloss|ausschließlich)"
 _GIVE = (
     r"(?:get|show|list|return|give(?:\s+me)?|extract|fetch|print|output|display|collect|scrape|want|"
     r"pobierz|pokaż|pokaz|podaj|wypisz|zwróć|zwroc|wyciągnij|wyciagnij|zbierz|wyświetl|wyswietl|"
@@ -1045,6 +1099,8 @@ def _select(t: _Text, facts: list[Fact]) -> None:
         (t.search(rf"\b(?:with|z|ze|mit)\s+{lst}"), 2),
     ]
     for m, least in sorted(((m, n) for m, n in cands if m), key=lambda c: c[0].start()):
+        if m.group(0).lower().startswith("same") and detect_lang(t.original) != "pl":
+            continue  # "same" means "only" in Polish ("same tytuły"); in English "the same site" is no list
         fields, end = _field_list(t, m.start("list"))
         after = t.text[end : end + 60]
         if len(fields) < least:
@@ -1184,27 +1240,56 @@ ACTIONS: dict[str, str] = {
     "sign up": r"\b(?:sign\s?up|register|create\s+an\s+account|zarejestruj\w*|załóż\s+konto|registrier\w*)\b",
     "buy": (
         r"\b(?:buy|purchase|check\s?out|add\s+(?:it\s+|them\s+)?to\s+(?:the\s+|my\s+)?(?:cart|basket)|"
-        r"place\s+an\s+order|kup|kupić|kupic|kupuj\w*|zamów|zamow|zamówić|zamowic|dodaj\s+do\s+koszyka|"
+        r"place\s+an\s+order|order\s+(?:it|them|this|that|one|two|three|the\s+(?:cheapest|first|best))\b|"
+        r"kup|kupić|kupic|kupuj\w*|zamów|zamow|zamówić|zamowic|dodaj\s+do\s+koszyka|"
         r"kaufe?n?|kauf|bestelle?n?|in\s+den\s+(?:warenkorb|einkaufswagen))\b"
     ),
     "pay": r"\b(?:pay|payment|zapłać|zaplac|zapłacić|zaplacic|opłać|oplac|bezahle?n?)\b",
     "send": (
-        r"\b(?:send|e-?mail\s+(?:it|them|me|the)|forward\s+(?:it|them|the)|wyślij|wyslij|wysłać|wyslac|"
-        r"prześlij|przeslij|sende\w*|schick\w*|verschick\w*)\b"
+        r"\b(?:send|e-?mail\s+(?:it|them|me|the|us|him|her)|forward\s+(?:it|them|the)|text\s+me|"
+        r"message\s+(?:me|him|her|them|the)|write\s+to|wyślij|wyslij|wysłać|wyslac|prześlij|przeslij|"
+        r"napisz\s+(?:do|mi|maila|e-?mail\w*|wiadomość|wiadomosc)|sende\w*|schick\w*|verschick\w*|"
+        r"schreib\w*\s+(?:mir|uns|ihm|ihr|dem|der|an)\b)"
     ),
     "post": (
         r"\b(?:post\s+(?:a|an|the|this|it|my|on|to)\b|publish|reply\s+to|comment\s+on|"
-        r"(?:leave|write)\s+a\s+(?:comment|review)|opublikuj\w*|skomentuj\w*|napisz\s+(?:komentarz|opini\w*)|"
-        r"veröffentlich\w*|kommentiere\w*|antworte\w*|poste\b|posten\b)"
+        r"(?:leave|write|add)\s+(?:a|an|my)\s+(?:comment|review|reply|answer|post)|opublikuj\w*|skomentuj\w*|"
+        r"(?:napisz|dodaj|zostaw)\s+(?:\w+\s+)?(?:komentarz\w*|opini\w*|recenzj\w*|odpowied\w*|post\w*|wpis\w*)|"
+        r"odpowiedz\b|veröffentlich\w*|kommentiere\w*|antworte\w*|poste\b|posten\b|"
+        r"(?:schreib|verfass|hinterlass)\w*\s+(?:\w+\s+)?(?:kommentar|bewertung|rezension|antwort|beitrag)\w*)"
     ),
     "book": (
         r"\b(?:book\s+(?:a|an|the|me|it|this|that|my|tickets?|flights?|rooms?|hotels?|tables?)\b|reserve|"
         r"make\s+a\s+reservation|zarezerwuj\w*|rezerwuj\w*|buche\b|buchen\b|reservier\w*)"
     ),
     "subscribe": (
-        r"\b(?:subscribe|unsubscribe|follow\s+(?:the|this|them|him|her)\b|upvote\s+(?:it|this|the|them)\b|"
-        r"downvote|zasubskrybuj\w*|subskrybuj\w*|obserwuj\w*|polub\w*|abonnier\w*)"
+        r"\b(?:subscribe|unsubscribe|follow\s+(?:the|this|them|him|her)\b|(?:up|down)vote\b|(?:^|(?:and|then|,)\s+)like\s+(?:it|this|the|them|my)\b|"
+        r"vote\s+(?:for|on)\b|zasubskrybuj\w*|subskrybuj\w*|obserwuj\w*|polub\w*|zagłosuj\w*|zaglosuj\w*|"
+        r"abonnier\w*|folge\b|stimme\s+(?:für|ab)\b)"
     ),
+    "rate": r"\b(?:rate\s+(?:it|this|the|them)\b|oceń\b|ocen\b|bewerte\b)",
+    "delete": (
+        r"\b(?:delete|erase|remove\s+(?:my|me|it|them|this|that)\b|usuń\w*|usun\b|usunąć|skasuj\w*|wykasuj\w*|"
+        r"lösch\w*|losch\w*)"
+    ),
+    "edit": (
+        r"\b(?:(?:change|edit|update)\s+(?:my|the)\s+(?:password|settings?|profile|address|email|account)\b|"
+        r"(?:zmień|zmien|edytuj|zaktualizuj)\s+(?:moje?|mój|moj|hasło|haslo|ustawienia|profil|adres)\w*|"
+        r"(?:ändere|aendere|bearbeite)\s+(?:mein\w*|das|die|den)\s+\w+)"
+    ),
+    "cancel": r"\b(?:cancel|anuluj\w*|odwołaj\w*|storniere\w*|kündige\w*|kuendige\w*)\b",
+    "call": (
+        r"\b(?:(?:call|phone)\s+(?:me|us|him|her|them|the)\b|ring\s+(?:me|the)\b|contact\s+(?:me|us|the|them|him|her)\b|"
+        r"zadzwoń\w*|zadzwon\w*|dzwoń\w*|dzwon\b|skontaktuj\w*|ruf\s+(?:\w+\s+){0,3}an\b|anrufen|telefonier\w*|"
+        r"kontaktier\w*)"
+    ),
+    "compare": r"\b(?:compare|porównaj\w*|porownaj\w*|porównać|porownac|vergleiche?\b|vergleichen\b)",
+    "notify": (
+        r"\b(?:notify|alert\s+me|remind|monitor|keep\s+an\s+eye|watch\s+(?:for|the\s+price)|"
+        r"powiadom\w*|przypomnij\w*|monitoruj\w*|benachrichtig\w*|erinnere\w*|überwach\w*)"
+    ),
+    "share": r"\b(?:share|udostępnij\w*|udostepnij\w*|podziel\s+się|teile\b|teilen\b)",
+    "upload": r"\b(?:upload|wgraj\w*|załaduj\w*|hochlad\w*|lade\s+(?:\w+\s+){0,3}hoch\b)",
     "translate": r"\b(?:translate|przetłumacz\w*|przetlumacz\w*|übersetz\w*)",
     "summarize": r"\b(?:summari[sz]e|podsumuj\w*|streść|stresc|zusammenfass\w*|fasse\s+(?:\w+\s+){0,4}zusammen)",
     "weather": r"\b(?:weather|forecast|pogod\w*|prognoz\w*\s+pogody|wetter\w*)\b",

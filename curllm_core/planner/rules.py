@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import PlanError, PlanningError, UsageError
+from ..item_fields import WORDS as FIELD_WORDS
 from ..manifest import CATEGORY_ORDER, Manifest
 from ..plan import Plan, check_plan, fill_defaults, normalise_plan
 from ..registry import Registry
@@ -58,12 +59,14 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "category_path": ("path", "category", "categories"),
     "link_pattern": ("pattern", "regex", "href_pattern", "match"),
     "same_domain": ("same_domain", "internal", "same_site"),
+    "link_external": ("external", "external_only", "other_sites"),
     "fields": ("fields", "required"),
     "select_fields": ("fields", "select", "columns", "keep_fields"),
     "sort_by": ("by", "sort_by", "order_by", "sort_field"),
     "sort_order": ("order", "direction", "sort_order", "sort_direction"),
     "min_points": ("min_points", "min_score", "points", "score", "min_upvotes"),
     "min_comments": ("min_comments", "comments"),
+    "max_rows": ("max_rows", "row_limit", "rows"),
     "strict": ("mode",),
 }
 
@@ -592,7 +595,20 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
     if best is None and "link_pattern" in facts:
         fact = facts.fact("link_pattern")
         return "links", fact.text if fact else ""
+    if best is None:
+        # Bare "results" ("the first 5 results", "wyniki", "Treffer") are what a search gave: the
+        # organic results (articles: title, url, snippet); with a price to filter by, a shop's offers.
+        hit = next(
+            (x for x in re.finditer(_RESULTS, instruction, re.I) if not _inside(x.start(), lists)), None
+        )
+        if hit:
+            priced = "price_min" in facts or "price_max" in facts or facts.get("sort_by") == "price"
+            return ("products" if priced else "articles"), hit.group(0)
     return (best[1], best[2]) if best else (None, "")
+
+
+#: Results with no word for what they are.
+_RESULTS = r"\b(?:results?|hits|wynik(?:i|ów|ow)?|treffer|ergebnisse?)\b"
 
 
 # --- building a plan --------------------------------------------------------------------------------
@@ -692,9 +708,11 @@ EXTRACTION_FACTS = (
     "nth",
     "largest",
     "table_words",
+    "max_rows",
     "item_kind",
     "link_pattern",
     "same_domain",
+    "link_external",
     "price_min",
     "price_max",
 )
@@ -753,7 +771,7 @@ def plan_with_rules(
             "the instruction names nothing to get from the page: say what to get (products, articles, links, "
             'tables, ...) or what to do, e.g. "the 5 cheapest products" or "links to PDF files"'
         )
-    facts = _resolve_link_target(facts, kind, registry, url)
+    facts, link_warnings = _resolve_link_target(facts, kind, registry, url)
 
     # The extraction, unless the data to work on was given and there is no page to read.
     data_only = not url and bool(initial_keys)
@@ -793,10 +811,13 @@ def plan_with_rules(
         "url": url,
         "planner": "rules",
     }
+    warnings = list(link_warnings)
     if not_done:
-        doc["warnings"] = [
+        warnings.append(
             f"not done: {_names(not_done)} (no installed tool does that); the plan only gets the {out_key}"
-        ]
+        )
+    if warnings:
+        doc["warnings"] = warnings
     plan = _check(doc, registry, initial_keys)
     return Planned(plan, [f"{s.tool}: {s.description}" for s in plan.steps], "rules")
 
@@ -877,7 +898,9 @@ def unsupported_actions(facts: Facts, eligible: list[Scored]) -> list[tuple[str,
     if fact is None:
         return []
     text = facts.instruction
-    kinds = [_rx(rx) for rx in KIND_WORDS.values()]
+    # Words that name what to read (a kind of item, a field: "post", "upvotes") are no action a
+    # tool does, even when a reading tool's trigger matches them ("upvote the top story").
+    kinds = [_rx(rx) for rx in KIND_WORDS.values()] + [_rx(rf"(?:{rx})\w*") for rx in FIELD_WORDS.values()]
     out = []
     for name, start, end in fact.value:
         done = False
@@ -924,12 +947,21 @@ def _asks_for_something(
     return False
 
 
-def _resolve_link_target(facts: Facts, kind: str | None, registry: Registry, url: str | None) -> Facts:
+def _resolve_link_target(
+    facts: Facts, kind: str | None, registry: Registry, url: str | None
+) -> tuple[Facts, list[str]]:
     """A site named as a link target that an installed tool knows ("links to hacker news") is that
     tool's domain; "external links" are those to any host but the page's; a target that names
     nothing matchable is an error, never "every link"."""
     ext = facts.fact("link_external")
-    if ext is not None and "link_pattern" not in facts:
+    # A links tool that knows the page's own site (its <base> included, or none for a saved file)
+    # takes "external" itself; only for one that does not is the URL's host turned into a pattern.
+    by_tool = any(
+        param_for(m, "link_external")[0]
+        for m in registry.tools.values()
+        if m.category == "extraction" and "links" in m.produces
+    )
+    if ext is not None and "link_pattern" not in facts and not by_tool:
         host = urlsplit(url or "").hostname
         if not host or urlsplit(url or "").scheme not in ("http", "https"):
             raise PlanningError(
@@ -955,14 +987,24 @@ def _resolve_link_target(facts: Facts, kind: str | None, registry: Registry, url
         )
     site = facts.fact("link_site")
     if site is None:
-        return facts
+        return facts, []
     named = named_sites(site.value, registry)
     if not named:
-        return facts
+        from .params import known_site_name
+
+        name = site.value.split()[0]
+        if known_site_name(name):
+            return facts, []
+        # A word no tool knows as a site, and no well-known site: matched as a site's name all the same
+        # (it may be one), but said, so that "links to bananas" never passes for an answer silently.
+        return facts, [
+            f"{name!r} is no site curllm knows: the links kept are those to a host named {name} (any "
+            f'top-level domain, and its subdomains); name the domain ("{name}.com") to be exact'
+        ]
     from .params import site_pattern
 
     given = Fact("link_pattern", site_pattern(named[0]), site.start, site.text)
-    return Facts(facts.instruction, [given, *(f for f in facts if f.kind != "link_pattern")], facts.lang)
+    return Facts(facts.instruction, [given, *(f for f in facts if f.kind != "link_pattern")], facts.lang), []
 
 
 def _place_count(

@@ -354,6 +354,44 @@ async def test_replanning_after_a_failed_step(env, fake, registry):
     assert fake.calls == 1 and not result.ok
 
 
+async def test_the_rule_planners_warnings_survive_the_model(env, fake, registry):
+    """What no tool does stays said when a model plans instead of the rules ("log in" is not done
+    whichever planner made the plan)."""
+    fake.script(GOOD)
+    planned = await plan_task("log in and show 5 products", SHOP, registry, model=MODEL, use_cache=False)
+    assert planned.source == f"llm:{MODEL}"
+    [warning] = planned.plan.warnings
+    assert warning.startswith("not done: log in ('log in')"), warning
+    assert planned.plan.to_dict()["warnings"] == [warning]
+
+
+async def test_a_revised_plan_keeps_the_warnings(env, fake, registry):
+    """After a failed step the model revises the plan; the first plan's warnings stay in the result."""
+    from curllm_core.api import arun
+    from curllm_core.executor import RunOptions
+
+    strict = {
+        "plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100, "mode": "fail"}}],
+        "expected_output": "products",
+    }
+    lenient = {
+        "plan": [{"tool": "validation.price_range_check", "parameters": {"max": 100, "mode": "filter"}}],
+        "expected_output": "products",
+    }
+    fake.script(strict, lenient)
+    result = await arun(
+        "log in, then every product must cost at most 100 zł",
+        data={"products": [{"name": "Mug", "price": 39.0}, {"name": "Lamp", "price": 140.0}]},
+        model=MODEL,
+        registry=registry,
+        use_cache=False,
+        options=RunOptions(settings={"max_replans": 1}),
+    )
+    assert fake.calls == 2 and result.ok, result.errors
+    assert [p["name"] for p in result.data["products"]] == ["Mug"]
+    assert any(w.startswith("not done: log in") for w in result.warnings), result.warnings
+
+
 # --- prompt building and parsing (litellm mock_response, no server) ----------------------------------
 
 

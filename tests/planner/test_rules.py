@@ -44,7 +44,6 @@ GITHUB_COM = r"^[a-z][a-z0-9+.-]*://(?:[^/?#]+\.)?github\.com(?::[0-9]+)?(?:[/?#
 
 
 REDDIT_URL = "https://old.reddit.com/r/dataisbeautiful/top/"
-EXTERNAL = r"^https?://(?!(?:[^/?#@]*\.)?shop\.example(?::[0-9]+)?(?:[/?#]|$))"
 
 
 def costliest(n=None, *, extractor=GEN):
@@ -514,9 +513,9 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "internal links", [(LINKS, {"pattern": "", "same_domain": True})], "links"),
     (SHOP, "linki wewnętrzne", [(LINKS, {"pattern": "", "same_domain": True})], "links"),
     (SHOP, "interne Links", [(LINKS, {"pattern": "", "same_domain": True})], "links"),
-    (SHOP, "external links", [(LINKS, {"pattern": EXTERNAL})], "links"),
-    (SHOP, "linki zewnętrzne", [(LINKS, {"pattern": EXTERNAL})], "links"),
-    (SHOP, "externe Links", [(LINKS, {"pattern": EXTERNAL})], "links"),
+    (SHOP, "external links", [(LINKS, {"pattern": "", "external": True})], "links"),
+    (SHOP, "linki zewnętrzne", [(LINKS, {"pattern": "", "external": True})], "links"),
+    (SHOP, "externe Links", [(LINKS, {"pattern": "", "external": True})], "links"),
     (SHOP, "download all PDFs", [(LINKS, {"pattern": PDF})], "links"),
     # --- no kind named: the kind whose items have the fields asked for --------------------------------
     (LOCAL, "only the titles", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
@@ -532,6 +531,70 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (SHOP, "log in and buy the cheapest", cheapest(1), "products"),
     (SHOP, "zaloguj się i kup najtańszy produkt", cheapest(1), "products"),
     (SHOP, "melde dich an und kaufe das günstigste Produkt", cheapest(1), "products"),
+    # --- held-out kinds (session 11): bare results, counts before the goods, more superlatives -------
+    (LOCAL, "top 5 results", [(ARTICLES, {"limit": 5})], "articles"),
+    (LOCAL, "pierwsze 4 wyniki", [(ARTICLES, {"limit": 4})], "articles"),
+    (LOCAL, "die ersten 6 Treffer", [(ARTICLES, {"limit": 6})], "articles"),
+    (SHOP, "results under 100 zł", price(hi=100), "products"),
+    (LOCAL, "two graphics cards please", [(GEN, {"limit": 2})], "products"),
+    (LOCAL, "3 gitary", [(GEN, {"limit": 3})], "products"),
+    (LOCAL, "die 5 Grafikkarten", [(GEN, {"limit": 5})], "products"),
+    (
+        LOCAL,
+        "the 3 most commented stories",
+        [(ARTICLES, {}), (ORDER, {"by": "comments", "order": "desc", "limit": 3})],
+        "articles",
+    ),
+    (
+        LOCAL,
+        "najbardziej komentowane 5 wpisów",
+        [(ARTICLES, {}), (ORDER, {"by": "comments", "order": "desc", "limit": 5})],
+        "articles",
+    ),
+    (
+        LOCAL,
+        "die 3 meistkommentierten Beiträge",
+        [(ARTICLES, {}), (ORDER, {"by": "comments", "order": "desc", "limit": 3})],
+        "articles",
+    ),
+    (LOCAL, "upvote the top story", [(ARTICLES, {"limit": 1})], "articles"),
+    (LOCAL, "same tytuły postów", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
+    (
+        LOCAL,
+        "titles and the number of points of the stories",
+        [(ARTICLES, {}), (SELECT, {"fields": ["title", "points"]})],
+        "articles",
+    ),
+    (
+        LOCAL,
+        "tytuły i liczba punktów dla 5 pierwszych",
+        [(ARTICLES, {}), (SELECT, {"fields": ["title", "points"]})],
+        "articles",
+    ),
+    (
+        LOCAL,
+        "Titel und Anzahl der Punkte der Beiträge",
+        [(ARTICLES, {}), (SELECT, {"fields": ["title", "points"]})],
+        "articles",
+    ),
+    (SHOP, "links to pictures", [(LINKS, {"pattern": r"\.(jpe?g|png|gif|webp|svg)($|\?)"})], "links"),
+    (SHOP, "linki do zdjęć", [(LINKS, {"pattern": r"\.(jpe?g|png|gif|webp|svg)($|\?)"})], "links"),
+    (SHOP, "Links zu Bildern", [(LINKS, {"pattern": r"\.(jpe?g|png|gif|webp|svg)($|\?)"})], "links"),
+    (LOCAL, "the revenue table, first 10 rows", [(TABLES, {"match": "revenue", "max_rows": 10})], "tables"),
+    (
+        LOCAL,
+        "pierwsze 5 wierszy tabeli akcjonariuszy",
+        [(TABLES, {"match": "akcjonariuszy", "max_rows": 5})],
+        "tables",
+    ),
+    (
+        LOCAL,
+        "die ersten 3 Zeilen der Umsatztabelle",
+        [(TABLES, {"match": "Umsatz", "max_rows": 3})],
+        "tables",
+    ),
+    (LOCAL, "external links", [(LINKS, {"pattern": "", "external": True})], "links"),
+    ("file:///tmp/page.html", "linki zewnętrzne", [(LINKS, {"pattern": "", "external": True})], "links"),
     # --- no URL: the site the instruction names ----------------------------------------------------
     (None, "top 5 stories on HN", [(HNX, {"limit": 5})], "articles"),
     (None, "produkty na ceneo poniżej 100 zł", price(hi=100, extractor=CENEO), "products"),
@@ -837,7 +900,15 @@ def test_resolve_start_url_without_anything_is_a_usage_error(registry, monkeypat
         ("don't click anything, just list products", {}),
         ("die 2. Tabelle", {"nth": 2}),
         ("tabela nr 3", {"nth": 3}),
-        ("the first 5 rows of the revenue table", {"limit": 5, "table_words": "revenue"}),
+        ("the first 5 rows of the revenue table", {"max_rows": 5, "table_words": "revenue"}),
+        ("pierwsze 5 wierszy tabeli", {"max_rows": 5}),
+        ("die ersten 3 Zeilen der Tabelle", {"max_rows": 3}),
+        ("the first 2 tables", {"limit": 2}),
+        ("between 100 and 200 zł", {"price_min": 100, "price_max": 200}),
+        ("zwischen 10 und 25 Euro", {"price_min": 10, "price_max": 25}),
+        ("the 5 most upvoted posts", {"limit": 5, "sort_by": "points"}),
+        ("I would like the cheapest products", {"sort_by": "price"}),
+        ("phones under 1000 zł", {"price_max": 1000}),
         ("zeige die Tabelle der Spiele", {"table_words": "Spiele"}),
         ("the second revenue table", {"nth": 2, "table_words": "revenue"}),
         ("extract all tables from the page", {}),
@@ -898,9 +969,15 @@ KINDS = {
         ("Links zu GitHub", "Links zur Wikipedia", "Links zu PDF-Dateien"),
     ),
     "refusal": (
-        ("log in and buy the cheapest",),
+        ("log in and buy the cheapest", "upvote the top story"),
         ("zaloguj się i kup najtańszy produkt",),
         ("melde dich an und kaufe das günstigste Produkt",),
+    ),
+    "search results": (("top 5 results",), ("pierwsze 4 wyniki",), ("die ersten 6 Treffer",)),
+    "table rows": (
+        ("the revenue table, first 10 rows",),
+        ("pierwsze 5 wierszy tabeli akcjonariuszy",),
+        ("die ersten 3 Zeilen der Umsatztabelle",),
     ),
 }
 
@@ -926,6 +1003,14 @@ def test_every_kind_is_in_the_table_in_three_languages(kind):
         ("find products under 100 zł and send them to my boss", ["send"]),
         ("wyślij mi produkty poniżej 100 zł", ["send"]),
         ("book a table and list the links", ["book"]),
+        ("email me the 3 cheapest products", ["send"]),
+        ("zamów dwa najtańsze aparaty i zapłać kartą", ["buy", "pay"]),
+        ("upvote the top story", ["subscribe"]),
+        ("napisz komentarz pod pierwszym artykułem", ["post"]),
+        ("schreibe einen Kommentar zum ersten Beitrag", ["post"]),
+        ("compare these products with amazon and call me", ["compare", "call"]),
+        ("porównaj ceny produktów i powiadom mnie", ["compare", "notify"]),
+        ("teile die günstigsten Produkte", ["share"]),
     ],
 )
 def test_what_no_tool_does_is_named_in_the_plan(registry, instruction, named):
@@ -957,12 +1042,45 @@ def test_a_plan_without_such_parts_has_no_warnings(registry):
         ("links to other pages", "name no target"),
         ("linki do innych stron", "name no target"),
         ("Links zu anderen Seiten", "name no target"),
+        ("delete my account", "delete ('delete')"),
+        ("usuń moje konto", "delete ('usuń')"),
+        ("lösche mein Konto", "delete ('lösche')"),
+        ("call me tomorrow", "call ('call me')"),
+        ("zadzwoń do sklepu", "call ('zadzwoń')"),
+        ("ruf den Verkäufer an", "call ('ruf den Verkäufer an')"),
+        ("change my password", "edit"),
+        ("anuluj zamówienie", "cancel"),
+        ("lade das Foto hoch", "upload"),
+        ("hello there", "names nothing to get"),
+        ("dzień dobry", "names nothing to get"),
+        ("guten Morgen", "names nothing to get"),
     ],
 )
 def test_nothing_doable_is_a_planning_error(registry, instruction, message):
     with pytest.raises(PlanningError) as e:
         plan_with_rules(instruction, SHOP, registry)
     assert message in e.value.message and e.value.exit_code == 3 and e.value.code == "PLANNING_FAILED"
+
+
+@pytest.mark.parametrize(
+    ("instruction", "name"),
+    [("links to blorfity", "blorfity"), ("linki do kwiatków", "kwiatków"), ("Links zu Bananen", "bananen")],
+)
+def test_a_link_target_no_one_knows_as_a_site_is_said(registry, instruction, name):
+    """A bare word that is no known site is still matched as a site's name (it may be one), but the
+    plan says so: never a silent answer for "links to bananas"."""
+    planned = plan_with_rules(instruction, SHOP, registry)
+    assert planned.plan.steps[0].parameters["pattern"] == site_pattern(name)
+    [warning] = planned.plan.warnings
+    assert f"{name!r} is no site curllm knows" in warning, warning
+
+
+@pytest.mark.parametrize(
+    "instruction", ["links to github", "linki do youtube", "Links auf YouTube", "linki do wikipedii"]
+)
+def test_a_well_known_site_as_link_target_needs_no_warning(registry, instruction):
+    planned = plan_with_rules(instruction, SHOP, registry)
+    assert planned.plan.steps[0].tool == LINKS and planned.plan.warnings == []
 
 
 def test_a_plugin_that_does_an_action_takes_it(tmp_path, monkeypatch):

@@ -51,6 +51,7 @@ def extract(
     pattern: str = "",
     text: str | None = None,
     same_domain: bool = False,
+    external: bool = False,
     limit: int | None = None,
     selectors: dict | None = None,
     **_: Any,
@@ -58,7 +59,9 @@ def extract(
     """Links on ``html`` whose absolute URL matches ``pattern`` (and whose text matches ``text``).
 
     Links inside hidden markup (hidden attribute, display:none, <template>, aria-hidden off-screen
-    containers) are not links a user can follow and are skipped. A URL found more than once is kept once, at its first place, with
+    containers) are not links a user can follow and are skipped. ``external`` keeps the http(s) links to
+    any other host than the page's own (its ``<base>``'s, else its URL's; on a page with no host, a
+    saved file, every http(s) link). A URL found more than once is kept once, at its first place, with
     the first non-empty text.
     """
     url_re = UntrustedPattern(pattern or "", what="pattern")
@@ -76,6 +79,10 @@ def extract(
         if not url_re.search(url):
             continue
         if same_domain and not _same_site(host_of(url), own_host):
+            continue
+        if external and (
+            not url.lower().startswith(("http://", "https://")) or _same_site(host_of(url), own_host)
+        ):
             continue
         # Strict: a link kept from assistive technology inside an off-screen container is a template
         # (eBay's "Shop on eBay" placeholder); a visible link to the same URL is found on its own.
@@ -97,6 +104,7 @@ async def run(
     pattern: str = "",
     text: str | None = None,
     same_domain: bool = False,
+    external: bool = False,
     limit: int | None = None,
 ) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract`."""
@@ -104,5 +112,12 @@ async def run(
     # Off the event loop: matching a plan's pattern against every link is CPU work, and the step's
     # time limit (and other tasks of a batch) must not wait for it.
     return await asyncio.to_thread(
-        extract, html, url, pattern=pattern, text=text, same_domain=same_domain, limit=limit
+        extract,
+        html,
+        url,
+        pattern=pattern,
+        text=text,
+        same_domain=same_domain,
+        external=external,
+        limit=limit,
     )

@@ -532,13 +532,17 @@ def extract(
     nth: int | None = None,
     match: str | None = None,
     largest: bool = False,
+    max_rows: int | None = None,
     selectors: dict | None = None,
     **_: Any,
 ) -> dict:
     """The data tables on ``html`` in page order (see the module docstring for what counts), or the
     ones ``nth``/``match``/``largest`` choose. Each carries ``nth`` (its place among the page's data
-    tables, from 1) and ``index`` (its place among all ``<table>`` elements, from 0)."""
+    tables, from 1) and ``index`` (its place among all ``<table>`` elements, from 0). ``max_rows``
+    keeps the first N data rows of each table returned (the table is chosen on all of its rows)."""
     _check_int("min_rows", min_rows, 1)
+    if max_rows is not None:
+        _check_int("max_rows", max_rows, 1)
     if nth is not None and (isinstance(nth, bool) or not isinstance(nth, int) or nth == 0):
         raise BadParams(f"nth must be a non-zero integer (1 = first, -1 = last), got {nth!r}")
     tree = parse_html(html)
@@ -555,7 +559,10 @@ def extract(
             found.append((data, table))
     topic = page_topic(tree) if match else ""
     tables = choose_tables(found, nth=nth, match=match, largest=bool(largest), topic=topic)
-    return {"tables": apply_limit(tables, limit)}
+    tables = apply_limit(tables, limit)
+    if max_rows is not None:
+        tables = [{**t, "rows": t["rows"][:max_rows]} for t in tables]
+    return {"tables": tables}
 
 
 async def run(
@@ -565,7 +572,10 @@ async def run(
     nth: int | None = None,
     match: str | None = None,
     largest: bool = False,
+    max_rows: int | None = None,
 ) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract`."""
     html, url = await page_html(ctx)
-    return extract(html, url, min_rows=min_rows, limit=limit, nth=nth, match=match, largest=largest)
+    return extract(
+        html, url, min_rows=min_rows, limit=limit, nth=nth, match=match, largest=largest, max_rows=max_rows
+    )
