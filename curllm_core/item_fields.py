@@ -40,7 +40,7 @@ WORDS: dict[str, str] = {
     "title": r"titles?|headlines?|tytuł\w*|tytul\w*|nagłówk\w*|titeln?|überschrift\w*|schlagzeile\w*",
     "price": r"prices?|costs?|cen[aąęyo]|cenami|cenach|cenie|koszt\w*|preis\w*",
     "currency": r"currenc(?:y|ies)|walut\w*|währung\w*",
-    "url": r"urls?|links?|hrefs?|web ?addresses|adres\w*|odnośnik\w*|linki\w*|linków|linkiem|adressen?",
+    "url": r"urls?|links?|hrefs?|web ?addresses|adres\w*|odnośnik\w*|linki\w*|linków|linkiem|linkami|adressen?",
     "points": (
         r"points?|pts|upvotes?|votes?|scores?|karma|punkt\w*|głos\w*|glos\w*|"
         r"stimmen|punktzahl\w*"

@@ -266,3 +266,137 @@ def test_nothing_doable_fails_with_planning_failed(site_url, tmp_path, instructi
 def test_an_instruction_too_long_is_bad_input(site_url, tmp_path):
     out = run("a" * 30_000, where(site_url, CENEO, "http"), tmp_path)
     assert out.returncode == 2 and "30,000 characters" in out.stderr and out.stdout == ""
+
+
+# --- held-out kinds (session 11): what an outside check asked, end to end ----------------------------
+
+BING, GEIZHALS, HN2020, FDIC, WIKI_HTML = (
+    "bing_serp_microsoft_wikipedia.html",
+    "geizhals_de_grafikkarten_2024.html",
+    "hackernews_front_2020.html",
+    "fdic_failed_bank_list_table_2014.html",
+    "wikipedia_html_article.html",
+)
+
+
+def organic_results(name: str) -> list[str]:
+    """The titles of a saved search page's organic results, read without curllm (the test knows
+    this page's markup; curllm's tools must not)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(realpage(name).read_bytes().decode("utf-8", "replace"))
+    return [li.css_first("h2").text(strip=True) for li in tree.css("#b_results > li.b_algo")]
+
+
+@pytest.mark.parametrize(
+    "how, instruction, count",
+    [
+        ("http", "die ersten 6 Treffer", 6),
+        pytest.param("file", "wyniki", None, marks=pytest.mark.slow),
+        pytest.param("http", "top 5 results", 5, marks=pytest.mark.slow),
+    ],
+)
+def test_bare_results_are_the_organic_results(site_url, tmp_path, how, instruction, count):
+    """ "results" with no word for what they are: a search page's organic results, not products."""
+    result, articles = items_of(run(instruction, where(site_url, BING, how), tmp_path))
+    want = organic_results(BING)[:count]
+    assert len(want) == (count or 10)
+    assert [a["title"] for a in articles] == want
+    assert all(a["url"].startswith("http") for a in articles)
+
+
+def test_a_count_before_goods_without_a_kind_word(site_url, tmp_path, truth):
+    """ "two graphics cards please": two of the page's listing, in page order (exit 0, not exit 3)."""
+    _, products = items_of(run("two graphics cards please", where(site_url, GEIZHALS, "http"), tmp_path))
+    want = truth[GEIZHALS]["items"][:2]
+    assert [(p["name"], p["price"]) for p in products] == [(t["name"], t["price"]) for t in want]
+
+
+@pytest.mark.parametrize(
+    "how, instruction, fields, count",
+    [
+        ("file", "same tytuły postów", ["title"], None),
+        pytest.param(
+            "http", "tytuły i liczba punktów dla 5 pierwszych", ["title", "points"], 5, marks=pytest.mark.slow
+        ),
+    ],
+)
+def test_fields_said_the_polish_way(site_url, tmp_path, truth, how, instruction, fields, count):
+    name = REDDIT if fields == ["title"] else HN2020
+    _, articles = items_of(run(instruction, where(site_url, name, how), tmp_path))
+    want = truth[name]["items"][:count]
+    assert articles == [{f: t[f] for f in fields} for t in want]
+
+
+def test_the_most_commented_in_polish(site_url, tmp_path, truth):
+    _, articles = items_of(run("najbardziej komentowane 5 wpisów", where(site_url, HN2020, "file"), tmp_path))
+    want = sorted(truth[HN2020]["items"], key=lambda t: t["comments"], reverse=True)[:5]
+    assert [(a["title"], a["comments"]) for a in articles] == [(t["title"], t["comments"]) for t in want]
+
+
+@pytest.mark.parametrize(
+    "how, instruction, rows",
+    [
+        ("file", "the failed bank list table, first 10 rows", 10),
+        pytest.param("http", "die ersten 3 Zeilen der Tabelle", 3, marks=pytest.mark.slow),
+    ],
+)
+def test_a_count_of_rows_keeps_the_first_rows(site_url, tmp_path, truth, how, instruction, rows):
+    """A count of rows is not a count of tables: the one table, its first rows."""
+    _, tables = items_of(run(instruction, where(site_url, FDIC, how), tmp_path))
+    [table] = tables
+    want = truth[FDIC]["tables"][0]
+    assert table["headers"] == want["header"] and len(table["rows"]) == rows
+    assert list(table["rows"][0].values()) == want["first_row"]
+
+
+def test_external_links_of_a_saved_page(site_url, tmp_path):
+    """On a saved page, "external" means other than the site the page was saved from (its canonical
+    address); no error for a file."""
+    url = where(site_url, WIKI_HTML, "file")
+    _, links = items_of(run("linki zewnętrzne", url, tmp_path))
+    want = [
+        u
+        for u in hrefs(WIKI_HTML, "https://en.wikipedia.org/wiki/HTML")
+        if not (urlsplit(u).hostname or "").endswith("en.wikipedia.org")
+    ]
+    got = [link["url"] for link in links]
+    assert got and set(got) <= set(want) and len(got) >= 0.8 * len(want)
+    assert not any(urlsplit(u).hostname == "en.wikipedia.org" for u in got)
+
+
+@pytest.mark.slow
+def test_external_links_over_http(site_url, tmp_path):
+    url = where(site_url, WIKI_HTML, "http")
+    _, links = items_of(run("externe Links, nur 6", url, tmp_path))
+    assert len(links) == 6 and all(urlsplit(link["url"]).hostname != "127.0.0.1" for link in links)
+
+
+def test_a_link_target_that_is_no_known_site_is_said(site_url, tmp_path):
+    """ "Links zu Bananen": matched as a site's name, none there, and both said (no silent answer)."""
+    out = run("Links zu Bananen", where(site_url, WIKI_HTML, "http"), tmp_path)
+    assert out.returncode == 1 and "EMPTY_OUTPUT" in out.stderr
+    assert "'bananen' is no site curllm knows" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "instruction, says",
+    [
+        ("lösche mein Konto", "delete ('lösche')"),
+        pytest.param("zadzwoń do sklepu", "call ('zadzwoń')", marks=pytest.mark.slow),
+        pytest.param("hello there", "names nothing to get", marks=pytest.mark.slow),
+    ],
+)
+def test_more_requests_no_tool_does_fail(site_url, tmp_path, instruction, says):
+    out = run(instruction, where(site_url, HN, "file"), tmp_path)
+    assert out.returncode == 3 and out.stdout == ""
+    assert "curllm: error [PLANNING_FAILED]" in out.stderr and says in out.stderr
+
+
+def test_the_object_of_an_action_no_tool_does_is_read_and_the_action_named(site_url, tmp_path, truth):
+    """ "upvote the top story": the top story, and "upvote" named as not done (exit 0 with a warning)."""
+    out = run("upvote the top story", where(site_url, HN, "http"), tmp_path)
+    result, articles = items_of(out)
+    assert [a["title"] for a in articles] == [truth[HN]["items"][0]["title"]]
+    assert "curllm: warning: not done: subscribe ('upvote')" in out.stderr
+    assert result["warnings"] and "upvote" in result["warnings"][0]

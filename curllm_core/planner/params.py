@@ -132,7 +132,10 @@ _QUOTES = [('"', '"'), ("'", "'"), ("„", "”"), ("„", "“"), ("“", "”"
 # Item fields by the words that name them (one vocabulary with the tools: curllm_core.item_fields).
 _FIELD = "|".join(f"(?P<{name}>{rx})" for name, rx in FIELD_WORDS.items())
 _FIELD_ANY = "|".join(FIELD_WORDS.values())
-_FIELD_JOIN = r"(?:\s*(?:,|&|\band\b|\bi\b|\boraz\b|\bund\b|\bor\b|\bplus\b)\s*|\s+)"
+# "titles with links", "tytuły z linkami", "Titel mit Link": a field after a field continues the list.
+_FIELD_JOIN = (
+    r"(?:\s*(?:,|&|\band\b|\bi\b|\boraz\b|\bund\b|\bor\b|\bplus\b|\bwith\b|\bz\b|\bze\b|\bmit\b)\s*|\s+)"
+)
 _FIELD_FILL = (
     r"(?:(?:a|an|the|ein|eine|einen|einem|own|its|their|their own|swoją|swoja|die|den|der|ihre?n?)\s+)?"
     # "the number of points", "liczba punktów", "die Anzahl der Kommentare": the count is the field
@@ -520,8 +523,10 @@ def _counts(t: _Text, facts: list[Fact]) -> None:
         rf"\b{_N}(?!\s*{_CUR})\s+(?:\w+\s+){{0,2}}{_ITEM_NOUN}\b",
         rf"\b(?:show|get|give me|list|return|fetch|pokaż|pokaz|daj|podaj|zeige?|gib)\s+(?:me\s+|mir\s+|mi\s+)?{_N}\b(?!\s*{_CUR})",
         # One thing in the singular: "the first table", "pobierz tabelę", "die erste Tabelle" -> 1.
-        r"\b(?:the\s+)?(first|top|pierwsz[aąy]|erste[nrs]?)\s+(?:table|product|item|result|article|story|post|link|"
-        r"tabel[aęi]|produkt|artykuł|wynik|tabelle|artikel|beitrag|ergebnis)\b",
+        # Polish in any case of the singular: "pod pierwszym artykułem", "z pierwszego wpisu".
+        r"\b(?:the\s+)?(first|top|pierwsz(?:[aąy]|ego|ej|ym|emu)|erste[nrs]?)\s+(?:table|product|item|result|article|"
+        r"story|post|link|tabel[aęi]|tabelą|produkt(?:u|em)?|produkcie|artykuł(?:u|em)?|artykule|wynik(?:u|iem)?|"
+        r"wpis(?:u|em)?|wpisie|post(?:u|em)?|poście|tabelle|artikel|beitrag|ergebnis)\b",
         r"\b(?:get|extract|download|pobierz|wyciągnij|hol|extrahiere)\s+(?:the\s+|die\s+)?(tabelę|table|tabelle)\b",
     ]
     for pattern in pats:
@@ -560,14 +565,14 @@ _SORT_VERB = (
     r"sortowan\w*|uporządkuj\w*|uporzadkuj\w*|uporządkowan\w*|sortier\w*|geordnet|ordne\w*)"
 )
 _ASC = (
-    r"(?:ascending|\basc\b|low(?:est)?\s+to\s+high(?:est)?|smallest\s+first|lowest\s+first|cheapest\s+first|"
+    r"(?:ascending|\basc\b|(?:from\s+)?low(?:est)?\s+to\s+high(?:est)?|smallest\s+first|lowest\s+first|cheapest\s+first|"
     r"oldest\s+first|\ba\s*(?:-|to)\s*z\b|rosnąco|rosnaco|od\s+najniższ\w*|od\s+najnizsz\w*|"
-    r"od\s+najmniejsz\w*|aufsteigend\w*|(?:niedrigst|kleinst|günstigst|billigst|ältest)\w*\s+zuerst)"
+    r"od\s+najmniejsz\w*|aufsteigend\w*|(?:von\s+)?niedrig\s+nach\s+hoch|(?:niedrigst|kleinst|günstigst|billigst|ältest)\w*\s+zuerst)"
 )
 _DESC = (
     r"(?:descending|\bdesc\b|high(?:est)?\s+to\s+low(?:est)?|largest\s+first|highest\s+first|biggest\s+first|"
     r"most\s+first|newest\s+first|latest\s+first|\bz\s*(?:-|to)\s*a\b|malejąco|malejaco|od\s+najwyższ\w*|"
-    r"od\s+najwyzsz\w*|od\s+największ\w*|od\s+najwieksz\w*|absteigend\w*|(?:höchst|größt|grösst|meist)\w*\s+zuerst)"
+    r"od\s+najwyzsz\w*|od\s+największ\w*|od\s+najwieksz\w*|absteigend\w*|(?:von\s+)?hoch\s+nach\s+niedrig|(?:höchst|größt|grösst|meist)\w*\s+zuerst)"
 )
 # Superlatives that name a field and an order by themselves.
 _SUPERLATIVES: tuple[tuple[str, str, str], ...] = (
@@ -626,7 +631,7 @@ def _order(t: _Text, facts: list[Fact]) -> None:
         rf"\bnach\s+(?:dem\s+|der\s+|den\s+)?{_NUMBER_OF}(?:{_RANK_FIELD})\s+(?:\w+\s+)?(?:sortiert|geordnet|sortieren)\b"
     )
     if explicit is None:  # "price descending", "cena malejąco", "Preis absteigend"
-        explicit = t.search(rf"\b(?:{_RANK_FIELD})\s*:?\s+(?={_ASC}|{_DESC})")
+        explicit = t.search(rf"\b(?:{_RANK_FIELD})\s*:?\s+(?:(?:from|od|von)\s+)?(?={_ASC}|{_DESC})")
     if explicit is None:  # "top 5 stories by points", "produkty według ceny", "Beiträge nach Punkten"
         explicit = t.search(
             rf"\b{_ITEM_NOUN}\s+(?:by|według|wedlug|wg\.?|nach)\s+(?:(?:the|their|its|dem|der|den)\s+)?"
@@ -922,6 +927,25 @@ def site_pattern(site: str) -> str:
     return host + "(?:" + "|".join(re.escape(n) for n in names) + ")" + _HOST_TAIL
 
 
+_SITE_JOIN = frozenset("or and i lub oraz albo und oder".split())
+
+
+def _site_word(word: str) -> str:
+    """A site's name as written: "github", "GitHub-Links" -> github; a German compound whose first part
+    is a well-known site ("Wikipedia-Artikeln", "YouTube-Videos") -> that site."""
+    word = word.lower().rstrip(".")
+    head = word.split("-", 1)[0]
+    if "-" in word and "." not in word and not known_site_name(word) and known_site_name(head):
+        return head
+    return word
+
+
+def sites_pattern(sites: list[str]) -> str:
+    """`site_pattern` for any of several sites."""
+    patterns = list(dict.fromkeys(site_pattern(s) for s in sites))
+    return patterns[0] if len(patterns) == 1 else "|".join(f"(?:{p})" for p in patterns)
+
+
 def _site_name_forms(word: str) -> list[str]:
     """A site's name and the name inside a Polish inflected form: "githuba" -> github, "wikipedii" ->
     wikipedia, "youtube'a" -> youtube (the planner cannot know which form is the name, so both)."""
@@ -1009,20 +1033,27 @@ def _links(t: _Text, facts: list[Fact]) -> None:
     )
     if m:
         words = m.group(1).split()
-        target = words[0].lower().rstrip(".")
+        target = _site_word(words[0])
+        # "links to facebook or twitter", "linki do githuba i gitlaba": either site
+        more = [
+            _site_word(words[2])
+            for _ in (0,)
+            if len(words) >= 3 and words[1].lower() in _SITE_JOIN and _site_word(words[2]) not in _NOT_A_SITE
+        ]
         if re.fullmatch(r"(?:[a-z0-9-]+\.)+[a-z]{2,}", target):
-            facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
+            facts.append(Fact("link_pattern", sites_pattern([target, *more]), m.start(), m.group(0)))
         elif target in _NOT_A_SITE or not re.fullmatch(r"[^\W_][\w'’-]{1,62}", target):
             facts.append(Fact("link_target_unknown", " ".join(words), m.start(), m.group(0)))
         else:
-            facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
+            facts.append(Fact("link_pattern", sites_pattern([target, *more]), m.start(), m.group(0)))
             facts.append(Fact("link_site", " ".join(words).lower(), m.start(), m.group(0)))
+            facts.append(Fact("link_site_names", [target, *more], m.start(), m.group(0)))
         t.mask(m.start(), m.end())
         return
     # "github links", "the wikipedia links", "GitHub-Links"
     m = t.search(r"(?<![\w.-])([a-z0-9][a-z0-9.-]{0,62}[a-z0-9])(?:\s+|-)(?:links?|linki|odnośniki)\b")
     if m:
-        target = m.group(1).lower()
+        target = _site_word(m.group(1))
         if re.fullmatch(r"(?:[a-z0-9-]+\.)+[a-z]{2,}", target):
             facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
         elif (
@@ -1035,6 +1066,7 @@ def _links(t: _Text, facts: list[Fact]) -> None:
         ):
             facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
             facts.append(Fact("link_site", target, m.start(), m.group(0)))
+            facts.append(Fact("link_site_names", [target], m.start(), m.group(0)))
             t.mask(m.start(), m.end())
 
 
@@ -1105,6 +1137,8 @@ def _select(t: _Text, facts: list[Fact]) -> None:
         after = t.text[end : end + 60]
         if len(fields) < least:
             continue
+        if len(fields) == 1 and re.match(rf"\s+(?:(?:from|od|von)\s+)?(?:{_ASC}|{_DESC})", after, re.I):
+            continue  # "prices from highest to lowest": an order, not a choice of fields
         if (
             least == 2
             and required is not None
@@ -1447,6 +1481,13 @@ def _table_choice(t: _Text, facts: list[Fact]) -> None:
     m = t.search(rf"\b{_LARGEST}\s+(?:[^\W\d_]+\s+){{0,2}}?{noun}\b")
     if m:
         facts.append(Fact("largest", True, m.start(), m.group(0)))
+    else:  # "the table with the most rows", "tabela z największą liczbą wierszy", "mit den meisten Zeilen"
+        m = t.search(
+            r"\b(?:most|największ\w*\s+liczb\w*|najwięcej|najwiecej|meisten)\s+(?:rows|wierszy|zeilen)\b"
+        )
+        if m:
+            facts.append(Fact("largest", True, m.start(), m.group(0)))
+            t.mask(m.start(), m.end())
     found: list[str] = []
     pos = 0
     # German compounds first: "Umsatztabelle", "Umsatz-Tabelle".
@@ -1460,7 +1501,7 @@ def _table_choice(t: _Text, facts: list[Fact]) -> None:
         if m:
             found, pos = _table_words(m.group(1).split()), m.start()
     if not found:
-        m = t.search(rf"((?:[^\W\d_][\w&+.-]*\s+){{1,3}}){_TABLE_NOUN}\b")
+        m = t.search(rf"(?<!\w)((?:[^\W\d_][\w&+.-]*\s+){{1,3}}){_TABLE_NOUN}\b")
         if m:
             words = m.group(1).split()
             named = _table_words(list(reversed(words)))

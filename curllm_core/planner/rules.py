@@ -992,14 +992,14 @@ def _resolve_link_target(
     if not named:
         from .params import known_site_name
 
-        name = site.value.split()[0]
-        if known_site_name(name):
-            return facts, []
+        names = facts.get("link_site_names") or [site.value.split()[0]]
         # A word no tool knows as a site, and no well-known site: matched as a site's name all the same
         # (it may be one), but said, so that "links to bananas" never passes for an answer silently.
         return facts, [
             f"{name!r} is no site curllm knows: the links kept are those to a host named {name} (any "
             f'top-level domain, and its subdomains); name the domain ("{name}.com") to be exact'
+            for name in names
+            if not known_site_name(name) and not named_sites(name, registry)
         ]
     from .params import site_pattern
 

@@ -593,6 +593,29 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
         [(TABLES, {"match": "Umsatz", "max_rows": 3})],
         "tables",
     ),
+    (LOCAL, "titles with links", [(ARTICLES, {}), (SELECT, {"fields": ["title", "url"]})], "articles"),
+    (LOCAL, "tytuły z linkami", [(ARTICLES, {}), (SELECT, {"fields": ["title", "url"]})], "articles"),
+    (LOCAL, "Titel mit Link", [(ARTICLES, {}), (SELECT, {"fields": ["title", "url"]})], "articles"),
+    (LOCAL, "prices from highest to lowest", costliest(), "products"),
+    (LOCAL, "ceny od najwyższej do najniższej", costliest(), "products"),
+    (LOCAL, "Preise von hoch nach niedrig", costliest(), "products"),
+    (LOCAL, "the table with the most rows", [(TABLES, {"largest": True})], "tables"),
+    (LOCAL, "tabela z największą liczbą wierszy", [(TABLES, {"largest": True})], "tables"),
+    (LOCAL, "die Tabelle mit den meisten Zeilen", [(TABLES, {"largest": True})], "tables"),
+    (LOCAL, "the 2nd table", [(TABLES, {"nth": 2})], "tables"),
+    (
+        SHOP,
+        "links to facebook or twitter",
+        [(LINKS, {"pattern": f"(?:{site_pattern('facebook')})|(?:{site_pattern('twitter')})"})],
+        "links",
+    ),
+    (
+        SHOP,
+        "linki do githuba i gitlaba",
+        [(LINKS, {"pattern": f"(?:{site_pattern('githuba')})|(?:{site_pattern('gitlaba')})"})],
+        "links",
+    ),
+    (SHOP, "Links zu Wikipedia-Artikeln", [(LINKS, {"pattern": site_pattern("wikipedia")})], "links"),
     (LOCAL, "external links", [(LINKS, {"pattern": "", "external": True})], "links"),
     ("file:///tmp/page.html", "linki zewnętrzne", [(LINKS, {"pattern": "", "external": True})], "links"),
     # --- no URL: the site the instruction names ----------------------------------------------------
@@ -643,7 +666,11 @@ def _check_case(registry, url, instruction, expected, output):
 
 @pytest.mark.parametrize(("url", "instruction", "expected", "output"), CASES, ids=[c[1][:60] for c in CASES])
 def test_rule_plans(registry, url, instruction, expected, output):
-    _check_case(registry, url, instruction, expected, output)
+    planned = _check_case(registry, url, instruction, expected, output)
+    if instruction in ("the 2nd table", "the table with the most rows"):
+        assert "match" not in planned.plan.steps[0].parameters  # no words name the table
+    if "links" in instruction.lower() or "linki" in instruction:
+        assert planned.plan.warnings == [], planned.plan.warnings  # every site named is a known one
 
 
 def test_the_table_is_big_and_multilingual():
