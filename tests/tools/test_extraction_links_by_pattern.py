@@ -89,3 +89,34 @@ async def test_run_in_a_real_browser(page, on_page):
         "https://docs.example.com/library/reports/2023.pdf",
         "https://docs.example.com/price-list.PDF?v=2",
     ]
+
+
+@pytest.mark.parametrize(
+    "html, url, want",
+    [
+        # the page's <base> names its own site: the docs host (and its subdomains) are not external,
+        # a sibling host is
+        (
+            PAGE,
+            "https://docs.example.com/library/index.html",
+            ["https://cdn.example.com/files/manual.pdf", "https://other.org/paper.pdf"],
+        ),
+        # a saved file resolves against its canonical address: that site is its own
+        (
+            '<link rel="canonical" href="https://de.wikipedia.org/wiki/HTML">'
+            '<a href="/wiki/CSS">CSS</a><a href="https://de.wikipedia.org/wiki/XML">XML</a>'
+            '<a href="https://www.w3.org/TR/">W3C</a><a href="ftp://ftp.example.org/x">FTP</a>',
+            "file:///tmp/HTML.html",
+            ["https://www.w3.org/TR/"],
+        ),
+        # a saved file with no address of its own: every http(s) link leads elsewhere
+        (
+            '<a href="page2.html">next</a><a href="https://github.com/a/b">repo</a>'
+            '<a href="http://example.org/">site</a>',
+            "file:///tmp/page.html",
+            ["https://github.com/a/b", "http://example.org/"],
+        ),
+    ],
+)
+def test_external_links_are_those_to_other_hosts_than_the_pages_own(html, url, want):
+    assert [link["url"] for link in extract(html, url, external=True)] == want

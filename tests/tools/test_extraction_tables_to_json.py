@@ -270,3 +270,15 @@ def test_a_choice_that_matches_nothing_says_so():
 def test_words_in_any_form_name_a_table(name, match, rows):
     [table] = extract(page_text(name), match=match)
     assert len(table["rows"]) == rows
+
+
+def test_max_rows_keeps_the_first_rows_of_the_table_chosen_on_all_its_rows():
+    """ "the biggest table, first 5 rows": the table is chosen on all its rows, then cut."""
+    html = realpage(WIKI).read_text(encoding="utf-8")
+    [table] = extract(html, largest=True, max_rows=5)
+    full = extract(html, largest=True)[0]
+    assert table["headers"] == full["headers"] and table["rows"] == full["rows"][:5]
+    assert len(full["rows"]) > 5
+    assert [len(t["rows"]) for t in extract(html, max_rows=2)] == [2, 2, 2]
+    with pytest.raises(ToolError):
+        extract(html, max_rows=0)
