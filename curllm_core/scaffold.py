@@ -84,7 +84,12 @@ _MANIFESTS: dict[str, dict] = {
             "properties": {
                 "contains": {"type": "string", "minLength": 1, "description": "The text to look for."},
                 "field": {"type": "string", "default": "title", "description": "The item field to look in."},
-                "key": {"type": "string", "default": "items", "description": "Data key of the item list."},
+                "key": {
+                    "role": "data_key",
+                    "type": "string",
+                    "default": "items",
+                    "description": "Data key of the item list.",
+                },
                 "mode": {
                     "enum": ["filter", "fail"],
                     "default": "filter",
