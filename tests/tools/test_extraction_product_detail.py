@@ -66,6 +66,28 @@ def test_a_listing_is_not_one_products_page():
     assert (product["price"], product["availability"], product["sku"]) == (None, None, None)
 
 
+def test_json_ld_as_shops_write_it():
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "Product",
+        "name": "Tea &amp; Biscuits Hamper",
+        "description": "<p>Loose leaf tea &amp; <b>shortbread</b>.</p>",
+        "brand": {"@id": "https://hamper.example.com/#brand"},
+        "image": [{"@type": "ImageObject", "name": "Front view", "contentUrl": "/img/hamper.jpg"}],
+        "offers": {"@type": "Offer", "price": "1.299,00", "priceCurrency": "EUR", "availability": "InStock"},
+    }
+    html = (
+        f'<html><head><script type="application/ld+json">{json.dumps(ld)}</script></head>'
+        "<body><h1>Tea &amp; Biscuits Hamper</h1><p class='price'>From €1.299,00</p></body></html>"
+    )
+    product = extract(html, "https://hamper.example.com/p/hamper")["product"]
+    assert product["name"] == "Tea & Biscuits Hamper"
+    assert product["description"] == "Loose leaf tea & shortbread."
+    assert product["brand"] is None  # an @id names no brand
+    assert product["image"] == "https://hamper.example.com/img/hamper.jpg"
+    assert (product["price"], product["currency"], product["availability"]) == (1299.0, "EUR", "InStock")
+
+
 def test_a_broken_json_ld_block_leaves_the_other_forms():
     html = (
         (FIXTURES / "en_microdata.html")

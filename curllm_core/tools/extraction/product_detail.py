@@ -12,6 +12,7 @@ a header's cart total and a sidebar's promotion never lend their prices or stock
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterator
@@ -77,7 +78,8 @@ OUT_OF_STOCK = re.compile(
     re.I,
 )
 IN_STOCK = re.compile(
-    r"(?<![^\W\d_])(?:in stock|available now|ready to ship|\d+ available|"
+    r"(?<![^\W\d_])(?:in stock|available now|ready to ship|\d+ available|only \d+ left|nur noch \d+|"
+    r"[uú]ltimas unidades|ultimi (?:pezzi|disponibili)|derniers articles|laatste stuks|posledn[ií] kusy|"
     r"dost[eę]pn[yae]|w magazynie|na stanie|(?:du[zż]a|[sś]rednia|ma[lł]a) ilo[sś][cć]|ostatnie sztuki|"
     r"(?:auf|an) lager|lieferbar|sofort verf[uü]gbar|verf[uü]gbar|vorr[aä]tig|"
     r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|在庫あり)(?![^\W\d_])",
@@ -106,10 +108,13 @@ NOT_A_PRICE_BEFORE = re.compile(
     r"ahorras|ahorra|risparmi|bespaar|u bespaart|ušetříte|spara|"
     r"\d+\s*x|\d+\s*rat(?:y|ach)?\s*x?|payments? of|interest-free|sans frais|"
     r"soit|approximately|approx\.?|ca\.|environ|circa|"
-    r"dont|éco-participation|eco-participation|pfand|"
-    r"from)\W*$",
+    r"dont|éco-participation|eco-participation|pfand)\W*$",
     re.I,
 )
+#: "Open-Box: from", "12 offres à partir de": another offer's lowest. A label that starts with the
+#: word ("From $19.99", "od 19,99 zł") is this product's own lowest price.
+OTHER_FROM = re.compile(r"\w\W+(?:from|od|ab|à partir de|dès|desde|vanaf)\W*$", re.I)
+_PRICE_FROM_RE = re.compile(r"(?:price|cena|preis|prix|precio|prezzo|prijs)\W+\w+\W*$", re.I)
 NOT_A_PRICE_AFTER = re.compile(
     r"^\W{0,3}(?:HT|bez DPH|netto|net|excl\.?|ex\.? vat|exkl\.?|ohne mwst|sans frais|x\b|"
     r"/\s*m[åa]n|/\s*mo|per month|kr/m[åa]n|ポイント)",
@@ -186,6 +191,7 @@ _BARE_PRICE_RE = re.compile(
     r"^[^\d%]{0,20}(?:\d{1,3}(?:[\s.,'’]\d{3})+|\d+)(?:[.,]\d{1,2}|[.,][-–])?[^\d%]{0,20}$"
 )
 _NUMBER_TOKEN_RE = re.compile(r"\d+(?:[\s.,'’]\d+)*")
+_TAG_RE = re.compile(r"<[^>]{0,200}>")
 _SECTION_END = re.compile(r"^h[1-4]$")
 _MAX_BLOCK = 2000  # elements read after the title at most
 #: More different prices than this in the block: a listing, not one product's page.
@@ -209,13 +215,27 @@ def _first(value: Any) -> Any:
 
 
 def _text(value: Any) -> str | None:
+    """A JSON-LD value as text: an object's name (a Brand given only by its ``@id`` has none),
+    HTML entities and tags some shops leave in it resolved and removed."""
     value = _first(value)
     if isinstance(value, dict):
-        value = value.get("name") or value.get("@value") or value.get("url") or value.get("@id")
-    if value is None or isinstance(value, dict | list):
+        value = value.get("name") or value.get("@value")
+    if value is None or isinstance(value, dict | list | bool):
         return None
-    text = re.sub(r"\s+", " ", str(value)).strip()
+    text = str(value)
+    if "&" in text or "<" in text:
+        text = re.sub(r"\s+([.,;:!?])", r"\1", _TAG_RE.sub(" ", html.unescape(text)))
+    text = re.sub(r"\s+", " ", text).strip()
     return text or None
+
+
+def _link(value: Any) -> str | None:
+    """A JSON-LD URL: a string, or an ImageObject's/WebPage's ``url``/``contentUrl``/``@id``."""
+    value = _first(value)
+    if isinstance(value, dict):
+        value = value.get("url") or value.get("contentUrl") or value.get("@id")
+        value = _first(value)
+    return value.strip() or None if isinstance(value, str) else None
 
 
 def _number(value: Any) -> float | None:
@@ -281,7 +301,7 @@ def _from_schema_product(node: dict, base: str, page_url: str) -> dict:
     offers = node.get("offers")
     offers = [o for o in (offers if isinstance(offers, list) else [offers]) if isinstance(o, dict)]
     offer = next(
-        (o for o in offers if _same_page(absolute_url(_text(o.get("url")), base), page_url)),
+        (o for o in offers if _same_page(absolute_url(_link(o.get("url")), base), page_url)),
         None,
     )
     own_offer = offer is not None and len(offers) > 1
@@ -307,8 +327,8 @@ def _from_schema_product(node: dict, base: str, page_url: str) -> dict:
         "description": _text(node.get("description")),
         "rating": _number(rating.get("ratingValue")),
         "reviews": _number(rating.get("reviewCount") or rating.get("ratingCount")),
-        "image": absolute_url(_text(node.get("image")), base),
-        "url": page_url if own_offer else absolute_url(_text(node.get("url")), base),
+        "image": absolute_url(_link(node.get("image")), base),
+        "url": page_url if own_offer else absolute_url(_link(node.get("url")), base),
     }
     return {k: v for k, v in out.items() if v is not None}
 
@@ -348,7 +368,7 @@ def _jsonld(tree, base: str, page_url: str, title: str | None) -> dict:
             continue  # a broken block: the other forms may still say it
         for node, nested in _products(doc):
             score = 0 if nested else 1
-            if _same_page(absolute_url(_text(node.get("url")), base), page_url):
+            if _same_page(absolute_url(_link(node.get("url")), base), page_url):
                 score += 4
             if title and _fold(_text(node.get("name")) or "") == _fold(title):
                 score += 2
@@ -361,7 +381,7 @@ def _jsonld(tree, base: str, page_url: str, title: str | None) -> dict:
     parent = _from_schema_product(node, base, page_url)
     variants = [v for v in (node.get("hasVariant") or []) if isinstance(v, dict)]
     own = next(
-        (v for v in variants if _same_page(absolute_url(_text(v.get("url")), base), page_url)),
+        (v for v in variants if _same_page(absolute_url(_link(v.get("url")), base), page_url)),
         None,
     )
     if own is not None:
@@ -572,7 +592,8 @@ def _price_role(el: LexborNode, before: str, after: str) -> str | None:
         if REGULAR_CLASS.search(node.attributes.get("class") or ""):
             return REGULAR
         node = node.parent
-    if NOT_A_PRICE_BEFORE.search(before) or NOT_A_PRICE_AFTER.search(after):
+    other_from = OTHER_FROM.search(before) and not _PRICE_FROM_RE.search(before)
+    if NOT_A_PRICE_BEFORE.search(before) or other_from or NOT_A_PRICE_AFTER.search(after):
         return "other"
     if REGULAR_AFTER.search(after) or REGULAR_BEFORE.search(before):
         return REGULAR
