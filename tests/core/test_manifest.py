@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 from jsonschema import Draft202012Validator
+from pydantic import Field
 
 from curllm_core.errors import ManifestError
 from curllm_core.manifest import Manifest, check_manifest, load_manifest, manifest_schema, manifests_dir
@@ -231,3 +233,22 @@ def test_the_plan_check_follows_a_declared_role_not_a_name():
         initial_keys={"headings"},
     )
     assert plan.steps[0].parameters == {"list": "headings"}
+
+
+def test_a_code_first_tool_declares_a_role_through_its_signature():
+    # Annotated and Field at module level: @tool resolves the signature's names in the module.
+    from curllm_core import tool
+
+    @tool(category="validation", consumes=["products"], produces=["products"], dependencies=[])
+    async def keep_listed(
+        ctx, items: Annotated[str, Field(json_schema_extra={"role": "data_key"})] = "products"
+    ):
+        """Keep the items.
+
+        Args:
+            items: Data key of the item list.
+        """
+        return {}
+
+    assert keep_listed.manifest.parameters["properties"]["items"]["role"] == "data_key"
+    assert keep_listed.manifest.parameter_for("data_key") == "items"  # by the role, not the name
