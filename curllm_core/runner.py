@@ -8,8 +8,9 @@
 - **prepare** resolves the start URL once (`start_url`: the explicit URL, else a site the
   instruction names that an installed tool knows, else ``CURLLM_DEFAULT_URL``, else the config's
   ``default_url``), normalises and checks it (`check_start_url`), then plans the instruction or
-  checks the given plan. While the rule planner works, the browser is already starting (warm-up);
-  a model is shown a summary of the start page, opened in the session the steps then use.
+  checks the given plan. While the rule planner works or the given plan is checked, the browser is
+  already starting (warm-up), and the code of the plan's tools is imported in that wait; a model is
+  shown a summary of the start page, opened in the session the steps then use.
 - **execute** runs the plan (steps, retries, fallbacks, re-planning by the model after a failed
   step, at most ``max_replans`` times) and returns the `Result`, with the planning time and the
   model's usage added.
@@ -54,7 +55,7 @@ from urllib.parse import urlsplit
 from .browser import Browser
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
 from .events import EventBus, preview
-from .executor import Execution, RunOptions, TaskPage
+from .executor import Execution, RunOptions, TaskPage, preload_tools
 from .plan import Plan, check_plan, normalise_plan
 from .registry import Registry
 from .result import ErrorEntry, Result, error_entry
@@ -277,13 +278,24 @@ class Runner:
         # the page opened for the summary is the one the steps then use (no second navigation).
         page = TaskPage(options, bus, self.browser)
         if spec.plan is not None:
-            plan = self._given_plan(spec, data)
-            if not announced:
-                _init_event(bus, url, plan.instruction, plan.planner or "given", len(plan.steps))
-            if plan.needs_page and self.browser is None:
-                from .browser_path import find_browser
+            # As for an instruction, the browser starts while the plan is checked (the checker's
+            # import and the plan's tool code fill the wait for Chromium): only when a step may
+            # need the page, else a browser would start for nothing.
+            if url and _may_need_page(spec.plan, self.registry):
+                await self._warm_up(page)
+            try:
+                plan = self._given_plan(spec, data)
+                if not announced:
+                    _init_event(bus, url, plan.instruction, plan.planner or "given", len(plan.steps))
+                if plan.needs_page and self.browser is None:
+                    from .browser_path import find_browser
 
-                find_browser()  # as for an instruction: BrowserNotFound before any step runs
+                    find_browser()  # as for an instruction: BrowserNotFound before any step runs
+            except BaseException:
+                await page.close()
+                raise
+            if page.launching:
+                preload_tools(plan, self.registry)
             prepared = Prepared(spec, plan, url, plan.planner or "given", [], None, None, bus, options, page)
             if not announced:
                 decision_event(bus, plan, [], url)
@@ -302,6 +314,8 @@ class Runner:
         except BaseException:
             await page.close()
             raise
+        if page.launching:
+            preload_tools(planned.plan, self.registry)
         plan_ms = _ms(started)
         decision_event(bus, planned.plan, planned.reasoning, url, planned.source)
         return Prepared(
@@ -555,6 +569,25 @@ def _planner_extras(spec: TaskSpec) -> dict[str, Any]:
     if spec.limit is not None:
         extra["limit"] = spec.limit
     return extra
+
+
+def _may_need_page(plan: Plan | dict, registry: Registry) -> bool:
+    """Whether a given plan may need a web page, read before it is checked: a step (or its fallback)
+    naming an installed tool that works on a page. A malformed document says no: its check fails
+    next, and nothing is started for it."""
+    if isinstance(plan, Plan):
+        return plan.needs_page
+    steps = plan.get("plan") if isinstance(plan, dict) else None
+    if not isinstance(steps, list):
+        return False
+    names = [plan.get("fallback")]
+    for step in steps:
+        if not isinstance(step, dict):
+            return False
+        names += [step.get("tool"), step.get("fallback")]
+    return any(
+        isinstance(name, str) and (m := registry.get(name)) is not None and m.needs_page for name in names
+    )
 
 
 def _plan_doc_url(doc: Any) -> str | None:

@@ -274,17 +274,17 @@ def _run_with_events(
     options = make_run_options(browser_params, None, data)
 
     if plan_file:
-        from ..plan import check_plan, normalise_plan
-
         doc = read_json_arg(plan_file, "--plan")
-        from ..planner.rules import with_fields_and_limit
-
-        plan = check_plan(normalise_plan(doc, registry), registry, initial_keys=set(data or {}))
-        plan = with_fields_and_limit(plan, registry, list(fields or ()), limit, set(data or {}))
         if plan_only:
+            from ..plan import check_plan, normalise_plan
+            from ..planner.rules import with_fields_and_limit
+
+            plan = check_plan(normalise_plan(doc, registry), registry, initial_keys=set(data or {}))
+            plan = with_fields_and_limit(plan, registry, list(fields or ()), limit, set(data or {}))
             emit(json.dumps(plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
             return EXIT_OK
-        spec = TaskSpec(plan=plan, url=url, data=data, options=options)
+        # The runner checks the plan (and adds --fields/--limit) while the browser starts.
+        spec = TaskSpec(plan=doc, url=url, data=data, options=options, fields=fields or None, limit=limit)
     else:
         spec = TaskSpec(
             instruction=instruction,
