@@ -262,3 +262,70 @@ async def test_batch_shows_the_model_the_page(
     assert "Page summary:" in prompt and "Title: Demo Store" in prompt
     assert [e["type"] for e in events].count("url_start") == 1  # the summarised page is the one used
     assert lines[0]["ok"], lines[0]["errors"]
+
+
+# --- a given plan: checked while the browser starts ------------------------------------------------
+
+
+def _probe_tool(folder: Path, name: str) -> None:
+    """A local page tool whose module is new to this process (so its import can be seen)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.py").write_text(
+        "async def run(ctx):\n    return {'page': {'title': await ctx.page.title()}}\n", encoding="utf-8"
+    )
+    manifest = {
+        "name": name,
+        "version": "1.0.0",
+        "description": "Test tool: the title of the loaded page.",
+        "category": "extraction",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+        "output_schema": {"type": "object", "required": ["page"]},
+        "entrypoint": f"{name}:run",
+        "dependencies": ["playwright", "page"],
+        "produces": ["page"],
+    }
+    (folder / f"{name}.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+@pytest.mark.browser
+async def test_a_given_plan_loads_its_tools_while_the_browser_starts(
+    tmp_path, clean_env, monkeypatch, site_url, browser_path
+):
+    """A plan document is checked, and its tools' code imported, while Chromium boots: preparing
+    has started the browser and imported the step's module before any step ran."""
+    from curllm_core.plugins import load_registry
+
+    name = f"probe_{os.getpid()}_{tmp_path.name}".replace("-", "_")
+    _probe_tool(tmp_path / "tools", name)
+    monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tmp_path / "tools"))
+    runner = Runner(load_registry())
+    doc = {"plan": [{"tool": f"extraction.{name}"}], "expected_output": "page"}
+    prepared = await runner.prepare(TaskSpec(plan=doc, url=f"{site_url}/test/en-shop.html"))
+    assert prepared.page.warming is not None  # the launch began before the check
+    assert f"curllm_local_tools.{name}" in sys.modules  # imported before its step
+    result = await runner.execute(prepared)
+    assert result.ok, result.errors
+    assert result.data["page"]["title"]
+
+
+async def test_a_given_plan_without_page_steps_starts_no_browser(registry):
+    """A plan whose steps need no page starts no browser, even with a URL."""
+    doc = {
+        "plan": [{"tool": "validation.price_range_check", "parameters": {"max": 10}}],
+        "expected_output": "products",
+    }
+    spec = TaskSpec(plan=doc, url="https://shop.example/", data={"products": [{"name": "a", "price": 5}]})
+    runner = Runner(registry)
+    prepared = await runner.prepare(spec)
+    assert prepared.page.warming is None and prepared.page.browser is None
+    result = await runner.execute(prepared)
+    assert result.ok and result.data["products"] == [{"name": "a", "price": 5}], result
+
+
+async def test_a_bad_given_plan_is_refused_before_a_browser_starts(registry):
+    """A plan the checker refuses raises PlanError; a malformed one starts nothing first."""
+    from curllm_core.errors import PlanError
+
+    runner = Runner(registry)
+    with pytest.raises(PlanError):
+        await runner.prepare(TaskSpec(plan={"plan": "not steps"}, url="https://shop.example/"))
