@@ -39,6 +39,30 @@ from ._html import (
     visible_text,
 )
 from ._price_roles import CURRENT, REGULAR, markup, price_classed, text_role
+from ._product_words import (
+    ADD_TO_CART,
+    ANY_LABEL,
+    CART_IDS,
+    IN_STOCK,
+    INLINE_LABEL_RES,
+    LABEL_RES,
+    LONE_RATING,
+    NEXT_LABEL,
+    NOT_A_PRICE_AFTER,
+    NOT_A_PRICE_BEFORE,
+    NOT_APPLICABLE,
+    OTHER_FROM,
+    OUT_OF_STOCK,
+    PERCENT_OFF,
+    PICKUP,
+    PRICE_FROM,
+    RATING,
+    REGULAR_AFTER,
+    REGULAR_BEFORE,
+    REGULAR_CLASS,
+    REVIEWS,
+    STOCK_IDS,
+)
 
 FIELDS = (
     "name",
@@ -57,133 +81,8 @@ FIELDS = (
     "url",
 )
 
-# --- words -------------------------------------------------------------------------------------
-
-#: "Notify me when it is back in stock": a page for a product that is not.
-_BACK_IN_STOCK = (
-    r"back in stock|wieder (?:auf lager|verf[uü]gbar)|powiadom o dost[eę]pno[sś]ci|de retour en stock"
-)
-# Checked before IN_STOCK: "niedostępny" contains "dostępny", "nicht verfügbar" "verfügbar",
-# "není skladem" "skladem", "non disponibile" "disponibile".
-OUT_OF_STOCK = re.compile(
-    rf"(?<![^\W\d_])(?:{_BACK_IN_STOCK}|out of stock|sold out|currently unavailable|unavailable|no longer available|"
-    r"niedost[eę]pn[yaei]|brak w magazynie|brak towaru|chwilowo niedost[eę]pny|wyprzedan[yae]|"
-    r"nicht (?:mehr )?(?:verf[uü]gbar|lieferbar|auf lager|vorr[aä]tig)|ausverkauft|vergriffen|"
-    r"rupture de stock|[eé]puis[eé]e?|indisponible|plus disponible|"
-    r"agotado|sin stock|no disponible|esaurito|non disponibile|non disponible|"
-    r"niet (?:op voorraad|leverbaar|beschikbaar)|uitverkocht|"
-    r"nen[ií] skladem|vyprod[aá]no|nedostupn[eéý]|"
-    r"slut i lager|slutsåld|ej i lager|tillfälligt slut|"
-    r"在庫切れ|売り切れ|品切れ)(?![^\W\d_])",
-    re.I,
-)
-IN_STOCK = re.compile(
-    r"(?<![^\W\d_])(?:in stock|available now|ready to ship|\d+ available|only \d+ left|nur noch \d+|"
-    r"[uú]ltimas unidades|ultimi (?:pezzi|disponibili)|derniers articles|laatste stuks|posledn[ií] kusy|"
-    r"dost[eę]pn[yae]|w magazynie|na stanie|(?:du[zż]a|[sś]rednia|ma[lł]a) ilo[sś][cć]|ostatnie sztuki|"
-    r"(?:auf|an) lager|lieferbar|sofort verf[uü]gbar|verf[uü]gbar|vorr[aä]tig|"
-    r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|在庫あり)(?![^\W\d_])",
-    re.I,
-)
-#: Picking up in a store, a separate matter from whether the product can be bought.
-_PICKUP_RE = re.compile(
-    r"pickup|pick up|click (?:&|and) collect|in store|odbi[oó]r osobisty|abholung|retrait", re.I
-)
-_STOCK_IDS = ", ".join(
-    f'[id*="{w}" i]'
-    for w in ("availability", "stock", "dostepnosc", "verfuegbarkeit", "disponibilit", "lager")
-)
-_CART_IDS = ", ".join(f'[id*="{w}" i]' for w in ("add-to-cart", "addtocart", "add_to_cart", "add-to-basket"))
-#: Buttons that put this product in a cart: enabled, the product can be bought.
-ADD_TO_CART = re.compile(
-    r"add to (?:cart|basket|bag|trolley)|buy (?:it )?now|(?:dodaj )?do koszyka|kup teraz|in den warenkorb|"
-    r"jetzt kaufen|ajouter au panier|acheter|a[ñn]adir al carrito|comprar|aggiungi al carrello|"
-    r"in (?:de )?winkelwagen|do ko[šs][íi]ku|l[äa]gg i varukorgen|köp|カートに入れる",
-    re.I,
-)
-#: A price that is none of this product's prices: a saving, an instalment, a price without tax, a
-#: conversion, a fee, reward points (the roles of `_price_roles` cover shipping, units, 30-day lows).
-NOT_A_PRICE_BEFORE = re.compile(
-    r"(?<![^\W\d_])(?:you save|save|saving|économisez|[eé]conomie|sparen sie|sie sparen|gespart|oszcz[eę]dzasz|"
-    r"ahorras|ahorra|risparmi|bespaar|u bespaart|ušetříte|spara|"
-    r"\d+\s*x|\d+\s*rat(?:y|ach)?\s*x?|payments? of|interest-free|sans frais|"
-    r"soit|approximately|approx\.?|ca\.|environ|circa|"
-    r"dont|éco-participation|eco-participation|pfand)\W*$",
-    re.I,
-)
-#: "Open-Box: from", "12 offres à partir de": another offer's lowest. A label that starts with the
-#: word ("From $19.99", "od 19,99 zł") is this product's own lowest price.
-OTHER_FROM = re.compile(r"\w\W+(?:from|od|ab|à partir de|dès|desde|vanaf)\W*$", re.I)
-_PRICE_FROM_RE = re.compile(r"(?:price|cena|preis|prix|precio|prezzo|prijs)\W+\w+\W*$", re.I)
-NOT_A_PRICE_AFTER = re.compile(
-    r"^\W{0,3}(?:HT|bez DPH|netto|net|excl\.?|ex\.? vat|exkl\.?|ohne mwst|sans frais|x\b|"
-    r"/\s*m[åa]n|/\s*mo|per month|kr/m[åa]n|ポイント)",
-    re.I,
-)
-#: "Regular price" words after the price ("1 299,00 zł cena przed obniżką", "(UVP)").
-REGULAR_AFTER = re.compile(r"^\W{0,3}(?:cena przed obni[zż]k[aą]|uvp|rrp|msrp)(?![^\W\d_])\D*$", re.I)
-#: A regular-price word right after a price that labels the next one ("19,99 € UVP 24,99 €").
-NEXT_LABEL = re.compile(
-    r"^\W{0,3}(?:uvp|rrp|msrp|statt|was|avant|antes|van|zamiast)(?![^\W\d_])\D{0,20}\d", re.I
-)
-REGULAR_BEFORE = re.compile(
-    r"(?<![^\W\d_])(?:ord\.? pris|ordinarie pris|p[uů]vodn[eě]|p[uů]vodn[ií] cena|b[eě][zž]n[aá] cena|"
-    r"doporu[cč]en[aá] cena|prix de r[eé]f[eé]rence|prezzo consigliato|precio recomendado|m\.?r\.?p\.?)\W*$",
-    re.I,
-)
-#: Class-name words of a crossed-out price besides those `_price_roles` knows (French, Czech, Spanish).
-REGULAR_CLASS = re.compile(r"barr[eé]|puvodni|anterior|standard|durchgestrichen|przekreslon", re.I)
-
-# Labels of a product's identifiers, as shops print them ("SKU: X", "Artikelnummer | X"). Each
-# field's labels best first: a field's first label found decides, even when it says "no value".
-_LABELS = {
-    "sku": [
-        r"sku|kod produktu|kod|indeks|nr kat(?:alogowy)?\.?|symbol|artikelnummer|artikel-nr\.?|art\.?-nr\.?|"
-        r"art\.?\s?nr\.?|r[ée]f[ée]rence|r[ée]f\.?|item (?:no\.?|number)|product code|produktnummer|"
-        r"bestellnummer|codice(?: prodotto| articolo)?|referencia|ref\.?|katalogov[eé] [cč][ií]slo|k[oó]d(?: produktu)?|"
-        r"商品番号|品番|style"
-    ],
-    "mpn": [
-        r"mpn|manufacturer part number|kod producenta|herstellernummer|hersteller-?nr\.?|herstellerartikelnummer|"
-        r"part number|r[ée]f[ée]rence fabricant",
-        r"(?:item )?model(?:l)?(?: number| no\.?| name|nummer|name)?|numer modelu|mod[eè]le|modelo|modello",
-    ],
-    "gtin": [r"ean(?:[- ]?13)?(?: \(gtin\))?|gtin(?:-?1[34])?|upc|isbn(?:-?13)?|jan|kod ean|ean k[oó]d"],
-    "brand": [
-        r"brand|marka|marke|marque|marca|merk|zna[cč]ka|varum[äa]rke|ブランド",
-        r"producent|hersteller|manufacturer|fabricant|fabricante|produttore|fabrikant|v[ýy]robce|tillverkare|メーカー",
-    ],
-}
-_LABEL_RES = {
-    field: [re.compile(rf"^\s*(?:{alt})(?:\s*\([^)]{{0,40}}\))?\s*[:：#]?\s*$", re.I) for alt in alts]
-    for field, alts in _LABELS.items()
-}
-_INLINE_LABEL_RES = {
-    field: [re.compile(rf"(?<![^\W\d_])(?:{alt})\s*[:：#]\s*(\S[^\n|•·]{{0,60}})", re.I) for alt in alts]
-    for field, alts in _LABELS.items()
-}
-#: Any label word at all: a cheap test before the labels one by one.
-_ANY_LABEL_RE = re.compile("|".join(alt for alts in _LABELS.values() for alt in alts), re.I)
-_NOT_APPLICABLE = re.compile(r"^(?:does not apply|n/?a|none|brak|nie dotyczy|keine angabe|-+|—)$", re.I)
 _CODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{1,40}$")
 _GTIN_RE = re.compile(r"^\d{8,14}$")
-_RATING_RE = re.compile(r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|von|na|sur|su|de|van|z|ze|av)\s*5(?![\d.,])", re.I)
-_COUNT = r"(\d{1,3}(?:[,. \u00a0]\d{3})+|\d+)\s*(?:customer\s+)?"
-#: Review counts, written reviews first: "12,483 Ratings & 1,377 Reviews" has 1,377 reviews.
-_REVIEWS_RES = (
-    re.compile(
-        _COUNT + r"(?:reviews?|opinii|opinie|recenzj[ia]|rezensionen|avis|recensioni|rese[ñn]as|"
-        r"beoordelingen|recenz[ií]|omd[öo]men|recensioner|件のレビュー)(?![^\W\d_])",
-        re.I,
-    ),
-    re.compile(_COUNT + r"(?:ratings?|ocen|bewertungen|valoraciones|hodnocen[ií]|betyg)(?![^\W\d_])", re.I),
-)
-#: A rating written alone beside its count ("4.2 ★", "4,5").
-_LONE_RATING_RE = re.compile(r"^\s*([0-5](?:[.,]\d{1,2})?)\s*(?:★|stars?|/\s*5)?\s*$", re.I)
-#: A discount written as a percentage ("35% off", "-14 %"): the higher price beside it is the regular one.
-_PERCENT_OFF_RE = re.compile(
-    r"[-–]\s?\d{1,2}\s?%|\d{1,2}\s?%\s?(?:off|taniej|rabatt|de r[eé]duction|sconto|korting)", re.I
-)
 #: Euros and cents with the sign between them ("349€99", a French way of writing 349,99 €).
 _SIGN_CENTS_RE = re.compile(r"(\d)([€$£])(\d{2})(?![\d.,])")
 #: A bare amount ("29 990,-", "39.99"): a price when its element says so and the page's currency is known.
@@ -592,7 +491,7 @@ def _price_role(el: LexborNode, before: str, after: str) -> str | None:
         if REGULAR_CLASS.search(node.attributes.get("class") or ""):
             return REGULAR
         node = node.parent
-    other_from = OTHER_FROM.search(before) and not _PRICE_FROM_RE.search(before)
+    other_from = OTHER_FROM.search(before) and not PRICE_FROM.search(before)
     if NOT_A_PRICE_BEFORE.search(before) or other_from or NOT_A_PRICE_AFTER.search(after):
         return "other"
     if REGULAR_AFTER.search(after) or REGULAR_BEFORE.search(before):
@@ -661,7 +560,7 @@ def _beside_discount(el: LexborNode) -> bool:
         if len(node.text(deep=True)) > 400:  # cheap first: a big container is no price's box
             break
         text = visible_text(node)
-        if _PERCENT_OFF_RE.search(text):
+        if PERCENT_OFF.search(text):
             return True
     return False
 
@@ -685,7 +584,7 @@ def _labelled(block_text: list[tuple[LexborNode, str]], specs: list[LexborNode])
             return
         if value is not None:
             value = value.strip().rstrip(".,;")
-            if _NOT_APPLICABLE.match(value):
+            if NOT_APPLICABLE.match(value):
                 value = None
             elif field in ("sku", "mpn") and not _is_code(value):
                 return
@@ -700,12 +599,12 @@ def _labelled(block_text: list[tuple[LexborNode, str]], specs: list[LexborNode])
             continue
         seen.add(el.mem_id)
         raw = el.text(deep=True)
-        if len(raw) > 300 or not _ANY_LABEL_RE.search(raw):
+        if len(raw) > 300 or not ANY_LABEL.search(raw):
             continue
         text = visible_text(el)
         if not text or len(text) > 160:
             continue
-        for field, res in _LABEL_RES.items():
+        for field, res in LABEL_RES.items():
             for level, rx in enumerate(res):
                 if rx.match(text):
                     value_el = el.next
@@ -721,7 +620,7 @@ def _labelled(block_text: list[tuple[LexborNode, str]], specs: list[LexborNode])
                         else visible_text(value_el)
                     )
                     offer(field, level, value or None)
-        for field, res in _INLINE_LABEL_RES.items():
+        for field, res in INLINE_LABEL_RES.items():
             for level, rx in enumerate(res):
                 m = rx.search(text)
                 if m:
@@ -768,7 +667,7 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         _stock_words([t for _, t in texts])
         or _cart_button(block)
         or _stock_words([visible_text(el) for el in _stock_elements(tree)])
-        or _cart_button(tree.css(_CART_IDS))
+        or _cart_button(tree.css(CART_IDS))
     )
     out.update(_labelled(texts, _spec_rows(tree)))
     out.update(_rating(texts))
@@ -778,7 +677,7 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
 def _stock_words(texts: list[str]) -> str | None:
     """InStock/OutOfStock from stock words, out-of-stock ones first; a text about picking up in a
     store ("Pickup currently unavailable at ...") says nothing about the product itself."""
-    words = " | ".join(t for t in texts if len(t) <= 200 and not _PICKUP_RE.search(t))
+    words = " | ".join(t for t in texts if len(t) <= 200 and not PICKUP.search(t))
     if OUT_OF_STOCK.search(words):
         return "OutOfStock"
     if IN_STOCK.search(words):
@@ -806,14 +705,14 @@ def _cart_button(elements: list[LexborNode]) -> str | None:
 def _stock_elements(tree) -> list[LexborNode]:
     """The page's stock message by its id ("availability", "stock"): ids are the page's own, not a
     carousel card's."""
-    return [el for el in tree.css(_STOCK_IDS) if len(el.text(deep=True)) <= 200]
+    return [el for el in tree.css(STOCK_IDS) if len(el.text(deep=True)) <= 200]
 
 
 def _rating(texts: list[tuple[LexborNode, str]]) -> dict:
     """Rating and review count as the block writes them ("4.6 out of 5 stars", "2,418 ratings",
     "4.2" beside "12,483 Ratings & 1,377 Reviews")."""
     out: dict[str, Any] = {}
-    for rx in _REVIEWS_RES:
+    for rx in REVIEWS:
         for el, text in texts:
             if m := rx.search(text):
                 out["reviews"] = int(re.sub(r"\D", "", m.group(1)))
@@ -822,14 +721,14 @@ def _rating(texts: list[tuple[LexborNode, str]]) -> dict:
                     prev = holder.prev
                     while prev is not None and prev.tag == "-text" and not (prev.text_content or "").strip():
                         prev = prev.prev
-                    if prev is not None and (lone := _LONE_RATING_RE.match(visible_text(prev) or "")):
+                    if prev is not None and (lone := LONE_RATING.match(visible_text(prev) or "")):
                         out["rating"] = float(lone.group(1).replace(",", "."))
                     holder = holder.parent if prev is None else None
                 break
         if "reviews" in out:
             break
     for _, text in texts:
-        if m := _RATING_RE.search(text):
+        if m := RATING.search(text):
             out["rating"] = float(m.group(1).replace(",", "."))
             break
     return out
@@ -841,7 +740,7 @@ def _spec_rows(tree) -> list[LexborNode]:
     out = []
     for el in tree.css("th, td:first-child, dt, h3, h4, li > span:first-child, li > strong, li > b, label"):
         raw = el.text(deep=True)
-        if len(raw) <= 60 and _ANY_LABEL_RE.search(raw) and not _in_chrome(el):
+        if len(raw) <= 60 and ANY_LABEL.search(raw) and not _in_chrome(el):
             out.append(el)
     return out
 
