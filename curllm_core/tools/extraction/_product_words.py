@@ -23,8 +23,8 @@ OUT_OF_STOCK = re.compile(
     r"agotado|sin stock|no disponible|esaurito|non disponibile|non disponible|"
     r"niet (?:op voorraad|leverbaar|beschikbaar)|uitverkocht|"
     r"nen[ií] skladem|vyprod[aá]no|nedostupn[eéý]|"
-    r"slut i lager|slutsåld|ej i lager|tillfälligt slut|"
-    r"在庫切れ|売り切れ|品切れ)(?![^\W\d_])",
+    r"slut i lager|slutsåld|ej i lager|tillfälligt slut)(?![^\W\d_])"
+    r"|在庫切れ|売り切れ|品切れ",  # no spaces between Japanese words: no word boundaries either
     re.I,
 )
 IN_STOCK = re.compile(
@@ -32,7 +32,7 @@ IN_STOCK = re.compile(
     r"[uú]ltimas unidades|ultimi (?:pezzi|disponibili)|derniers articles|laatste stuks|posledn[ií] kusy|"
     r"dost[eę]pn[yae]|w magazynie|na stanie|(?:du[zż]a|[sś]rednia|ma[lł]a) ilo[sś][cć]|ostatnie sztuki|"
     r"(?:auf|an) lager|lieferbar|sofort verf[uü]gbar|verf[uü]gbar|vorr[aä]tig|"
-    r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|在庫あり)(?![^\W\d_])",
+    r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager)(?![^\W\d_])|在庫あり",
     re.I,
 )
 #: Picking up in a store, a separate matter from whether the product can be bought.
@@ -83,6 +83,8 @@ REGULAR_BEFORE = re.compile(
     r"doporu[cč]en[aá] cena|prix de r[eé]f[eé]rence|prezzo consigliato|precio recomendado|m\.?r\.?p\.?)\W*$",
     re.I,
 )
+#: Class names, ids or itemprops of an element holding the brand ("product-brand", "vendor").
+BRAND_CLASS = re.compile(r"brand|vendor|manufacturer|marke|marka|marque|hersteller|producent", re.I)
 #: Class-name words of a crossed-out price besides those `_price_roles` knows (French, Czech, Spanish).
 REGULAR_CLASS = re.compile(r"barr[eé]|puvodni|anterior|standard|durchgestrichen|przekreslon", re.I)
 

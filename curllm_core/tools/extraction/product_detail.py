@@ -42,6 +42,7 @@ from ._price_roles import CURRENT, REGULAR, markup, price_classed, text_role
 from ._product_words import (
     ADD_TO_CART,
     ANY_LABEL,
+    BRAND_CLASS,
     CART_IDS,
     IN_STOCK,
     INLINE_LABEL_RES,
@@ -416,6 +417,14 @@ def _product_block(tree, title: LexborNode | None, sections: int = 1) -> list[Le
     block: list[LexborNode] = []
     started = False
     inside_title: set[int] = set()
+    # A heading right after the title is its subtitle (the brand, a tagline), not the next section.
+    after = title
+    while after is not None and after.next is None and after.parent is not None:
+        after = after.parent  # the title alone in its wrapper: the wrapper's next sibling
+    nxt = after.next if after is not None else None
+    while nxt is not None and nxt.tag in ("-text", "-comment"):
+        nxt = nxt.next
+    subtitle = nxt.mem_id if nxt is not None and len(nxt.text(deep=True)) <= 60 else None
     for el in tree.body.traverse():
         if el.tag in ("-text", "-comment"):
             continue
@@ -426,7 +435,7 @@ def _product_block(tree, title: LexborNode | None, sections: int = 1) -> list[Le
             continue
         if el.mem_id in inside_title:
             continue
-        if _SECTION_END.match(el.tag) or el.attributes.get("role") == "heading":
+        if (_SECTION_END.match(el.tag) or el.attributes.get("role") == "heading") and el.mem_id != subtitle:
             sections -= 1
             if sections <= 0:
                 break
@@ -670,8 +679,22 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         or _cart_button(tree.css(CART_IDS))
     )
     out.update(_labelled(texts, _spec_rows(tree)))
+    if "brand" not in out:
+        out["brand"] = _brand_element(block[:12])
     out.update(_rating(texts))
     return out
+
+
+def _brand_element(elements: list[LexborNode]) -> str | None:
+    """The brand an element near the title names by its class, id or itemprop ("product-brand"):
+    its short text, not a label's."""
+    for el in elements:
+        flags = " ".join(el.attributes.get(k) or "" for k in ("class", "id", "itemprop"))
+        if BRAND_CLASS.search(flags):
+            text = visible_text(el)
+            if 0 < len(text) <= 40 and ":" not in text:
+                return text
+    return None
 
 
 def _stock_words(texts: list[str]) -> str | None:
