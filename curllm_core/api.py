@@ -18,7 +18,8 @@ from typing import Any
 
 from .browser import Browser, BrowserOptions
 from .errors import CurllmError, PlanError
-from .events import EventBus, QueueSink, now_iso
+from .event_types import ErrorEvent
+from .events import EventBus, QueueSink, with_result
 from .executor import RunOptions
 from .plan import Plan
 from .policy import NetworkPolicy
@@ -151,7 +152,7 @@ async def astream(
             event = getter.result()
             if event["type"] == "complete":
                 result = await task
-                yield {"type": "complete", "data": {**event["data"], "result": result.to_dict()}}
+                yield with_result(event, result)
                 return
             yield event
         else:
@@ -161,9 +162,6 @@ async def astream(
             exc = task.exception()
             if exc is not None:
                 if isinstance(exc, CurllmError):
-                    yield {
-                        "type": "error",
-                        "data": {**error_entry(exc.code, str(exc)), "timestamp": now_iso()},
-                    }
+                    yield ErrorEvent(entry=error_entry(exc.code, str(exc))).to_dict()
                 raise exc
             return

@@ -1,8 +1,9 @@
 """Step events: ``{"type": init|url_start|step|url_complete|complete|error, "data": {...}}``.
 
-An `EventBus` fans every event out to its sinks: a JSONL writer (``--events FILE|-``), a Python
-callback, or an async queue (the CLI adds its live terminal view, `curllm_core.cli.sinks`). Events carry previews, never page
-HTML, and sinks do constant, small work per event so that they never slow the steps down.
+The events themselves are typed objects (`event_types`). An `EventBus` fans every event out to its
+sinks: a JSONL writer (``--events FILE|-``), a Python callback, or an async queue (the CLI adds its
+live terminal view, `curllm_core.cli.sinks`). Events carry previews, never page HTML, and sinks do
+constant, small work per event so that they never slow the steps down.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .event_types import Event
+    from .result import Result
 
 EVENT_TYPES = ("init", "url_start", "step", "url_complete", "complete", "error")
 PREVIEW_CHARS = 400
@@ -68,8 +73,9 @@ FAILED_STEP_REWARD = -0.25
 class EventBus:
     """Sends events to sinks. A sink that raises is dropped with a warning, never the task.
 
-    Step events are numbered here: ``step_number`` is the event's place among the session's step
-    events (0, 1, 2, ... whatever emitted them), ``plan_index`` the plan step it reports on.
+    Emitters build the typed events of `event_types`; the bus numbers step events (``step_number``:
+    the event's place among the session's step events, 0, 1, 2, ... whatever emitted them), and every
+    sink gets the event's JSON (`Event.to_dict`), made once, with known secrets scrubbed.
     """
 
     def __init__(self, sinks: list[Sink] | None = None):
@@ -79,54 +85,33 @@ class EventBus:
     def add(self, sink: Sink) -> None:
         self.sinks.append(sink)
 
-    def emit(self, type_: str, data: Mapping[str, Any]) -> dict:
+    def emit(self, event: Event | str, data: Mapping[str, Any] | None = None) -> dict:
+        """Send ``event`` to every sink and return its JSON.
+
+        ``emit(type, data)`` sends an event given as JSON as it is (a tool's ``ctx.emit``, the
+        events a Ray worker sent back): it is neither numbered nor checked here.
+        """
+        from .event_types import ForwardedEvent, StepEvent
         from .scrub import scrub_data
 
+        if isinstance(event, str):
+            event = ForwardedEvent(type_=event, data=dict(data or {}))
+        elif isinstance(event, StepEvent) and event.step_number is None:
+            event.step_number, self.sequence = self.sequence, self.sequence + 1
         # Known secrets (API keys, session cookies) never reach a sink, whatever a model echoed.
-        event = scrub_data({"type": type_, "data": {**data, "timestamp": data.get("timestamp") or now_iso()}})
+        doc = scrub_data(event.to_dict())
         for sink in list(self.sinks):
             try:
-                sink(event)
+                sink(doc)
             except Exception as e:  # a broken sink (closed pipe, user callback bug) must not stop the task
                 self.sinks.remove(sink)
                 log.warning("event sink %r disabled: %s: %s", sink, type(e).__name__, e)
-        return event
+        return doc
 
-    def step(
-        self,
-        step_number: int,
-        action: str,
-        status: str,
-        message: str,
-        *,
-        url: str | None = None,
-        extracted_data: dict | None = None,
-        duration_ms: int | None = None,
-        reward: float = 0.0,
-    ) -> dict:
-        """A step event; ``step_number`` given here is the plan index (0: the plan decision)."""
-        details = dict(extracted_data or {})
-        if action == "tool_call" and "tool" in details:
-            # The registry-helper pattern's keys, next to curllm's own.
-            details.setdefault("tool_name", details["tool"])
-            details.setdefault("tool_description", "")
-            details.setdefault("parameters", details.get("params", {}))
-            details.setdefault("result", details.get("result_preview"))
-        number, self.sequence = self.sequence, self.sequence + 1
-        return self.emit(
-            "step",
-            {
-                "step_number": number,
-                "plan_index": step_number,
-                "action": action,
-                "url": url,
-                "status": status,
-                "message": message,
-                "extracted_data": details,
-                "duration_ms": duration_ms,
-                "reward": round(float(reward), 6),
-            },
-        )
+
+def with_result(event: dict, result: Result) -> dict:
+    """A ``complete`` event's JSON with the whole Result as ``data["result"]`` (astream, HTTP stream)."""
+    return {"type": event["type"], "data": {**event["data"], "result": result.to_dict()}}
 
 
 class JsonlSink:

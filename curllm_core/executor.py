@@ -32,6 +32,7 @@ from .errors import (
     ToolError,
     is_transient,
 )
+from .event_types import StepEvent, ToolCall, UrlCompleteEvent, UrlStartEvent
 from .events import FAILED_STEP_REWARD, EventBus, preview_text
 from .manifest import Manifest
 from .plan import DEFAULT_RETRIES, Plan, Step, fill_defaults, step_io
@@ -175,27 +176,18 @@ class TaskPage:
             self.session = await self.browser.new_session(self.options.browser, self.options.policy)
             self.timings["browser_ms"] += _ms(started)
         url = self.options.url
-        self.events.emit("url_start", {"url": url})
+        self.events.emit(UrlStartEvent(url=url))
         started = time.perf_counter()
         try:
             await self.session.open(url)
         except PageUnavailable as e:
             self.timings["navigation_ms"] += _ms(started)
-            self.events.emit(
-                "url_complete",
-                {"url": url, "status": "failed", "error": describe(e), "duration_ms": _ms(started)},
-            )
+            self.events.emit(UrlCompleteEvent(url=url, error=describe(e), duration_ms=_ms(started)))
             raise
         self.opened = True
         self.timings["navigation_ms"] += _ms(started)
         self.events.emit(
-            "url_complete",
-            {
-                "url": self.page.url,
-                "status": "completed",
-                "duration_ms": _ms(started),
-                "title": await _page_title(self.page),
-            },
+            UrlCompleteEvent(url=self.page.url, duration_ms=_ms(started), title=await _page_title(self.page))
         )
 
     async def close(self) -> None:
@@ -413,17 +405,16 @@ class Execution:
     async def run_step(self, index: int, step: Step) -> bool:
         manifest = self.registry.resolve(step.tool)
         data = self.outputs.get(step.input, {}) if step.input else self.data
-        self.events.step(
-            index,
-            "tool_call",
-            "running",
-            f"{manifest.key}: {step.description or manifest.description}",
-            url=self.url,
-            extracted_data={
-                "tool": manifest.key,
-                "params": step.parameters,
-                "tool_description": manifest.description,
-            },
+        self.events.emit(
+            StepEvent(
+                plan_index=index,
+                status="running",
+                message=f"{manifest.key}: {step.description or manifest.description}",
+                url=self.url,
+                details=ToolCall(
+                    tool=manifest.key, params=step.parameters, tool_description=manifest.description
+                ),
+            )
         )
         params = step.parameters
         choice = await self.choose(index, manifest, params)
@@ -439,17 +430,14 @@ class Execution:
                 if fb_params is None:
                     continue
                 self.record(result)
-                self.events.step(
-                    index,
-                    "tool_call",
-                    "running",
-                    f"{fb.key}: fallback for {manifest.key}",
-                    url=self.url,
-                    extracted_data={
-                        "tool": fb.key,
-                        "params": fb_params,
-                        "tool_description": fb.description,
-                    },
+                self.events.emit(
+                    StepEvent(
+                        plan_index=index,
+                        status="running",
+                        message=f"{fb.key}: fallback for {manifest.key}",
+                        url=self.url,
+                        details=ToolCall(tool=fb.key, params=fb_params, tool_description=fb.description),
+                    )
                 )
                 manifest, params = fb, fb_params
                 result = await self.attempts(index, step, fb, fb_params, data, fallback_for=step.tool)
@@ -473,7 +461,8 @@ class Execution:
             step=index,
             tool=step.tool,
         )
-        self.errors.append(entry | {"optional": True} if result.optional else entry)
+        entry.optional = result.optional
+        self.errors.append(entry)
         return result.optional
 
     async def choose(self, index: int, manifest: Manifest, params: dict) -> markup.Choice | None:
@@ -491,18 +480,19 @@ class Execution:
         return choice
 
     def announce(self, index: int, choice: markup.Choice) -> None:
-        self.events.step(
-            index,
-            "tool_call",
-            "running",
-            f"{choice.chosen}: {choice.reason}",
-            url=self.url,
-            extracted_data={
-                "tool": choice.manifest.key,
-                "params": choice.params,
-                "tool_description": choice.manifest.description,
-                "choice": choice.report(),
-            },
+        self.events.emit(
+            StepEvent(
+                plan_index=index,
+                status="running",
+                message=f"{choice.chosen}: {choice.reason}",
+                url=self.url,
+                details=ToolCall(
+                    tool=choice.manifest.key,
+                    params=choice.params,
+                    tool_description=choice.manifest.description,
+                    choice=choice.report(),
+                ),
+            )
         )
 
     def page_tools(self, manifest: Manifest, params: dict) -> bool:
@@ -549,26 +539,27 @@ class Execution:
         label = result.tool + (f" (fallback for {result.fallback_for})" if result.fallback_for else "")
         message = f"{label}: " + (_summary(result.result) if result.success else result.error or "failed")
         manifest = self.registry.get(result.tool)
-        self.events.step(
-            result.step,
-            "tool_call",
-            status,
-            message,
-            url=self.url,
-            duration_ms=result.duration_ms,
-            reward=self.reward(result),
-            extracted_data={
-                "tool": result.tool,
-                "tool_description": manifest.description if manifest else "",
-                "params": result.params,
-                "success": result.success,
-                "result_preview": preview_text(result.result) if result.success else None,
-                "error": result.error,
-                "duration_ms": result.duration_ms,
-                "attempts": result.attempts,
-            }
-            | ({"optional": True} if result.optional and not result.success else {})
-            | ({"choice": result.choice} if result.choice else {}),
+        self.events.emit(
+            StepEvent(
+                plan_index=result.step,
+                status=status,
+                message=message,
+                url=self.url,
+                duration_ms=result.duration_ms,
+                reward=self.reward(result),
+                details=ToolCall(
+                    tool=result.tool,
+                    params=result.params,
+                    tool_description=manifest.description if manifest else "",
+                    choice=result.choice,
+                    success=result.success,
+                    result_preview=preview_text(result.result) if result.success else None,
+                    error=result.error,
+                    duration_ms=result.duration_ms,
+                    attempts=result.attempts,
+                    optional=result.optional,
+                ),
+            )
         )
 
     def reward(self, result: StepResult) -> float:
@@ -678,7 +669,7 @@ class Execution:
         if self.session is not None:
             # The page was sent somewhere the policy refuses (a click, a script, a redirect): that,
             # not the empty page left behind, is why the task failed.
-            reported = {e.get("message", "") for e in self.errors}
+            reported = {e.message for e in self.errors}
             for refused in self.session.blocked_navigations:
                 if not any(refused.message in m for m in reported):
                     self.errors.append(
@@ -686,7 +677,7 @@ class Execution:
                     )
                     reported.add(refused.message)
         # A failure that a revised plan recovered from ("recovered") does not count against the result.
-        failures = [e for e in self.errors if not e.get("optional") and not e.get("recovered")]
+        failures = [e for e in self.errors if not e.optional and not e.recovered]
         if not failures and expected:
             value = self.data.get(expected)
             if value is None:
@@ -697,9 +688,7 @@ class Execution:
                 self.errors.append(
                     error_entry("EMPTY_OUTPUT", f"the expected output {expected!r} is empty: nothing matched")
                 )
-        ok = not [
-            e for e in self.errors if not e.get("optional") and not e.get("recovered")
-        ]  # incl. the above
+        ok = not [e for e in self.errors if not e.optional and not e.recovered]  # incl. the above
         return Result(
             ok=ok,
             data=self.data,

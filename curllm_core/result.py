@@ -2,20 +2,55 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict
+from typing import Any
 
 
-class ErrorEntry(TypedDict):
-    """One entry of a result's ``errors`` (docs/results-and-events.md, "Error entries"): JSON as it is."""
+@dataclass(slots=True, eq=False)
+class ErrorEntry(Mapping[str, Any]):
+    """One entry of a result's ``errors`` (docs/results-and-events.md, "Error entries").
+
+    `to_dict()` is its JSON: ``code`` and ``message`` always, the other keys only when they say
+    something. It also reads like that JSON (``entry["code"]``, ``entry.get("step")``, equal to
+    the dict), so code written against the JSON shape keeps working.
+    """
 
     code: str
     message: str
-    step: NotRequired[int]  # for a failed step (from 1)
-    tool: NotRequired[str]  # for a failed step
-    optional: NotRequired[bool]  # a failed optional step: does not make the result not ok
-    recovered: NotRequired[bool]  # a revised plan took over after this failure
-    problems: NotRequired[list[str]]  # batch lines, for a plan or planning error
+    step: int | None = None  # for a failed step (from 1)
+    tool: str | None = None  # for a failed step
+    optional: bool = False  # a failed optional step: does not make the result not ok
+    recovered: bool = False  # a revised plan took over after this failure
+    problems: list[str] | None = None  # for a plan or planning error, one line each
+
+    def to_dict(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.step is not None:
+            doc["step"] = self.step
+        if self.tool is not None:
+            doc["tool"] = self.tool
+        if self.optional:
+            doc["optional"] = True
+        if self.recovered:
+            doc["recovered"] = True
+        if self.problems is not None:
+            doc["problems"] = list(self.problems)
+        return doc
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.to_dict())
+
+
+def entries_json(entries: list[ErrorEntry]) -> list[dict[str, Any]]:
+    """The JSON of error entries (an entry given as a plain dict passes as it is)."""
+    return [e.to_dict() if isinstance(e, ErrorEntry) else dict(e) for e in entries]
 
 
 @dataclass
@@ -88,7 +123,7 @@ class Result:
             "ok": self.ok,
             "data": self.data,
             "steps": [s.to_dict() for s in self.steps],
-            "errors": self.errors,
+            "errors": entries_json(self.errors),
             "plan": self.plan,
             "timings": self.timings,
         }
@@ -116,9 +151,4 @@ class Result:
 
 def error_entry(code: str, message: str, *, step: int | None = None, tool: str | None = None) -> ErrorEntry:
     """An error entry; ``step`` and ``tool`` for a failed step."""
-    entry: ErrorEntry = {"code": code, "message": message}
-    if step is not None:
-        entry["step"] = step
-    if tool is not None:
-        entry["tool"] = tool
-    return entry
+    return ErrorEntry(code, message, step=step, tool=tool)

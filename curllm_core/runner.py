@@ -54,6 +54,7 @@ from urllib.parse import urlsplit
 
 from .browser import Browser
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
+from .event_types import CompleteEvent, InitEvent, PlanDecision, StepEvent
 from .events import EventBus, preview
 from .executor import Execution, RunOptions, TaskPage, preload_tools
 from .plan import Plan, check_plan, normalise_plan
@@ -555,10 +556,7 @@ def _init_event(
     bus: EventBus, url: str | None, instruction: str | None, planner: str, steps: int | None = None
 ) -> None:
     """The first event of a task: where it starts, what it asks, who plans (and the steps of a given plan)."""
-    data: dict[str, Any] = {"url": url, "instruction": instruction, "planner": planner}
-    if steps is not None:
-        data["steps"] = steps
-    bus.emit("init", data)
+    bus.emit(InitEvent(url=url, instruction=instruction, planner=planner, steps=steps))
 
 
 def _planner_extras(spec: TaskSpec) -> dict[str, Any]:
@@ -668,8 +666,8 @@ class Replanner:
             return None
         self.usage = merge_usage(self.usage, planned.usage)
         for entry in execution.errors:
-            if entry.get("step") == index and not entry.get("optional"):
-                entry["recovered"] = True  # the revised plan takes over; its own failures still count
+            if entry.step == index and not entry.optional:
+                entry.recovered = True  # the revised plan takes over; its own failures still count
         old = execution.plan
         revised = Plan(
             old.steps[:index] + planned.plan.steps,
@@ -690,7 +688,7 @@ class Replanner:
             planned.source,
             message=f"revised plan of {len(planned.plan.steps)} step(s) by {planned.source} after step "
             f"{index} ({failed.tool}) failed",
-            extra={"replan": self.rounds, "after_step": index, "first_step": index + 1},
+            replan=(self.rounds, index),
         )
         return revised
 
@@ -703,9 +701,11 @@ def decision_event(
     source: str | None = None,
     *,
     message: str | None = None,
-    extra: dict | None = None,
+    replan: tuple[int, int] | None = None,
 ) -> None:
-    """The ``agent_decision`` step event: the plan's tool calls with the reasoning for each."""
+    """The ``agent_decision`` step event: the plan's tool calls with the reasoning for each.
+
+    ``replan`` is (the round, the failed step) for a revised plan."""
     calls = [
         {
             "tool": s.tool,
@@ -714,57 +714,34 @@ def decision_event(
         }
         for i, s in enumerate(plan.steps)
     ]
-    bus.step(
-        0,
-        "agent_decision",
-        "completed",
-        message or f"plan of {len(plan.steps)} step(s) by {source or plan.planner or 'the user'}",
-        url=url,
-        extracted_data={
-            "tool_calls": calls,
-            "planner": source or plan.planner,
-            "expected_output": plan.expected_output,
-            **(extra or {}),
-        },
+    rounds, after = replan or (None, None)
+    bus.emit(
+        StepEvent(
+            plan_index=0,
+            status="completed",
+            message=message or f"plan of {len(plan.steps)} step(s) by {source or plan.planner or 'the user'}",
+            url=url,
+            details=PlanDecision(
+                planner=source or plan.planner,
+                tool_calls=calls,
+                expected_output=plan.expected_output,
+                replan=rounds,
+                after_step=after,
+                first_step=after + 1 if after is not None else None,
+            ),
+        )
     )
 
 
 def complete_event(bus: EventBus, result: Result) -> None:
-    """The last event of a task: ok, item count, errors, duration, and the output itself.
-
-    ``data`` is the result's data, ``extracted_data`` its main list under its key, ``metadata``
-    what a consumer needs to judge it (ok, url, counts per list, planner, timings), so a stream
-    alone carries the answer (docs/results-and-events.md#events).
-    """
-    key, items = result.items()
-    bus.emit(
-        "complete",
-        {
-            "ok": result.ok,
-            "url": result.url,
-            "items": len(items),
-            "key": key,
-            "errors": result.errors,
-            "duration_ms": result.timings.get("total_ms"),
-            "data": result.data,
-            "extracted_data": {key: items} if key else {},
-            "metadata": {
-                "ok": result.ok,
-                "url": result.url,
-                "counts": {k: len(v) for k, v in result.data.items() if isinstance(v, list)},
-                "planner": (result.plan or {}).get("planner") or "given",
-                "timings": dict(result.timings),
-            },
-        },
-    )
+    """The last event of a task: its outcome and its output (`CompleteEvent.of`), so that a stream
+    alone carries the answer (docs/results-and-events.md#events)."""
+    bus.emit(CompleteEvent.of(result))
 
 
 def error_of(e: CurllmError) -> ErrorEntry:
     """An error entry for an error raised before a task ran (with its problems, one line each)."""
-    entry = error_entry(e.code, e.message)
-    if e.problems:
-        entry["problems"] = [str(p) for p in e.problems]
-    return entry
+    return ErrorEntry(e.code, e.message, problems=[str(p) for p in e.problems] or None)
 
 
 def _ms(since: float) -> int:

@@ -22,7 +22,8 @@ from typing import Any
 from .errors import EntrypointImport, EntrypointInvalid, NoPage
 from .manifest import Manifest, check_manifest
 
-Emit = Callable[[str, dict], object]  # what it returns is ignored
+#: ``emit(event)`` with an `event_types` event, or ``emit(type, data)`` with its JSON; returns nothing useful.
+Emit = Callable[..., object]
 
 
 @dataclass
@@ -37,7 +38,7 @@ class ToolContext:
     data: dict = field(default_factory=dict)
     manifest: Manifest | None = None
     settings: dict = field(default_factory=dict)
-    emit: Emit = lambda type_, data: None  # noqa: E731 - progress messages from inside a tool
+    emit: Emit = lambda *event: None  # noqa: E731 - progress messages from inside a tool
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("curllm.tool"))
     browser: Any = None  # the curllm Browser session, for tools that open further pages
     url: str | None = None  # the current page's URL (or the task's start URL), also for data-only tools

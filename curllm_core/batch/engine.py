@@ -37,7 +37,7 @@ def bad_line(entry: BadTask) -> dict:
         "ok": False,
         "url": None,
         "data": {},
-        "errors": [entry.error],
+        "errors": [entry.error.to_dict()],
         "timings": {},
         "steps": [],
     }
@@ -60,7 +60,7 @@ def failed_line(
         "ok": False,
         "url": url or task.url,
         "data": {},
-        "errors": [error],
+        "errors": [error.to_dict()],
         "timings": {**(timings or {}), "total_ms": _ms(started)},
         "steps": [],
         "started_at": started_at,

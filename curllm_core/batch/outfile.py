@@ -218,7 +218,9 @@ def encode_line(line: dict) -> bytes:
                 "data": {},
                 "steps": [],
                 "timings": line.get("timings", {}),
-                "errors": [error_entry("OUTPUT_INVALID", f"the result cannot be written as JSON: {e}")],
+                "errors": [
+                    error_entry("OUTPUT_INVALID", f"the result cannot be written as JSON: {e}").to_dict()
+                ],
             },
             ensure_ascii=False,
             default=str,

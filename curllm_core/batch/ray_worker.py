@@ -117,7 +117,7 @@ class Worker:
             prepared = await self.runner.prepare(job.spec, events=bus, announced=True)
         except CurllmError as e:
             entry = error_of(e)
-            entry["message"] = f"on worker {self.label}: {entry['message']}"
+            entry.message = f"on worker {self.label}: {entry.message}"
             reply["error"] = entry
             return reply
         result = await self.runner.execute(prepared)

@@ -237,9 +237,10 @@ def _run(
         )
     except CurllmError as e:
         # A run that cannot start (a refused plan, a bad URL) ends its stream with an error event.
+        from ..event_types import ErrorEvent
         from ..runner import error_of
 
-        bus.emit("error", error_of(e))
+        bus.emit(ErrorEvent(entry=error_of(e)))
         raise
     finally:
         for close in closers:
@@ -314,8 +315,10 @@ def _run_with_events(
         click.echo("curllm: interrupted", err=True)
         return 130
     if not result.ok:
-        first = next((e for e in result.errors if not e.get("optional")), result.errors[0])
-        bus.emit("error", {**first, "errors": result.errors})
+        from ..event_types import ErrorEvent
+
+        first = next((e for e in result.errors if not e.optional), result.errors[0])
+        bus.emit(ErrorEvent(entry=first, errors=result.errors))
     from ..render import render
 
     # With the events on stdout the result never joins their lines: it goes to -o, and otherwise

@@ -112,13 +112,16 @@ async def plan_task(
     except LLMFailure as e:
         warn(f"model {model} failed ({e.reason}); using the rule planner")
         if events is not None:
-            events.step(
-                0,
-                "agent_decision",
-                "failed",
-                f"model {model} failed ({e.reason}); using the rule planner",
-                url=url,
-                extracted_data={"planner": f"llm:{model}", "error": e.reason},
+            from ..event_types import PlanDecision, StepEvent
+
+            events.emit(
+                StepEvent(
+                    plan_index=0,
+                    status="failed",
+                    message=f"model {model} failed ({e.reason}); using the rule planner",
+                    url=url,
+                    details=PlanDecision(planner=f"llm:{model}", error=e.reason),
+                )
             )
         if rules is None and rules_error is not None:
             raise PlanningError(

@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 
 from ..browser import Browser, parse_viewport
 from ..errors import BrowserError, CurllmError, UsageError
-from ..events import EventBus, QueueSink, now_iso
+from ..event_types import ErrorEvent
+from ..events import EventBus, QueueSink, with_result
 from ..executor import RunOptions
 from ..registry import Registry
 from ..result import Result, error_entry
@@ -373,7 +374,7 @@ class TaskService:
                         event = getter.result()
                         if event["type"] == "complete":
                             result = await runner
-                            yield {"type": "complete", "data": {**event["data"], "result": result.to_dict()}}
+                            yield with_result(event, result)
                             return
                         yield event
                         continue
@@ -404,4 +405,4 @@ def error_event(exc: BaseException | None) -> dict:
             "INTERNAL_ERROR",
             "the task failed unexpectedly (a bug: the server log has the details)",
         )
-    return {"type": "error", "data": {**error_entry(code, message), "timestamp": now_iso()}}
+    return ErrorEvent(entry=error_entry(code, message)).to_dict()

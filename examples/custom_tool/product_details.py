@@ -11,9 +11,12 @@ description, where the breadcrumbs are) lives in the manifest's ``selectors`` bl
 
 from __future__ import annotations
 
+import time
+
 from selectolax.lexbor import LexborHTMLParser
 
 from curllm_core.errors import CurllmError, ToolError
+from curllm_core.event_types import UrlCompleteEvent, UrlStartEvent
 from curllm_core.tool import ToolContext
 
 
@@ -49,11 +52,20 @@ async def run(ctx: ToolContext, limit: int = 5, key: str = "products") -> dict:
         if index >= limit or not url:
             enriched.append(product)
             continue
-        ctx.emit("url_start", {"url": url})
+        # Every page the run visits is reported: url_start, then url_complete (opened or failed).
+        ctx.emit(UrlStartEvent(url=url))
+        started = time.perf_counter()
         try:
             page = await ctx.browser.open(url)
-            enriched.append(product | details(await page.content(), ctx.selectors))
         except CurllmError as e:
             # One product page failing (404, blocked) should not lose the others' details.
+            ctx.emit(UrlCompleteEvent(url=url, duration_ms=_ms(started), error=e.message))
             enriched.append(product | {"details_error": e.message})
+            continue
+        ctx.emit(UrlCompleteEvent(url=page.url, duration_ms=_ms(started), title=await page.title()))
+        enriched.append(product | details(await page.content(), ctx.selectors))
     return {key: enriched}
+
+
+def _ms(since: float) -> int:
+    return int((time.perf_counter() - since) * 1000)

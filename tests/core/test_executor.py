@@ -370,9 +370,13 @@ async def test_astream_yields_events_then_the_result(registry):
 
 def test_terminal_view_prints_one_line_per_finished_step(registry, capsys):
     from curllm_core.cli.sinks import TerminalSink
+    from curllm_core.event_types import StepEvent, ToolCall
 
     bus = EventBus([TerminalSink()])
-    bus.step(1, "tool_call", "running", "x: starting")
-    bus.step(1, "tool_call", "completed", "extraction.make_items: 3 products", duration_ms=12)
+    call = ToolCall(tool="extraction.make_items", params={})
+    bus.emit(StepEvent(plan_index=1, status="running", message="x: starting", details=call))
+    done = ToolCall(tool="extraction.make_items", params={}, success=True, duration_ms=12, attempts=1)
+    message = "extraction.make_items: 3 products"
+    bus.emit(StepEvent(plan_index=1, status="completed", message=message, details=done, duration_ms=12))
     err = capsys.readouterr().err
     assert "✓ extraction.make_items: 3 products" in err and "starting" not in err

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from ...errors import ToolError
+from ...event_types import UrlCompleteEvent, UrlStartEvent
 from ...text import fold
 from ...tool import ToolContext, require_page
 from ..page_helpers import (
@@ -235,30 +236,22 @@ async def run(
             stopped = "next_link_already_visited"
             break
         # Every page the run visits has its url_start/url_complete events, not only the first.
-        ctx.emit("url_start", {"url": link.href or page.url})
+        ctx.emit(UrlStartEvent(url=link.href or page.url))
         opened = loop.time()
         try:
             changed = await go_next(page, link, timeout_ms=20000)
         except (PlaywrightError, ToolError) as e:
             stopped = f"next page failed to load: {str(e).splitlines()[0]}"
             ctx.emit(
-                "url_complete",
-                {
-                    "url": link.href or page.url,
-                    "status": "failed",
-                    "error": stopped,
-                    "duration_ms": int((loop.time() - opened) * 1000),
-                },
+                UrlCompleteEvent(
+                    url=link.href or page.url, error=stopped, duration_ms=int((loop.time() - opened) * 1000)
+                )
             )
             break
         ctx.emit(
-            "url_complete",
-            {
-                "url": page.url,
-                "status": "completed",
-                "duration_ms": int((loop.time() - opened) * 1000),
-                "title": await page.title(),
-            },
+            UrlCompleteEvent(
+                url=page.url, duration_ms=int((loop.time() - opened) * 1000), title=await page.title()
+            )
         )
         if not changed:
             stopped = "next_control_did_nothing"
