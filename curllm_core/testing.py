@@ -300,6 +300,7 @@ class ToolRunner(_Runner):
         params: dict | None = None,
         data: dict | None = None,
         registry: Registry | None = None,
+        on_event: Callable[[dict], None] | None = None,
     ) -> dict:
         """Run tool ``name`` on a page and return its output.
 
@@ -313,6 +314,9 @@ class ToolRunner(_Runner):
         the tool to work: the tool runs there once, as the executor calls it (its `ToolContext`,
         time limit, output check, ``ctx.run_tool``), without retries or fallbacks, and a failure
         raises the tool's own exception; the page stays as the tool left it.
+
+        ``on_event`` is called with each event of the run, as ``on_event=`` of `curllm_core.run`
+        (e.g. the ``url_start``/``url_complete`` of the pages the tool opens).
         """
         from .errors import ToolError, UsageError
         from .events import EventBus
@@ -325,14 +329,15 @@ class ToolRunner(_Runner):
             raise ValueError("give page= or html=/path=/url=, not both")
         doc = normalise_plan({"plan": [{"tool": manifest.key, "parameters": params or {}}]}, registry)
         plan = check_plan(doc, registry, initial_keys=set(data or {}))
+        events = EventBus([on_event] if on_event is not None else [])
         if page is not None:
-            return await self._on_page(plan, registry, page, data)
+            return await self._on_page(plan, registry, page, data, events)
         start, serve = _start_page(manifest, html, path, url)
         if manifest.needs_page and start is None:
             raise UsageError(f"{manifest.key} needs a page: pass html=, path=, url= or page=")
         options = self._options(start, data)
         result = await self._with_browser(
-            serve, lambda browser: execute(plan, registry, options, events=EventBus(), browser=browser)
+            serve, lambda browser: execute(plan, registry, options, events=events, browser=browser)
         )
         step = result.steps[-1] if result.steps else None
         if step is None or not step.success:
@@ -342,12 +347,13 @@ class ToolRunner(_Runner):
             )
         return step.result or {}
 
-    async def _on_page(self, plan: Any, registry: Registry, page: Any, data: dict | None) -> dict:
+    async def _on_page(
+        self, plan: Any, registry: Registry, page: Any, data: dict | None, events: Any
+    ) -> dict:
         """The plan's one step called once on ``page`` by the executor's own `Execution.call`."""
-        from .events import EventBus
         from .executor import Execution, TaskPage
 
-        options, events = self._options(page.url, data), EventBus()
+        options = self._options(page.url, data)
         task_page = TaskPage(options, events)
         task_page.session = _GivenSession(page)  # type: ignore[assignment]  # a Session in all it uses
         task_page.opened = True

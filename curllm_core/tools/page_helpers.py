@@ -14,6 +14,8 @@ import asyncio
 import functools
 import json
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
@@ -22,6 +24,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import SubmitFailed, SubmitUndone, ToolError
+from ..event_types import UrlCompleteEvent, UrlStartEvent
 from ..text import fold, squash
 
 REF_ATTR = "data-curllm-ref"
@@ -780,14 +783,19 @@ TIMERS_MS = 1600
 class PageWatch:
     """Watches a page while an action runs; ``await watch.settle()`` waits, within bounds, for the effects.
 
-    >>> async with PageWatch(page) as watch:
+    With ``emit`` (a tool's ``ctx.emit``), a page the action loads is reported like every page the run
+    visits: ``url_start`` when its navigation starts, ``url_complete`` when ``settle`` has waited for it.
+
+    >>> async with PageWatch(page, emit=ctx.emit) as watch:
     ...     await page.click("text=Filtruj")
     ...     settled = await watch.settle()
     """
 
-    def __init__(self, page: Any, *, arm: bool = True):
+    def __init__(self, page: Any, *, arm: bool = True, emit: Callable[..., object] | None = None):
         self.page = page
         self.arm = arm  # False: the caller arms the in-page side within its own call (submit_from)
+        self.emit = emit
+        self.loading: tuple[str, float] | None = None  # a reported page not yet complete: (url, start)
         self.inflight: set = set()
         self.requests = 0
         self.nav_started = False
@@ -807,6 +815,10 @@ class PageWatch:
         if self._main_navigation(request):
             self.nav_started = True
             self.target = request.url
+            # A redirect's next hop is the same page visit, still loading.
+            if self.emit is not None and self.loading is None and request.redirected_from is None:
+                self.loading = (request.url, time.perf_counter())
+                self.emit(UrlStartEvent(url=request.url))
 
     def _on_response(self, response: Any) -> None:
         if self._main_navigation(response.request):
@@ -838,6 +850,28 @@ class PageWatch:
     async def __aexit__(self, *exc: Any) -> None:
         for event, fn in self._listeners():
             self.page.remove_listener(event, fn)
+        # A page loaded after `settle` (going back after a broken submit) or while the action failed.
+        await self.report()
+
+    async def report(self, *, error: str | None = None) -> None:
+        """``url_complete`` for the page reported loading: its title, or why it failed."""
+        if self.loading is None or self.emit is None:
+            return
+        url, started = self.loading
+        self.loading = None
+        ms = int((time.perf_counter() - started) * 1000)
+        if error is None and self.status is not None and self.status >= 400:
+            error = f"HTTP {self.status}"
+        if error is None and self.page.url.startswith("chrome-error:"):
+            error = "the browser showed an error page"
+        if error is not None:
+            self.emit(UrlCompleteEvent(url=url, duration_ms=ms, error=error))
+            return
+        try:
+            title = await asyncio.wait_for(self.page.title(), 2.0)
+        except Exception:  # a page stuck in JavaScript, or gone: no title, no reason to wait
+            title = None
+        self.emit(UrlCompleteEvent(url=self.page.url, duration_ms=ms, title=title))
 
     def clear(self) -> None:
         """Forget what this side has seen so far (the in-page side is reset by arming it)."""
@@ -932,6 +966,7 @@ class PageWatch:
                     break
                 await asyncio.sleep(0.1)
         navigated = navigated or self.navigated.is_set()
+        await self.report()
         return Settled(
             navigated, self.requests, mutations, submitted, self.status, self.page.url, self.target
         )

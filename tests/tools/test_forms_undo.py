@@ -38,14 +38,26 @@ async def undone(page, action) -> SubmitFailed:
     ],
 )
 async def test_a_price_filter_that_breaks_the_page_is_undone(
-    page, site_url, how, name, params, items, landed_http, on_page
+    page, site_url, how, name, params, items, landed_http, curllm_run_tool
 ):
     url = address(site_url, name, how)
     await page.goto(url)
     before = await page.locator(items).count()
-    err = await undone(page, on_page("forms.price_filter", **params))
+    events: list[dict] = []
+    err = await undone(
+        page, curllm_run_tool("forms.price_filter", page=page, params=params, on_event=events.append)
+    )
     assert (landed_http if how == "http" else "a browser error page") in err.message
     assert page.url == url and await page.locator(items).count() == before
+    # Both pages the submit visited are reported: the broken one (failed), then the page back again.
+    kinds = [(e["type"], e["data"].get("status")) for e in events]
+    assert kinds == [
+        ("url_start", None),
+        ("url_complete", "failed"),
+        ("url_start", None),
+        ("url_complete", "completed"),
+    ]
+    assert events[1]["data"]["error"] and events[3]["data"]["url"] == url
 
 
 @pytest.mark.parametrize("how", ["http", "file"])

@@ -34,20 +34,29 @@ def test_text_match_tiers():
 
 
 @pytest.mark.browser
-async def test_load_more_button_loads_more(page, site_url, on_page):
+async def test_load_more_button_loads_more(page, site_url, curllm_run_tool):
     await page.goto(site_url + "/nowosci")
     assert await page.locator(".product-card").count() == 8
-    report = checked(await on_page(MANIFEST.key, text="Pokaż więcej"))
+    events: list[dict] = []
+    params = {"text": "Pokaż więcej"}
+    report = checked(await curllm_run_tool(MANIFEST.key, page=page, params=params, on_event=events.append))
+    assert events == []  # the page changed in place: no page was visited
     assert report["clicked"] == {"tag": "button", "text": "Pokaż więcej"}
     assert report["match"] == "exact" and report["dom_changed"] and not report["navigated"]
     assert await page.locator(".product-card").count() == 16  # waited for the fetch and the new cards
 
 
 @pytest.mark.browser
-async def test_link_click_waits_for_the_navigation(page, site_url, on_page):
+async def test_link_click_waits_for_the_navigation(page, site_url, curllm_run_tool):
     await page.goto(site_url + "/test/hn.html")
-    report = checked(await on_page(MANIFEST.key, text="More"))
+    events: list[dict] = []
+    params = {"text": "More"}
+    report = checked(await curllm_run_tool(MANIFEST.key, page=page, params=params, on_event=events.append))
     assert report["navigated"] and page.url == site_url + "/test/hn-2.html"
+    # The page the click opened is reported like every page the run visits.
+    assert [e["type"] for e in events] == ["url_start", "url_complete"]
+    assert events[0]["data"]["url"] == events[1]["data"]["url"] == page.url
+    assert events[1]["data"]["status"] == "completed" and events[1]["data"]["title"] == await page.title()
     assert await page.locator("tr.athing").count() == 3
 
 

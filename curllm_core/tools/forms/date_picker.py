@@ -286,7 +286,7 @@ async def run(ctx: ToolContext, to: str | None = None, submit: bool = False, **p
     if submit:
         last = second if end is not None and second is not None else first
         assert last is not None  # a field was filled (missing ones were reported above)
-        async with PageWatch(page, arm=False) as watch:
+        async with PageWatch(page, arm=False, emit=ctx.emit) as watch:
             outcome = await submit_from(page, last.selector, watch, what="the date form")
         report.update(submitted=True, method=outcome["method"], navigated=outcome["navigated"])
     report["url"] = page.url

@@ -199,7 +199,7 @@ async def run(
         "navigated": False,
     }
     before = page.url
-    async with PageWatch(page) as watch:
+    async with PageWatch(page, emit=ctx.emit) as watch:
         # force: custom dropdown widgets hide the native select but still read it
         await page.locator(f.selector).select_option(index=opt["index"], force=not f.visible, timeout=5000)
         settled = await watch.settle(timeout_ms=15000)

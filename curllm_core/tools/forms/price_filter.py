@@ -167,7 +167,7 @@ async def run(
     if submit:
         last = choice.max if max is not None and choice.max else choice.min
         assert last is not None  # a field was filled (missing ones were reported above)
-        async with PageWatch(page, arm=False) as watch:
+        async with PageWatch(page, arm=False, emit=ctx.emit) as watch:
             outcome = await submit_from(page, last.selector, watch, what="the price filter", fill=values)
         filled.update({side: outcome["values"].get(sel, filled[side]) for side, sel in pending.items()})
         report.update(submitted=True, method=outcome["method"], navigated=outcome["navigated"])

@@ -83,7 +83,7 @@ async def run(ctx: ToolContext, query: str, submit: bool = True, **_: Any) -> di
     value = query if typed else await fill_value(page, box.selector, query)
     report: dict[str, Any] = {"query": value, "field": box.describe(), "submitted": False, "method": None}
     if submit:
-        async with PageWatch(page, arm=False) as watch:
+        async with PageWatch(page, arm=False, emit=ctx.emit) as watch:
             outcome = await submit_from(
                 page, box.selector, watch, what="the search", fill={box.selector: None} if typed else {}
             )

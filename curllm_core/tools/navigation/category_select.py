@@ -73,7 +73,7 @@ async def run(ctx: ToolContext, path: list[str], timeout_ms: int = 15000, **_: A
                 "or menu entry shows that text"
             )
         (_score, kind), target = ranked[0]
-        async with PageWatch(page) as watch:
+        async with PageWatch(page, emit=ctx.emit) as watch:
             how = await open_entry(page, target, previous)
             settled = await watch.settle(timeout_ms)
         # A branch that opened in place is where the next level is looked for first; after a

@@ -48,7 +48,7 @@ async def run(ctx: ToolContext, text: str, timeout_ms: int = 15000, **_: Any) ->
             "links, buttons, role=button/link/tab/menuitem, submit inputs, summary, onclick elements)"
         )
     (key, kind), target = ranked[0]
-    async with PageWatch(page) as watch:
+    async with PageWatch(page, emit=ctx.emit) as watch:
         how = await click(page, target)
         settled = await watch.settle(timeout_ms)
     return {
