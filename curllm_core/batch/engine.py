@@ -16,6 +16,7 @@ from typing import Any
 
 from ..browser import Browser
 from ..errors import CurllmError, UsageError
+from ..event_types import ErrorEvent
 from ..events import EventBus, now_iso
 from ..executor import RunOptions
 from ..registry import Registry
@@ -266,18 +267,17 @@ class Batch:
         except CurllmError as e:
             if task.instruction is not None:
                 timings["plan_ms"] = _ms(started)
-            return failed_line(task, error_of(e), started_at, started, url=spec.url, timings=timings)
+            # The task's events end in `error`, as a run's end in `complete`.
+            entry = error_of(e)
+            bus.emit(ErrorEvent(entry=entry))
+            return failed_line(task, entry, started_at, started, url=spec.url, timings=timings)
         if prepared.plan_ms is not None:
             timings["plan_ms"] = prepared.plan_ms
         if prepared.needs_page and not prepared.url:
             await prepared.close()
-            return failed_line(
-                task,
-                error_entry("BAD_TASK", f"task {task.id}: missing field url (its plan needs a web page)"),
-                started_at,
-                started,
-                timings=timings,
-            )
+            entry = error_entry("BAD_TASK", f"task {task.id}: missing field url (its plan needs a web page)")
+            bus.emit(ErrorEvent(entry=entry))
+            return failed_line(task, entry, started_at, started, timings=timings)
         return await self._execute(task, prepared, bus, timings, started_at, started)
 
     def task_spec(self, task: Task) -> TaskSpec:

@@ -238,3 +238,42 @@ def test_config_concurrency_and_tagged_events(tmp_path, env):
     events = [json.loads(x) for x in (tmp_path / "ev.jsonl").read_text().splitlines()]
     assert {e["task"] for e in events} == {"t0", "t1", "t2"}
     assert Counter(e["type"] for e in events)["complete"] == 3
+
+
+def test_every_task_s_events_validate_against_the_event_schema(tmp_path, env):
+    """`curllm batch --events`: each task's stream (tagged with its id) validates field by field
+    against tools_manifests/events.schema.json and ends in `complete` when the task ran, or in
+    `error` when it could not start (a refused plan, an instruction with nothing doable)."""
+    from tests.design.stream_checks import assert_complete_carries_the_output, validate
+
+    tasks = write_jsonl(
+        tmp_path / "tasks.jsonl",
+        [
+            sleep_task("ok"),
+            sleep_task("fails", fail=True),
+            {**sleep_task("refused"), "plan": [{"tool": "validation.no_such_tool"}]},
+            {"id": "unplannable", "instruction": "what is the weather tomorrow", "data": PRODUCTS},
+        ],
+    )
+    out = run_batch(
+        str(tasks), "--out", str(tmp_path / "out.jsonl"), "--events", str(tmp_path / "ev.jsonl"), env=env
+    )
+    assert out.returncode == 1, out.stderr
+    lines = {x["id"]: x for x in read_lines(tmp_path / "out.jsonl")}
+    events = [json.loads(x) for x in (tmp_path / "ev.jsonl").read_text().splitlines()]
+    streams: dict[str, list[dict]] = {}
+    for event in events:
+        streams.setdefault(event["task"], []).append(event)
+    assert set(streams) == set(lines)
+    for stream in streams.values():
+        validate(stream)  # per task: its own step sequence
+    for task_id in ("ok", "fails"):
+        complete = streams[task_id][-1]
+        assert complete["type"] == "complete", task_id
+        assert_complete_carries_the_output(complete["data"], lines[task_id])
+    assert lines["ok"]["ok"] and not lines["fails"]["ok"]
+    failed = [e["data"] for e in streams["fails"] if e["type"] == "step" and e["data"]["status"] == "failed"]
+    assert failed and all(d["reward"] < 0 for d in failed)
+    for task_id, code in (("refused", "BAD_PLAN"), ("unplannable", "PLANNING_FAILED")):
+        last = streams[task_id][-1]
+        assert last["type"] == "error" and last["data"]["code"] == code == lines[task_id]["errors"][0]["code"]

@@ -11,20 +11,11 @@ from jsonschema import Draft202012Validator
 
 from curllm_core.events import events_schema
 
+from .stream_checks import assert_every_page_reported, validate
 from .test_design_plans import FILTER_PLAN, ROOT, curllm, env, shop  # noqa: F401 - fixtures
 
 PRODUCTS = json.loads((ROOT / "examples" / "plans" / "products.json").read_text(encoding="utf-8"))
 CHECK_PLAN = json.loads((ROOT / "examples" / "plans" / "check_products.json").read_text(encoding="utf-8"))
-
-
-def validate(events: list[dict]) -> None:
-    validator = Draft202012Validator(events_schema())
-    assert events, "an empty stream proves nothing"
-    for event in events:
-        errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(event)]
-        assert not errors, (event["type"], errors)
-    steps = [e["data"]["step_number"] for e in events if e["type"] == "step"]
-    assert steps == list(range(len(steps))), "step_number: the sequence index of the session's step events"
 
 
 def test_the_schema_is_valid_and_every_type_is_covered():
@@ -96,8 +87,10 @@ def test_the_cli_stream_validates_and_reports_every_page(shop, env, tmp_path, br
     # Only event lines on stdout: the result is in the complete event, not mixed into the stream.
     events = [json.loads(line) for line in done.stdout.splitlines()]
     validate(events)
+    assert_every_page_reported(events)
     opened = [e["data"]["url"] for e in events if e["type"] == "url_complete"]
-    assert len(opened) == 2 and "strona=2" in opened[1], opened  # the filtered listing's second page
+    # The start page, the page the filter's submit loaded, the filtered listing's second page.
+    assert len(opened) == 3 and "price_max=150" in opened[1] and "strona=2" in opened[2], opened
     complete = events[-1]["data"]
     expected = sorted(p["name"] for p in serve.select_products(price_max=150))
     assert sorted(p["name"] for p in complete["data"]["products"]) == expected
@@ -110,14 +103,24 @@ def test_the_cli_stream_validates_and_reports_every_page(shop, env, tmp_path, br
 
 
 def test_the_docs_list_every_field_and_their_examples_validate():
-    """Drift: every field the schema names for step, tool_call and complete events is documented,
-    and every event example in docs/results-and-events.md validates."""
+    """Drift: every field the schema names, of every event type (a tool call's extracted_data and the
+    complete event's metadata included), has its row with a type in docs/results-and-events.md, and
+    every event example there validates."""
     doc = (ROOT / "docs" / "results-and-events.md").read_text(encoding="utf-8")
     defs = events_schema()["$defs"]
-    names = set(defs["step"]["required"]) | set(defs["complete"]["required"])
-    names |= set(defs["step"]["then"]["properties"]["extracted_data"]["required"])
-    names |= set(defs["complete"]["properties"]["metadata"]["required"])
-    missing = sorted(n for n in names if f"`{n}`" not in doc)
+    rows = {line for line in doc.splitlines() if line.startswith("| `")}
+    missing = []
+    for kind in ("init", "url_start", "url_complete", "error"):
+        for name in defs[kind]["properties"]:
+            if name != "timestamp" and not any(r.startswith(f"| `{kind}` | `{name}` |") for r in rows):
+                missing.append(f"{kind}.{name}")
+    tool_call = defs["step"]["then"]["properties"]["extracted_data"]["properties"]
+    for name in [*defs["step"]["properties"], *defs["complete"]["properties"], *tool_call]:
+        if name != "timestamp" and not any(r.startswith(f"| `{name}` |") for r in rows):
+            missing.append(name)
+    for name in defs["complete"]["properties"]["metadata"]["required"]:
+        if f"`{name}`" not in doc:
+            missing.append(f"metadata.{name}")
     assert missing == [], f"fields missing from docs/results-and-events.md: {missing}"
     examples = [json.loads(line) for line in doc.splitlines() if line.startswith('{"type": ')]
     assert len(examples) >= 6

@@ -89,6 +89,39 @@ def test_the_stream_has_exactly_the_events_and_fields_of_events_output(
     assert all(p["price"] <= 150 for p in result["data"]["products"])
 
 
+def test_the_stream_validates_field_by_field_against_the_event_schema(server, site_url):
+    """A real server process's SSE stream, read by a real HTTP client, against the published schema
+    (tools_manifests/events.schema.json): every event and field, the step sequence, every page the
+    run visited, the output in `complete`; and a task that cannot be planned ends in `error`."""
+    from tests.design.stream_checks import (
+        assert_complete_carries_the_output,
+        assert_every_page_reported,
+        validate,
+    )
+
+    r, events = stream(server, {"instruction": TASK, "url": f"{site_url}/", "options": {"cache": False}})
+    assert r.status_code == 200
+    validate(events)
+    assert events[0]["type"] == "init" and events[-1]["type"] == "complete"
+    assert_every_page_reported(events)
+    complete = events[-1]["data"]
+    assert_complete_carries_the_output(complete, complete["result"])
+    assert complete["ok"] and complete["data"]["products"]
+    assert all(p["price"] <= 150 for p in complete["extracted_data"]["products"])
+    calls = [
+        e["data"]["extracted_data"]
+        for e in events
+        if e["type"] == "step" and e["data"]["action"] == "tool_call"
+    ]
+    assert calls and all(c["tool_name"] == c["tool"] and c["parameters"] == c["params"] for c in calls)
+    assert all(c["result"] == c.get("result_preview") for c in calls)
+
+    r, events = stream(server, {"instruction": "what is the weather tomorrow", "url": f"{site_url}/"})
+    assert r.status_code == 200
+    validate(events)
+    assert events[-1]["type"] == "error" and events[-1]["data"]["code"] == "PLANNING_FAILED"
+
+
 def test_sse_framing_is_one_message_per_event(server, site_url):
     with server.client() as client:
         with client.stream(
