@@ -88,6 +88,25 @@ def test_json_ld_as_shops_write_it():
     assert (product["price"], product["currency"], product["availability"]) == (1299.0, "EUR", "InStock")
 
 
+def test_microdata_of_a_product_nested_in_the_pages_product_is_its_own():
+    html = """<html><body><div itemscope itemtype="https://schema.org/Product">
+      <h1 itemprop="name">Stand Mixer 5 L</h1>
+      <aside><h4>Bundle with</h4><div itemscope itemtype="https://schema.org/Product">
+        <span itemprop="name">Dough Hook</span> <span itemprop="sku">DH-1</span>
+        <div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><meta itemprop="price" content="19.00">
+        <meta itemprop="priceCurrency" content="GBP"></div></div></aside>
+      <div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><meta itemprop="price" content="249.00">
+        <meta itemprop="priceCurrency" content="GBP"><link itemprop="availability" href="https://schema.org/InStock"></div>
+      <span itemprop="sku">SM-5L</span></div></body></html>"""
+    product = extract(html, "https://kitchen.example.co.uk/stand-mixer")["product"]
+    assert (product["name"], product["sku"], product["price"], product["currency"]) == (
+        "Stand Mixer 5 L",
+        "SM-5L",
+        249.0,
+        "GBP",
+    )
+
+
 def test_a_broken_json_ld_block_leaves_the_other_forms():
     html = (
         (FIXTURES / "en_microdata.html")

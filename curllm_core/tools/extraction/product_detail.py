@@ -302,6 +302,8 @@ def _microdata(tree, base: str, page_url: str) -> dict:
     offers: dict[str, Any] = {}
     rating: dict[str, Any] = {}
     for el in scope.css("[itemprop], [property]"):
+        if _other_item(el, scope):
+            continue  # a related product's own itemscope inside the page's product
         prop = (el.attributes.get("itemprop") or el.attributes.get("property") or "").split(":")[-1]
         if el.tag in ("link", "a"):
             value = el.attributes.get("href") or el.attributes.get("content")
@@ -316,16 +318,24 @@ def _microdata(tree, base: str, page_url: str) -> dict:
             if inner is not None:
                 value = inner.attributes.get("content") or visible_text(inner)
             node.setdefault("brand", value)
-        elif (
-            prop
-            and prop not in node
-            and not (el.attributes.get("itemscope") is not None and prop != "offers")
-        ):
+        elif prop and prop not in node and not ("itemscope" in el.attributes and prop != "offers"):
             node[prop] = value
     node["offers"], node["aggregateRating"] = offers, rating
     out = _from_schema_product(node, base, page_url)
     out.pop("url", None)  # an itemprop="url" may be an offer's or a breadcrumb's
     return out
+
+
+def _other_item(el: LexborNode, scope: LexborNode) -> bool:
+    """Whether ``el`` belongs to another Product nested in ``scope`` (an upsell tile with its own
+    ``itemscope``), not to the page's product or its offer, brand or rating."""
+    node = el.parent if "itemscope" in el.attributes else el
+    while node is not None and node.mem_id != scope.mem_id:
+        kind = node.attributes.get("itemtype") or node.attributes.get("typeof") or ""
+        if ("itemscope" in node.attributes or node.attributes.get("typeof")) and "Product" in kind:
+            return True
+        node = node.parent
+    return False
 
 
 def _meta(tree, base: str) -> dict:
@@ -362,7 +372,8 @@ def _title(tree, name: str | None) -> LexborNode | None:
     """The product's title element: the ``<h1>`` named like the metadata's product, else (a page
     whose ``<h1>`` is its logo) a lower heading or name element so named, else the first ``<h1>``
     outside the site's header, else an element marked as the product's name."""
-    heads = [h for h in tree.css("h1") if visible_text(h) and not _in_chrome(h)]
+    all_heads = [h for h in tree.css("h1") if visible_text(h)]
+    heads = [h for h in all_heads if not _in_chrome(h)]
     if name:
         folded = _fold(name)
 
@@ -372,7 +383,7 @@ def _title(tree, name: str | None) -> LexborNode | None:
                 text == folded or (text in folded and 2 * len(text) >= len(folded)) or folded in text
             )
 
-        for h in heads:
+        for h in all_heads:  # a page header may hold the product's title too
             if named(h):
                 return h
         for el in tree.css(
@@ -828,10 +839,13 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
         shown = {"name": shown.get("name")}
     if shown.get("price") is not None:
         stated = product.get("price")
-        if stated is None or not any(abs(stated - p) < 0.005 for p in shown["prices_shown"]):
+        confirmed = stated is not None and any(abs(stated - p) < 0.005 for p in shown["prices_shown"])
+        if not confirmed:
             product["price"] = shown["price"]
             product["currency"] = shown.get("currency_shown") or meta_currency or fallback_currency
-        product["price_regular"] = shown.get("price_regular")
+        # A regular price the block shows; else the metadata's stands only beside its own price.
+        if shown.get("price_regular") is not None or not confirmed:
+            product["price_regular"] = shown.get("price_regular")
     if shown.get("availability") is not None:
         product["availability"] = shown["availability"]
     # A SKU the page prints is this page's variant's, over the metadata's when that has variants
