@@ -176,6 +176,8 @@ def _offer_prices(offer: dict) -> tuple[float | None, float | None, str | None]:
     price = _number(offer.get("price"))
     if price is None and "lowPrice" in offer:
         price = _number(offer.get("lowPrice"))
+    if price is not None and price <= 0:
+        price = None  # "0.00": a template's placeholder (a product with options), never a price
     currency = _text(offer.get("priceCurrency"))
     regular = None
     specs = offer.get("priceSpecification")
@@ -498,7 +500,10 @@ def _context(el: LexborNode, text: str) -> tuple[str, str]:
     return "", ""
 
 
-def _price_role(el: LexborNode, before: str, after: str) -> str | None:
+def _price_role(el: LexborNode, before: str, after: str, own_before: str = "") -> str | None:
+    """The role of the price in ``el``: by its markup (crossed out, classed old), else by the words
+    ``before`` and ``after`` it; ``own_before`` is its own element's text before the number, which
+    alone says whether "from" starts this price's label or ends another offer's ("Open-Box: from")."""
     node: LexborNode | None = el
     for _ in range(4):
         if node is None or node.tag in ("body", "html"):
@@ -511,7 +516,8 @@ def _price_role(el: LexborNode, before: str, after: str) -> str | None:
         if REGULAR_CLASS.search(node.attributes.get("class") or ""):
             return REGULAR
         node = node.parent
-    other_from = OTHER_FROM.search(before) and not PRICE_FROM.search(before)
+    label = own_before if own_before.strip() else before
+    other_from = OTHER_FROM.search(label) and not PRICE_FROM.search(label)
     if NOT_A_PRICE_BEFORE.search(before) or other_from or NOT_A_PRICE_AFTER.search(after):
         return "other"
     if REGULAR_AFTER.search(after) or REGULAR_BEFORE.search(before):
@@ -561,7 +567,9 @@ def _shown_prices(block: list[LexborNode], currency: str | None) -> list[_Shown]
             continue
         before, after = _context(el, visible_text(el) or text)
         span = find_prices(text, currency)[0]
-        role = _price_role(el, (before + " " + span.before).strip(), (span.after + " " + after).strip())
+        role = _price_role(
+            el, (before + " " + span.before).strip(), (span.after + " " + after).strip(), span.before
+        )
         shown.append(_Shown(price.amount, price.currency or currency, role, _beside_discount(el)))
     return shown
 
