@@ -190,6 +190,10 @@ class _ServingBrowser:
     async def close(self) -> None:
         """The executor does not own this browser; closing is the fixture's business."""
 
+    def __getattr__(self, name: str) -> Any:
+        """Everything else (``started``, ``start``, ...) is the real browser's: a run may warm it up."""
+        return getattr(self._browser, name)
+
 
 def _start_page(
     manifest: Manifest | None, html: str | None, path: str | os.PathLike | None, url: str | None
