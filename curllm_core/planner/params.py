@@ -678,8 +678,18 @@ def _singular_superlative(t: _Text, facts: list[Fact]) -> None:
     m = (
         # EN: "the cheapest", "the cheapest one/product", not "the cheapest products"
         t.search(rf"\bthe\s+(?:very\s+)?(?:{sup})(?!\s+(?:\w+s|people|news)\b)(?:\s+(?:one|\w+))?\b")
+        # "most expensive movie", "cheapest camera?": a superlative and one noun in the singular that
+        # ends the request (not "cheapest cat food offers", not "cheapest cameras")
+        or t.search(
+            rf"(?:^|[,;:]\s*|\b(?:show|get|find|give me|list)\s+)(?:{sup})\s+(?!\w+s\b)[^\W\d_]{{2,30}}"
+            r"(?=\s*$|\s*[,.;!?]|\s+(?:on|in|from|under|below|with|for|at|of)\b)"
+        )
         # "the story with the most points", not "the stories with ..."
         or t.search(rf"\bthe\s+(?!\w+s\b)\w{{2,30}}\s+with\s+the\s+(?:{_UP}|{_DOWN})\s+(?:{_RANK_FIELD})\b")
+        # DE: "der Beitrag mit den meisten Punkten", "das Produkt mit der besten Bewertung" ("die" may be plural)
+        or t.search(
+            rf"\b(?:der|das)\s+[^\W\d_]{{2,30}}\s+mit\s+(?:den|der|dem)\s+(?:{_UP}|{_DOWN})\s+(?:{_RANK_FIELD})\b"
+        )
         # PL singular adjectives end in -y/-a: "najtańszy", "najnowsza"
         or t.search(r"\b(?:najtańsz|najtansz|najdroższ|najdrozsz|najnowsz|najstarsz|najlepiej ocenian)[ya]\b")
         # DE singular after an article ends in -e: "das günstigste", "der neueste"
@@ -980,7 +990,10 @@ def _links(t: _Text, facts: list[Fact]) -> None:
     m = t.search(
         rf"\b(?:external|outgoing|outbound|off[- ]site|zewnętrzn\w*|zewnetrzn\w*|externe?n?|ausgehende?n?)\s+"
         rf"{_LINK_CUE}\b"
-    ) or t.search(rf"\b{_LINK_CUE}\s+(?:zewnętrzn\w*|zewnetrzn\w*)\b")
+    ) or t.search(
+        rf"\b{_LINK_CUE}\s+(?:zewnętrzn\w*|zewnetrzn\w*|(?:(?:prowadząc\w*|kierując\w*|pointing|going|leading|"
+        r"führend\w*|verweisend\w*)\s+)?(?:na\s+zewnątrz|na\s+zewnatrz|nach\s+au(?:ß|ss)en|outside|off[- ]site))"
+    )
     if m:  # "external links": every other site (the planner knows the page's host)
         facts.append(Fact("link_external", True, m.start(), m.group(0)))
         t.mask(m.start(), m.end())
@@ -1061,7 +1074,8 @@ def _links(t: _Text, facts: list[Fact]) -> None:
             and not target.isdigit()
             and not _rx(
                 rf"^(?:{_ITEM_NOUN}|{_FIELD_ANY}|{_N}|first|last|top|new|old|broken|working|valid|absolute|"
-                r"relative|all|same|own|wszystkie|alle|jede\w*|każd\w*|kazd\w*|ersten?|pierwsz\w*)$"
+                r"relative|all|same|own|wszystkie|alle|jede\w*|każd\w*|kazd\w*|ersten?|pierwsz\w*|"
+                rf"{_ONLY[3:-1]}|{_GIVE[3:-1]}|me|mi|mir|the|die|der|den|these|those|te|tych|diese)$"
             ).match(target)
         ):
             facts.append(Fact("link_pattern", site_pattern(target), m.start(), m.group(0)))
@@ -1172,6 +1186,9 @@ def _search(t: _Text, facts: list[Fact]) -> None:
         r"suche\s+nach|such\s+nach|suche)"
     )
     m = t.search(rf"\b{verbs}\s+(?:the\s+|for\s+)?((?:[^\s,;.]+\s+){{0,4}}?[^\s,;.]+?)" + _VALUE_END)
+    before = t.original[max(0, m.start() - 8) : m.start()] if m else ""
+    if re.search(r"\b(?:the|this|my|your|a|die|der|diese|meine)\s+$", before, re.I):
+        m = None  # "what did the search return": the search is a noun here, not a verb
     if m:
         query = m.group(1).strip()
         if query and not re.fullmatch(
@@ -1444,6 +1461,8 @@ def _table_words(words: list[str]) -> list[str]:
             break
         if (
             low in _TABLE_FILLER
+            or low in _NUMBER_WORDS
+            or re.fullmatch(r"pierwsz\w*|erste\w*|\d+\.?", low)
             or re.fullmatch(_LARGEST, low, re.I)
             or any(re.fullmatch(rx, low, re.I) for rx in _ORDINALS.values())
         ):

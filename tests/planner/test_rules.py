@@ -616,6 +616,40 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
         "links",
     ),
     (SHOP, "Links zu Wikipedia-Artikeln", [(LINKS, {"pattern": site_pattern("wikipedia")})], "links"),
+    (LOCAL, "most expensive movie", costliest(1), "products"),
+    (LOCAL, "najdroższa karma", costliest(1), "products"),
+    (
+        LOCAL,
+        "der Beitrag mit den meisten Punkten",
+        [(ARTICLES, {}), (ORDER, {"by": "points", "order": "desc", "limit": 1})],
+        "articles",
+    ),
+    (LOCAL, "cheapest cameras", cheapest(), "products"),
+    (
+        LOCAL,
+        "tylko linki i tytuły artykułów",
+        [(ARTICLES, {}), (SELECT, {"fields": ["url", "title"]})],
+        "articles",
+    ),
+    (
+        LOCAL,
+        "only links and titles of the stories",
+        [(ARTICLES, {}), (SELECT, {"fields": ["url", "title"]})],
+        "articles",
+    ),
+    (
+        LOCAL,
+        "nur Links und Titel der Beiträge",
+        [(ARTICLES, {}), (SELECT, {"fields": ["url", "title"]})],
+        "articles",
+    ),
+    (LOCAL, "pierwsze dwie tabele", [(TABLES, {"limit": 2})], "tables"),
+    (LOCAL, "the first two tables", [(TABLES, {"limit": 2})], "tables"),
+    (LOCAL, "die ersten zwei Tabellen", [(TABLES, {"limit": 2})], "tables"),
+    (LOCAL, "links pointing outside", [(LINKS, {"pattern": "", "external": True})], "links"),
+    (LOCAL, "linki prowadzące na zewnątrz", [(LINKS, {"pattern": "", "external": True})], "links"),
+    (LOCAL, "Links nach außen", [(LINKS, {"pattern": "", "external": True})], "links"),
+    (LOCAL, "what did the search return? list the hits", [(ARTICLES, {})], "articles"),
     (LOCAL, "external links", [(LINKS, {"pattern": "", "external": True})], "links"),
     ("file:///tmp/page.html", "linki zewnętrzne", [(LINKS, {"pattern": "", "external": True})], "links"),
     # --- no URL: the site the instruction names ----------------------------------------------------
@@ -667,7 +701,7 @@ def _check_case(registry, url, instruction, expected, output):
 @pytest.mark.parametrize(("url", "instruction", "expected", "output"), CASES, ids=[c[1][:60] for c in CASES])
 def test_rule_plans(registry, url, instruction, expected, output):
     planned = _check_case(registry, url, instruction, expected, output)
-    if instruction in ("the 2nd table", "the table with the most rows"):
+    if instruction in ("the 2nd table", "the table with the most rows") or "dwie" in instruction:
         assert "match" not in planned.plan.steps[0].parameters  # no words name the table
     if "links" in instruction.lower() or "linki" in instruction:
         assert planned.plan.warnings == [], planned.plan.warnings  # every site named is a known one
