@@ -681,7 +681,8 @@ def _singular_superlative(t: _Text, facts: list[Fact]) -> None:
         # "most expensive movie", "cheapest camera?": a superlative and one noun in the singular that
         # ends the request (not "cheapest cat food offers", not "cheapest cameras")
         or t.search(
-            rf"(?:^|[,;:]\s*|\b(?:show|get|find|give me|list)\s+)(?:{sup})\s+(?!\w+s\b)[^\W\d_]{{2,30}}"
+            rf"(?:^|[,;:]\s*|\b(?:show|get|find|give me|list)\s+)(?:{sup})\s+"
+            r"(?!\w+s\b|(?:first|last|to|one|ones|najpierw|zuerst|bis|do)\b)[^\W\d_]{2,30}"
             r"(?=\s*$|\s*[,.;!?]|\s+(?:on|in|from|under|below|with|for|at|of)\b)"
         )
         # "the story with the most points", not "the stories with ..."
