@@ -1291,10 +1291,10 @@ ACTIONS: dict[str, str] = {
     ),
     "sign up": r"\b(?:sign\s?up|register|create\s+an\s+account|zarejestruj\w*|załóż\s+konto|registrier\w*)\b",
     "buy": (
-        r"\b(?:buy|purchase|check\s?out|add\s+(?:it\s+|them\s+)?to\s+(?:the\s+|my\s+)?(?:cart|basket)|"
+        r"\b(?:buy|purchase|check\s?out|add\s+(?:\S+\s+){0,6}?to\s+(?:the\s+|my\s+|a\s+)?(?:shopping\s+)?(?:cart|basket|bag)|"
         r"place\s+an\s+order|order\s+(?:it|them|this|that|one|two|three|the\s+(?:cheapest|first|best))\b|"
-        r"kup|kupić|kupic|kupuj\w*|zamów|zamow|zamówić|zamowic|dodaj\s+do\s+koszyka|"
-        r"kaufe?n?|kauf|bestelle?n?|in\s+den\s+(?:warenkorb|einkaufswagen))\b"
+        r"kup|kupić|kupic|kupuj\w*|zamów|zamow|zamówić|zamowic|dodaj\s+(?:\S+\s+){0,6}?do\s+koszyka|"
+        r"kaufe?n?|kauf|bestelle?n?|in\s+den\s+(?:warenkorb|einkaufswagen|korb))\b"
     ),
     "pay": r"\b(?:pay|payment|zapłać|zaplac|zapłacić|zaplacic|opłać|oplac|bezahle?n?)\b",
     "send": (

@@ -904,13 +904,19 @@ def unsupported_actions(facts: Facts, eligible: list[Scored]) -> list[tuple[str,
     out = []
     for name, start, end in fact.value:
         done = False
+        # The words that say the action: its first and last word ("add ... to my cart"); the words
+        # between name what to act on ("the cheapest cat food"), which reading tools match too.
+        said = text[start:end].split()
+        first = (start, start + len(said[0])) if said else (start, end)
+        last = (end - len(said[-1]), end) if said else (start, end)
         for s in eligible:
             for trigger in s.manifest.triggers:
                 rx = _rx(trigger)
                 for m in rx.finditer(text) if rx else ():
                     if m.start() >= end:
                         break
-                    if m.end() > start and not any(k and k.fullmatch(m.group(0).strip()) for k in kinds):
+                    on_verb = any(m.end() > a and m.start() < b for a, b in (first, last))
+                    if on_verb and not any(k and k.fullmatch(m.group(0).strip()) for k in kinds):
                         done = True
                         break
                 if done:

@@ -1072,6 +1072,9 @@ def test_every_kind_is_in_the_table_in_three_languages(kind):
         ("compare these products with amazon and call me", ["compare", "call"]),
         ("porównaj ceny produktów i powiadom mnie", ["compare", "notify"]),
         ("teile die günstigsten Produkte", ["share"]),
+        ("add the cheapest cat food to my cart", ["buy"]),
+        ("dodaj najtańszy aparat do koszyka", ["buy"]),
+        ("lege das günstigste Katzenfutter in den Warenkorb", ["buy"]),
     ],
 )
 def test_what_no_tool_does_is_named_in_the_plan(registry, instruction, named):
