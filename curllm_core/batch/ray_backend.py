@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import CurllmError, UsageError
+from ..event_types import ErrorEvent
 from ..events import EventBus
 from ..plan import plan_tools
 from ..result import error_entry
@@ -537,7 +538,8 @@ class RayBatch(Batch):
                 bus.emit(event["type"], event["data"])
                 if event["type"] == "step":
                     bus.sequence += 1
-            if "error" in reply:
+            if "error" in reply:  # the worker could not start it: its events end in error, as here
+                bus.emit(ErrorEvent(entry=reply["error"]))
                 return failed_line(
                     task, reply["error"], started_at, started, url=decided.url, timings=timings
                 )

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.design.stream_checks import validate
+
 from .conftest import (
     SLEEP_MANIFEST,
     TITLE_MANIFEST,
@@ -350,11 +352,18 @@ async def test_a_tool_the_workers_lack_is_named_with_the_worker(local_ray, ray_t
         {**sleep_task("only-there"), "plan": [{"tool": "validation.ray_driver_only"}]},
         sleep_task("also-here"),
     ]
-    batch = RayBatch(tasks, workers=1, concurrency=2, registry=driver, warn=warnings.append)
+    events: list[dict] = []
+    batch = RayBatch(
+        tasks, workers=1, concurrency=2, registry=driver, warn=warnings.append, on_event=events.append
+    )
     lines = {x["id"]: x async for x in batch.results()}
     assert lines["here"]["ok"] and lines["also-here"]["ok"], lines
     (error,) = lines["only-there"]["errors"]
     assert error["code"] == "MISSING_TOOL"
+    # Its events (the driver's plan decision) end in error, as a task that cannot start here.
+    mine = [e for e in events if e["task"] == "only-there"]
+    validate(mine)
+    assert mine[-1]["type"] == "error" and mine[-1]["data"]["code"] == "MISSING_TOOL"
     assert "validation.ray_driver_only" in error["message"] and "w1 (pid " in error["message"]
     assert any("lacks validation.ray_driver_only" in w for w in warnings), warnings
 
