@@ -207,6 +207,12 @@ def _run(
         raise UsageError(
             f"--input {input_file}: must be a JSON object of data keys, got {type(data).__name__}"
         )
+    if plan_only and events_to == "-" and not output_file:
+        # stdout carries only event lines: the plan would be mixed into them
+        raise UsageError(
+            "--plan-only prints the plan on stdout, where --events - writes the events: "
+            "give -o FILE for the plan, or --events FILE"
+        )
     if output_file:
         check_writable(output_file, "-o")  # before the run: its result must not be lost at the end
     model = resolve_model(model)

@@ -77,6 +77,21 @@ def test_the_cli_emits_an_error_event_for_a_refused_plan(env, tmp_path):  # noqa
     assert events[-1]["type"] == "error" and events[-1]["data"]["code"] == "BAD_PLAN"
 
 
+def test_events_on_stdout_never_share_it_with_a_plan(env, tmp_path):  # noqa: F811
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({k: v for k, v in CHECK_PLAN.items() if k != "$schema"}))
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps(PRODUCTS))
+    done = curllm("--plan", str(plan), "--input", str(data), "--plan-only", "--events", "-", env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--plan-only prints the plan on stdout" in done.stderr and "-o FILE" in done.stderr
+    out = tmp_path / "plan-out.json"
+    done = curllm(
+        "--plan", str(plan), "--input", str(data), "--plan-only", "--events", "-", "-o", str(out), env=env
+    )
+    assert done.returncode == 0 and done.stdout == "" and json.loads(out.read_text())["plan"]
+
+
 @pytest.mark.browser
 def test_the_cli_stream_validates_and_reports_every_page(shop, env, tmp_path, browser_path):  # noqa: F811
     serve, url = shop
