@@ -24,8 +24,8 @@ from .executor import RunOptions
 from .plan import Plan
 from .policy import NetworkPolicy
 from .registry import Registry
-from .result import Result, error_entry
-from .runner import Runner, TaskSpec
+from .result import Result
+from .runner import Runner, TaskSpec, error_of
 
 
 def _bus(events: EventBus | None, on_event: Callable[[dict], None] | None) -> EventBus:
@@ -162,6 +162,6 @@ async def astream(
             exc = task.exception()
             if exc is not None:
                 if isinstance(exc, CurllmError):
-                    yield ErrorEvent(entry=error_entry(exc.code, str(exc))).to_dict()
+                    yield ErrorEvent(entry=error_of(exc)).to_dict()
                 raise exc
             return

@@ -22,7 +22,7 @@ from ..events import EventBus, QueueSink, with_result
 from ..executor import RunOptions
 from ..registry import Registry
 from ..result import Result, error_entry
-from ..runner import Runner, TaskSpec, resolve_model
+from ..runner import Runner, TaskSpec, error_of, resolve_model
 from .errors import HTTPError, bad_request
 from .settings import ServerSettings
 
@@ -398,11 +398,7 @@ class TaskService:
 def error_event(exc: BaseException | None) -> dict:
     """The ``error`` event that ends a stream when a task could not produce a result."""
     if isinstance(exc, CurllmError):
-        code, message = exc.code, str(exc)
-    else:
-        log.error("task failed unexpectedly", exc_info=exc)
-        code, message = (
-            "INTERNAL_ERROR",
-            "the task failed unexpectedly (a bug: the server log has the details)",
-        )
-    return ErrorEvent(entry=error_entry(code, message)).to_dict()
+        return ErrorEvent(entry=error_of(exc)).to_dict()  # a refused plan's problems one line each
+    log.error("task failed unexpectedly", exc_info=exc)
+    message = "the task failed unexpectedly (a bug: the server log has the details)"
+    return ErrorEvent(entry=error_entry("INTERNAL_ERROR", message)).to_dict()

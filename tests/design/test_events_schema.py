@@ -60,6 +60,26 @@ def test_astream_validates():
     assert events[-1]["type"] == "complete" and "result" in events[-1]["data"]
 
 
+def test_astream_ends_a_refused_plan_with_an_error_event_then_raises():
+    from curllm_core.api import astream
+    from curllm_core.errors import PlanError
+
+    events: list[dict] = []
+
+    async def collect() -> None:
+        plan = {"plan": [{"tool": "validation.no_such_tool"}], "expected_output": "products"}
+        async for event in astream(plan=plan, data=PRODUCTS):
+            events.append(event)
+
+    with pytest.raises(PlanError):
+        asyncio.run(collect())
+    validate(events)
+    error = events[-1]["data"]
+    assert events[-1]["type"] == "error" and error["code"] == "BAD_PLAN"
+    # The problems one line each, as the CLI's error event and a batch line give them.
+    assert error["problems"] and any("no_such_tool" in p for p in error["problems"])
+
+
 def test_the_cli_emits_an_error_event_for_a_refused_plan(env, tmp_path):  # noqa: F811
     plan = tmp_path / "plan.json"
     plan.write_text(
