@@ -97,6 +97,24 @@ def test_the_cli_emits_an_error_event_for_a_refused_plan(env, tmp_path):  # noqa
     assert events[-1]["type"] == "error" and events[-1]["data"]["code"] == "BAD_PLAN"
 
 
+def test_the_cli_ends_a_failed_run_with_an_error_event_after_complete(env, tmp_path):  # noqa: F811
+    plan = tmp_path / "plan.json"
+    step = {"tool": "validation.price_range_check", "parameters": {"max": 150, "mode": "fail"}}
+    plan.write_text(json.dumps({"plan": [step], "expected_output": "products"}))
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps(PRODUCTS))
+    done = curllm("--plan", str(plan), "--input", str(data), "--events", "-", env=env)
+    assert done.returncode == 1
+    events = [json.loads(line) for line in done.stdout.splitlines()]  # only event lines
+    validate(events)
+    complete, error = events[-2:]
+    assert complete["type"] == "complete" and not complete["data"]["ok"]
+    assert error["type"] == "error" and error["data"]["errors"] == complete["data"]["errors"]
+    assert error["data"]["code"] == complete["data"]["errors"][0]["code"] and error["data"]["step"] == 1
+    failed = [e["data"] for e in events if e["type"] == "step" and e["data"]["status"] == "failed"]
+    assert [d["reward"] for d in failed] == [-0.25]
+
+
 def test_events_on_stdout_never_share_it_with_a_plan(env, tmp_path):  # noqa: F811
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({k: v for k, v in CHECK_PLAN.items() if k != "$schema"}))
