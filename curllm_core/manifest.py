@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,9 @@ def _roles(parameters: dict) -> dict[str, str]:
 @cache
 def manifest_schema() -> dict:
     return json.loads((manifests_dir() / "manifest.schema.json").read_text(encoding="utf-8"))
+
+
+_NOT_IN_DOCUMENT = frozenset({"extra", "source", "path", "entrypoint_from"})
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,13 @@ class Manifest:
                 doc[k] = list(v)
         doc.update(self.extra)
         return doc
+
+    def json_text(self) -> str:
+        """``json.dumps(self.to_dict(), sort_keys=True)`` without the deep copy `to_dict` makes (the
+        registry's fingerprint hashes it for every tool of every task's planning)."""
+        doc = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_IN_DOCUMENT}
+        doc.update(self.extra)
+        return json.dumps(doc, sort_keys=True, default=str)
 
 
 #: What `conventional_entrypoint`'s second value means, in words (``curllm tools validate`` says it).

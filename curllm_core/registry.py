@@ -202,7 +202,7 @@ class Registry:
         h = hashlib.sha256()
         for key in sorted(self.tools):
             h.update(key.encode())
-            h.update(json.dumps(self.tools[key].to_dict(), sort_keys=True, default=str).encode())
+            h.update(self.tools[key].json_text().encode())
         return h.hexdigest()[:16]
 
 

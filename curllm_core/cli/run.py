@@ -275,9 +275,15 @@ def _run_with_events(
     load_registry: Any,
 ) -> int:
     """`_run` once the event stream is open: plan or check, run, render."""
-    registry = load_registry()
-    report_registry_problems(registry)
-    runner = Runner(registry)
+
+    def installed_tools() -> Any:
+        registry = load_registry()
+        report_registry_problems(registry)
+        return registry
+
+    # The tools are loaded when first needed: for an instruction with a URL, after the browser has
+    # begun to start (the runner's warm-up), so that loading them (and any plugins) fills that wait.
+    runner = Runner(installed_tools)
     options = make_run_options(browser_params, None, data)
 
     if plan_file:
@@ -286,6 +292,7 @@ def _run_with_events(
             from ..plan import check_plan, normalise_plan
             from ..planner.rules import with_fields_and_limit
 
+            registry = runner.registry
             plan = check_plan(normalise_plan(doc, registry), registry, initial_keys=set(data or {}))
             plan = with_fields_and_limit(plan, registry, list(fields or ()), limit, set(data or {}))
             emit(json.dumps(plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
@@ -308,7 +315,7 @@ def _run_with_events(
         spec = replace(spec, url=runner.start_url(spec))
         # With --input data there may be nothing to open: plan on the data alone.
         if spec.url is None and data is None:
-            raise UsageError(_no_url_message(instruction, registry))
+            raise UsageError(_no_url_message(instruction, runner.registry))
         if plan_only:
             planned = asyncio.run(runner.plan(spec))
             emit(json.dumps(planned.plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
