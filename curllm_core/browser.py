@@ -191,6 +191,9 @@ class Session:
         self.blocked_navigations: list[PolicyError] = []  # those that were the main page's own
         self.egress: Any = None  # the policy-checking proxy, when there is a policy
         self.loaded_state: dict | None = None  # what --session FILE held when the task started
+        self.own_pages: set[Any] = set()  # pages opened by `new_page` (a map's items), not popups
+        self._creating = 0  # `new_page` calls under way: a new page is a popup only once they are done
+        self._created = asyncio.Event()
 
     async def start(self, browser) -> None:
         o = self.options
@@ -220,9 +223,34 @@ class Session:
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
         self.page.on("requestfailed", self._on_request_failed)
         # Popups (window.open, target=_blank) are closed: the task stays on its own page.
-        self.context.on(
-            "page", lambda p: None if p is self.page else asyncio.ensure_future(_quietly(p.close()))
-        )
+        self.context.on("page", lambda p: None if p is self.page else asyncio.ensure_future(self._popup(p)))
+
+    async def _popup(self, page) -> None:
+        """Close a page the task did not open; `new_page`'s own pages are told apart once it returns."""
+        while self._creating:
+            self._created.clear()
+            await self._created.wait()
+        if page is not self.page and page not in self.own_pages:
+            await _quietly(page.close())
+
+    async def new_page(self) -> Any:
+        """A further page in this session's context (same cookies, routing and network policy), e.g.
+        for one item of a map. The caller closes it (`close_page`)."""
+        self._creating += 1
+        try:
+            page = await self.context.new_page()
+            self.own_pages.add(page)
+        finally:
+            self._creating -= 1
+            if not self._creating:
+                self._created.set()
+        page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
+        return page
+
+    async def close_page(self, page) -> None:
+        """Close a page of `new_page`; bounded in time, a page stuck in JavaScript is no reason to wait."""
+        self.own_pages.discard(page)
+        await _quietly(_bounded(page.close(), CLOSE_TIMEOUT_S, "closing a page"))
 
     async def _route(self, route) -> None:
         """Images and the like are dropped; a request the policy refuses never leaves the browser.
@@ -261,9 +289,12 @@ class Session:
                     self.blocked_navigations.append(error)
                 return
 
-    async def open(self, url: str, timeout_ms: int | None = None) -> Any:
-        """Navigate the main page. Raises PolicyError or NavigationError naming the status or cause."""
+    async def open(self, url: str, timeout_ms: int | None = None, page: Any = None) -> Any:
+        """Navigate the main page (or ``page``, one of `new_page`). Raises PolicyError or
+        NavigationError naming the status or cause."""
         url = normalize_url(url)
+        main = page is None or page is self.page
+        page = self.page if page is None else page
         await self.policy.check(url)
         timeout = timeout_ms or self.options.navigation_timeout_ms
         from playwright.async_api import Error as PlaywrightError
@@ -272,12 +303,13 @@ class Session:
         blocked_before = len(self.blocked)
         failures_before = len(self.egress.failures) if self.egress is not None else 0
         try:
-            response = await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout)
+            response = await page.goto(url, wait_until="domcontentloaded", timeout=timeout)
         except PlaywrightTimeout:
             raise NavigationTimeout(f"timed out after {timeout} ms opening {url}") from None
         except PlaywrightError as e:
             # The navigation failed while the policy refused something: the page or a redirect hop.
-            refused = self.blocked_navigations or self.blocked[blocked_before:]
+            # (Another page's refusals are not this one's: only those since this navigation began.)
+            refused = (self.blocked_navigations if main else []) or self.blocked[blocked_before:]
             if refused:
                 raise refused[-1] from None
             reason = str(e).splitlines()[0].replace("Page.goto: ", "")
@@ -294,13 +326,13 @@ class Session:
                 response.status, f"HTTP {response.status} {response.status_text} for {url}"
             )
         if await _redirect_target_misread(response):
-            await self.page.goto(self.page.url, wait_until="domcontentloaded", timeout=timeout)
+            await page.goto(page.url, wait_until="domcontentloaded", timeout=timeout)
         try:
             # The DOM is there; give scripts a moment to finish, but a slow sub-resource is no failure.
-            await self.page.wait_for_load_state("load", timeout=min(timeout, 5000))
+            await page.wait_for_load_state("load", timeout=min(timeout, 5000))
         except PlaywrightTimeout:
             pass
-        return self.page
+        return page
 
     async def screenshot(self, path: Path) -> str | None:
         try:

@@ -109,7 +109,7 @@ def plan_entries() -> list[CacheEntry]:
                     "url_shape": doc.get("url_shape"),
                     "source": doc.get("source"),
                     "created": doc.get("created"),
-                    "tools": [s.get("tool") for s in steps if isinstance(s, dict)],
+                    "tools": [s.get("tool", "map") for s in steps if isinstance(s, dict)],
                 },
             )
         )

@@ -285,6 +285,12 @@ class OutputInvalid(ToolError):
     code = "OUTPUT_INVALID"
 
 
+class MapFailed(ToolError):
+    """Every item of a map step failed (one item's failure only fails that item)."""
+
+    code = "MAP_FAILED"
+
+
 class BadParams(ToolError):
     """A parameter value its schema cannot rule out (an invalid regular expression, ...)."""
 

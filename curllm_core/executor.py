@@ -35,7 +35,7 @@ from .errors import (
 from .event_types import StepEvent, ToolCall, UrlCompleteEvent, UrlStartEvent
 from .events import FAILED_STEP_REWARD, EventBus, preview_text
 from .manifest import Manifest
-from .plan import DEFAULT_RETRIES, Plan, Step, fill_defaults, step_io
+from .plan import DEFAULT_RETRIES, Plan, Step, fill_defaults, step_io, step_keys
 from .policy import NetworkPolicy
 from .registry import Registry
 from .result import ErrorEntry, Result, StepResult, error_entry
@@ -155,6 +155,16 @@ class TaskPage:
         self.warming = asyncio.create_task(launch())
         await asyncio.sleep(0)  # the task imports Playwright and spawns its driver, then waits
 
+    async def ensure_session(self) -> Session:
+        """The task's browser session (context), started without opening the start URL."""
+        if self.session is None:
+            started = time.perf_counter()
+            if self.browser is None:
+                self.browser = Browser(headless=self.options.browser.headless)
+            self.session = await self.browser.new_session(self.options.browser, self.options.policy)
+            self.timings["browser_ms"] += _ms(started)
+        return self.session
+
     async def open(self) -> None:
         """Start the browser and open the start URL (once; a no-op when it is open).
 
@@ -169,12 +179,7 @@ class TaskPage:
                 " a site the installed tools know)"
             )
         await self.options.policy.check(self.options.url)  # refuse before starting anything
-        if self.session is None:
-            started = time.perf_counter()
-            if self.browser is None:
-                self.browser = Browser(headless=self.options.browser.headless)
-            self.session = await self.browser.new_session(self.options.browser, self.options.policy)
-            self.timings["browser_ms"] += _ms(started)
+        await self.ensure_session()
         url = self.options.url
         self.events.emit(UrlStartEvent(url=url))
         started = time.perf_counter()
@@ -233,6 +238,8 @@ class Execution:
         self.errors: list[ErrorEntry] = []
         self.timings: dict[str, int] = self.task_page.timings
         self.timings["steps_ms"] = 0
+        #: What the run did not fully do (a map's failed items), added to the plan's warnings.
+        self.warnings: list[str] = []
 
     # --- the page ------------------------------------------------------------------------------
 
@@ -258,22 +265,26 @@ class Execution:
 
     # --- one tool call -------------------------------------------------------------------------
 
-    def context(self, manifest: Manifest, data: dict) -> ToolContext:
+    def context(self, manifest: Manifest, data: dict, page: Any = None) -> ToolContext:
+        """The tool's context: on the task's page, or on ``page`` (a map item's own page)."""
         return ToolContext(
-            page=self.page if manifest.needs_page else None,
+            page=(page if page is not None else self.page) if manifest.needs_page else None,
             data=data,
             manifest=manifest,
             settings=self.options.settings,
             emit=self.events.emit,
             log=logging.getLogger(f"curllm.tool.{manifest.key}"),
             browser=self.session,
-            url=self.url,
-            run_tool=lambda name, **params: self.run_nested(name, data, params),
+            url=page.url if page is not None else self.url,
+            run_tool=lambda name, **params: self.run_nested(name, data, params, page),
         )
 
-    async def call(self, manifest: Manifest, params: dict, data: dict, timeout_ms: int) -> dict:
-        """One attempt: run the tool under its time limit and check its output."""
-        if manifest.needs_page:
+    async def call(
+        self, manifest: Manifest, params: dict, data: dict, timeout_ms: int, page: Any = None
+    ) -> dict:
+        """One attempt: run the tool under its time limit and check its output (on ``page`` when
+        given, else on the task's page, opened first)."""
+        if manifest.needs_page and page is None:
             if self.open_error is not None:  # that failure is this attempt's: the page is not opened twice
                 e, self.open_error = self.open_error, None
                 raise e
@@ -282,7 +293,7 @@ class Execution:
         started = time.perf_counter()
         try:
             output = await asyncio.wait_for(
-                fn(self.context(manifest, dict(data)), **params), timeout_ms / 1000
+                fn(self.context(manifest, dict(data), page), **params), timeout_ms / 1000
             )
             took = _ms(started)
         except TimeoutError:
@@ -308,7 +319,7 @@ class Execution:
             )
         return output
 
-    async def run_nested(self, name: str, data: dict, params: dict) -> dict:
+    async def run_nested(self, name: str, data: dict, params: dict, page: Any = None) -> dict:
         """``ctx.run_tool``: another tool on the same page and data, parameters checked first."""
         from .plan import parameter_problems
 
@@ -317,7 +328,7 @@ class Execution:
         problems = parameter_problems(manifest, params, [])
         if problems:
             raise ToolError(f"bad parameters for {manifest.key}: " + "; ".join(p.message for p in problems))
-        return await self.call(manifest, params, data, manifest.timeout_ms)
+        return await self.call(manifest, params, data, manifest.timeout_ms, page)
 
     async def attempts(
         self,
@@ -403,6 +414,10 @@ class Execution:
     # --- the plan ------------------------------------------------------------------------------
 
     async def run_step(self, index: int, step: Step) -> bool:
+        if step.map is not None:
+            from .mapping import run_map
+
+            return await run_map(self, index, step)
         manifest = self.registry.resolve(step.tool)
         data = self.outputs.get(step.input, {}) if step.input else self.data
         self.events.emit(
@@ -575,11 +590,7 @@ class Execution:
         value = (result.result or {}).get(expected) if expected else None
         if value is None or value == [] or value == {}:
             return 0.0
-        producers = 0
-        for step in self.plan.steps:
-            m = self.registry.get(step.tool)
-            if m is not None and expected in step_io(m, step.parameters, self.registry)[1]:
-                producers += 1
+        producers = sum(expected in step_keys(step, self.registry)[1] for step in self.plan.steps)
         return 1.0 / max(producers, 1)
 
     async def screenshot(self, index: int, manifest: Manifest) -> None:
@@ -697,7 +708,7 @@ class Execution:
             plan=self.plan.to_dict(),
             timings=self.timings,
             url=self.url,
-            warnings=list(self.plan.warnings),
+            warnings=[*self.plan.warnings, *self.warnings],
         )
 
     async def close(self) -> None:

@@ -37,13 +37,16 @@ class Step:
     retries: int | None = None
     timeout_ms: int | None = None
     optional: bool = False
+    #: A map step's spec (``over``, ``steps``, ...; see `curllm_core.mapping`), defaults filled in; its
+    #: ``tool`` is then ``"map"`` and its ``parameters`` empty.
+    map: dict | None = None
 
     def to_dict(self) -> dict:
-        doc: dict[str, Any] = {
-            "tool": self.tool,
-            "parameters": self.parameters,
-            "description": self.description,
-        }
+        doc: dict[str, Any]
+        if self.map is not None:
+            doc = {"map": self.map, "description": self.description}
+        else:
+            doc = {"tool": self.tool, "parameters": self.parameters, "description": self.description}
         for key in ("id", "input", "fallback", "retries", "timeout_ms"):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
@@ -87,6 +90,37 @@ def plan_schema() -> dict:
 
 def _pointer(path) -> str:
     return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
+
+
+#: What a map step does not take (it has ``map`` instead of ``tool``).
+NOT_ON_MAP_STEPS = ("tool", "parameters", "fallback", "retries")
+
+
+def _schema_problems(doc: Any) -> list[Problem]:
+    """The plan schema's problems; a map step's refused fields named (the schema's ``false`` for
+    them loses the field's name)."""
+    from jsonschema import Draft202012Validator
+
+    found = []
+    for e in sorted(
+        Draft202012Validator(plan_schema()).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))
+    ):
+        if e.schema is False and list(e.schema_path)[-2:] == ["then", "properties"]:
+            continue  # reported below, by name
+        found.append(_problem(e.message, list(e.absolute_path)))
+    steps = doc.get("plan") if isinstance(doc, dict) else None
+    for i, step in enumerate(steps if isinstance(steps, list) else []):
+        if isinstance(step, dict) and "map" in step:
+            for name in NOT_ON_MAP_STEPS:
+                if name in step:
+                    found.append(
+                        _problem(
+                            f"{name!r} is not a field of a map step (it has map instead of tool; a map's "
+                            "own steps are in map.steps)",
+                            ["plan", i, name],
+                        )
+                    )
+    return found
 
 
 def _problem(message: str, path: list) -> Problem:
@@ -135,6 +169,16 @@ def step_io(manifest: Manifest, params: dict, registry: Registry) -> tuple[list[
     return consumes, produces
 
 
+def step_keys(step: Step, registry: Registry) -> tuple[list[str], list[str]]:
+    """The data keys a checked step reads and writes, a map step's included."""
+    if step.map is not None:
+        from .mapping import map_io
+
+        return map_io(step.map)
+    manifest = registry.get(step.tool)
+    return step_io(manifest, step.parameters, registry) if manifest is not None else ([], [])
+
+
 def named_tool(manifest: Manifest, params: dict, registry: Registry) -> Manifest | None:
     """The installed tool a step's ``tool``-role parameter names (pagination's ``extract``), if any."""
     name = params.get(manifest.parameter_for("tool") or "")
@@ -146,6 +190,11 @@ def plan_tools(plan: Plan, registry: Registry) -> list[str]:
     on each page (its ``tool``-role parameter, pagination's ``extract``) and the plan's fallback."""
     names: list[str] = []
     for step in plan.steps:
+        if step.map is not None:
+            from .mapping import static_tools
+
+            names += static_tools(step.map)
+            continue
         names.append(step.tool)
         if step.fallback:
             names.append(step.fallback)
@@ -164,19 +213,6 @@ def plan_tools(plan: Plan, registry: Registry) -> list[str]:
     return keys
 
 
-def _schema_problems(doc: Any) -> list[Problem]:
-    """What ``plan.schema.json`` finds wrong with ``doc``, in document order."""
-    from jsonschema import Draft202012Validator
-
-    return [
-        _problem(e.message, list(e.absolute_path))
-        for e in sorted(
-            Draft202012Validator(plan_schema()).iter_errors(doc),
-            key=lambda e: list(map(str, e.absolute_path)),
-        )
-    ]
-
-
 def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
     """A step that takes a ``tool`` (pagination's ``extract``) but names none takes the extraction step
     that follows it."""
@@ -184,8 +220,12 @@ def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
     i = 0
     while i < len(steps):
         step = steps[i]
+        if "map" in step:
+            out.append(step)
+            i += 1
+            continue
         manifest = registry.get(step["tool"])
-        nxt = registry.get(steps[i + 1]["tool"]) if i + 1 < len(steps) else None
+        nxt = registry.get(steps[i + 1].get("tool", "")) if i + 1 < len(steps) else None
         tool_param = manifest.parameter_for("tool") if manifest else None
         params = step.get("parameters") or {}
         if (
@@ -233,6 +273,11 @@ def normalise_plan(doc: Any, registry: Registry) -> Any:
         return doc
     steps = []
     for raw in _fold_extraction(doc["plan"], registry):
+        if "map" in raw:
+            from .mapping import normalise_map
+
+            steps.append({**raw, "map": normalise_map(raw["map"], registry)})
+            continue
         step = {**raw, "tool": _key_of(raw["tool"], registry)}
         manifest = registry.get(raw["tool"])
         if manifest is not None:
@@ -265,6 +310,26 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
     needs_page = False
     for i, raw in enumerate(doc["plan"]):
         path = ["plan", i]
+        if "map" in raw:
+            from .mapping import check_map_step
+
+            visible = available
+            if raw.get("input"):
+                if raw["input"] not in outputs:
+                    problems.append(
+                        _problem(f"input {raw['input']!r} is not the id of an earlier step", [*path, "input"])
+                    )
+                visible = set(outputs.get(raw["input"], []))
+            step, produces, found, page = check_map_step(raw, path, visible, registry)
+            problems += found
+            needs_page |= page
+            if raw.get("id"):
+                if raw["id"] in outputs:
+                    problems.append(_problem(f"duplicate step id {raw['id']!r}", [*path, "id"]))
+                outputs[raw["id"]] = produces
+            available |= set(produces)
+            steps.append(step)
+            continue
         try:
             manifest = registry.resolve(raw["tool"])
         except ToolNotFound as e:

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import PlanError
 from ..manifest import ROLES
+from ..mapping import static_tools
 from ..plan import Plan, Step, check_plan, named_tool, normalise_plan, step_io
 from ..registry import Registry
 from .base import Planned
@@ -37,6 +38,7 @@ SUMMARY_CHARS = 1500
 DEFAULT_TIMEOUT_S = 30.0
 _STEP_KEYS = (
     "tool",
+    "map",
     "parameters",
     "description",
     "id",
@@ -384,6 +386,10 @@ def candidate_tools(
     chosen: dict[str, Any] = {}
     if draft is not None:
         for step in draft.plan.steps:
+            if step.map is not None:  # a map step: the tools it runs on each item
+                for name in static_tools(step.map):
+                    chosen.setdefault(name, registry.resolve(name))
+                continue
             chosen.setdefault(step.tool, registry.resolve(step.tool))
             if step.fallback:
                 chosen.setdefault(step.fallback, registry.resolve(step.fallback))
@@ -428,7 +434,8 @@ def _bare(plan: Plan) -> dict:
     doc = plan.to_dict()
     return {
         "plan": [
-            {k: v for k, v in s.items() if k in ("tool", "parameters", "optional")} for s in doc["plan"]
+            {k: v for k, v in s.items() if k in ("tool", "map", "parameters", "optional")}
+            for s in doc["plan"]
         ],
         "expected_output": doc.get("expected_output"),
     }
@@ -505,7 +512,7 @@ def _with_guards(
         and (m := registry.get(s["tool"])) is not None
     }
     for step in draft.plan.steps:
-        if registry.resolve(step.tool).category != "validation" or step.tool in have:
+        if step.map is not None or registry.resolve(step.tool).category != "validation" or step.tool in have:
             continue
         added = {**step.to_dict(), "description": f"{step.description} (added by the rule planner)"}
         trial = {**doc, "plan": [*doc["plan"], added]}
@@ -634,7 +641,13 @@ async def replan_with_llm(
     usage = Usage()
     messages = build_messages(instruction, url, registry, page_summary=page_summary, initial_keys=data_keys)
     done = "\n".join(json.dumps(h, ensure_ascii=False, default=str) for h in history)
-    left = json.dumps([{"tool": s.tool, "parameters": s.parameters} for s in remaining], ensure_ascii=False)
+    left = json.dumps(
+        [
+            {"map": s.map} if s.map is not None else {"tool": s.tool, "parameters": s.parameters}
+            for s in remaining
+        ],
+        ensure_ascii=False,
+    )
     messages[-1]["content"] += (
         "\n\nThe plan was partly run. Steps so far (the last one failed):\n"
         + done

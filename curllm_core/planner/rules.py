@@ -36,6 +36,7 @@ from ..plan import Plan, check_plan, fill_defaults, normalise_plan
 from ..registry import Registry
 from ..urls import site_of
 from .base import Planned
+from .each import with_map
 from .params import Fact, Facts, extract_facts
 
 # --- facts and parameters ----------------------------------------------------------------------
@@ -818,6 +819,8 @@ def plan_with_rules(
         )
     if warnings:
         doc["warnings"] = warnings
+    if not data_only:
+        doc = with_map(doc, text, registry, out_key)  # "for each product ...": each on its own page
     plan = _check(doc, registry, initial_keys)
     return Planned(plan, [f"{s.tool}: {s.description}" for s in plan.steps], "rules")
 
@@ -1472,7 +1475,7 @@ def _check(doc: dict, registry: Registry, initial_keys: set[str] | frozenset) ->
             keep = [
                 s
                 for i, s in enumerate(doc["plan"])
-                if i not in bad or registry.resolve(s["tool"]).category == "extraction"
+                if i not in bad or "map" in s or registry.resolve(s["tool"]).category == "extraction"
             ]
             if not bad or len(keep) == len(doc["plan"]) or not keep:
                 raise PlanningError(

@@ -198,7 +198,7 @@ class CurllmMCP:
                 )
             if params.name == "plan":
                 plan = await self.service.plan(parse_task(args, need_instruction=True))
-                steps = " → ".join(s["tool"] for s in plan["plan"])
+                steps = " → ".join(s.get("tool", "map") for s in plan["plan"])
                 return types.CallToolResult(
                     content=_text(f"plan of {len(plan['plan'])} step(s): {steps}"), structured_content=plan
                 )

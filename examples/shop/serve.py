@@ -188,7 +188,7 @@ def product_card(p: dict[str, Any]) -> str:
 </li>"""
 
 
-def layout(title: str, body: str, *, q: str = "", scripts: str = "") -> str:
+def layout(title: str, body: str, *, q: str = "", scripts: str = "", head: str = "") -> str:
     """The page frame: header with the search box, the free-delivery banner, footer."""
     return f"""<!DOCTYPE html>
 <html lang="pl">
@@ -198,7 +198,7 @@ def layout(title: str, body: str, *, q: str = "", scripts: str = "") -> str:
 <title>{e(title)} – Sklep Demo</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/sklep.css">
-</head>
+{head}</head>
 <body>
 <header class="site-header">
   <a class="logo" href="/">Sklep Demo</a>
@@ -350,21 +350,91 @@ def listing_page(path: str, params: dict[str, str], category: str | None) -> str
 
 
 def product_page(p: dict[str, Any]) -> str:
-    """A product's own page."""
+    """A product's own page, in one of the three markups real shops use (by product number): JSON-LD,
+    schema.org microdata, or labelled text with meta tags only. Each shows the price, availability,
+    brand, product code and description."""
     cat = categories_by_slug()[p["category"]]
     old = f' <del class="price price--old">{format_pln(p["old_price"])}</del>' if p.get("old_price") else ""
+    markup = ("jsonld", "microdata", "labels")[int(p["id"][1:]) % 3]
+    stock = "Dostępny – wysyłka w 24 h" if p["in_stock"] else "Produkt niedostępny"
+    schema_stock = "https://schema.org/" + ("InStock" if p["in_stock"] else "OutOfStock")
+    rating = (
+        f'<p class="product-detail__rating">Ocena {p["rating"]:.1f}/5 ({p["reviews"]} opinii)</p>'
+        if p.get("rating")
+        else ""
+    )
+    head = ""
+    if markup == "jsonld":
+        doc: dict[str, Any] = {
+            "@context": "https://schema.org",
+            "@type": "Product",
+            "name": p["name"],
+            "sku": p["sku"],
+            "brand": {"@type": "Brand", "name": p["brand"]},
+            "description": p["description"],
+            "offers": {
+                "@type": "Offer",
+                "price": f"{p['price']:.2f}",
+                "priceCurrency": "PLN",
+                "availability": schema_stock,
+            },
+        }
+        if p.get("rating"):
+            doc["aggregateRating"] = {
+                "@type": "AggregateRating",
+                "ratingValue": p["rating"],
+                "reviewCount": p["reviews"],
+            }
+        ld = json.dumps(doc, ensure_ascii=False).replace("</", "<\\/")
+        head = f'<script type="application/ld+json">{ld}</script>\n'
+        details = f"""<p class="product-detail__price"><span class="price price--current">{format_pln(p["price"])}</span>{old}</p>
+    <p class="product-detail__stock">{stock}</p>
+    {rating}<p class="product-detail__description">{e(p["description"])}</p>"""
+        title = f"<h1>{e(p['name'])}</h1>"
+        attrs = ""
+    elif markup == "microdata":
+        rating_md = (
+            f'<p class="product-detail__rating" itemprop="aggregateRating" itemscope itemtype="https://schema.org/AggregateRating">'
+            f'Ocena <span itemprop="ratingValue">{p["rating"]:.1f}</span>/5 (<span itemprop="reviewCount">{p["reviews"]}</span> opinii)</p>'
+            if p.get("rating")
+            else ""
+        )
+        details = f"""<p class="product-detail__brand">Marka: <span itemprop="brand">{e(p["brand"])}</span></p>
+    <div itemprop="offers" itemscope itemtype="https://schema.org/Offer">
+      <p class="product-detail__price"><span class="price price--current" itemprop="price" content="{p["price"]:.2f}">{format_pln(p["price"])}</span>{old}
+      <meta itemprop="priceCurrency" content="PLN"></p>
+      <p class="product-detail__stock"><link itemprop="availability" href="{schema_stock}">{stock}</p>
+    </div>
+    {rating_md}<p class="product-detail__sku">Kod produktu: <span itemprop="sku">{p["sku"]}</span></p>
+    <p class="product-detail__description" itemprop="description">{e(p["description"])}</p>"""
+        title = f'<h1 itemprop="name">{e(p["name"])}</h1>'
+        attrs = ' itemscope itemtype="https://schema.org/Product"'
+    else:
+        head = (
+            f'<meta name="description" content="{e(p["description"])}">\n'
+            f'<meta property="og:title" content="{e(p["name"])}">\n'
+            f'<meta property="og:description" content="{e(p["description"])}">\n'
+        )
+        details = f"""<p class="product-detail__price"><span class="price price--current">{format_pln(p["price"])}</span>{old}</p>
+    <ul class="product-detail__facts">
+      <li>Marka: {e(p["brand"])}</li>
+      <li>Kod produktu: {p["sku"]}</li>
+      <li>Dostępność: {stock}</li>
+    </ul>
+    {rating}<p class="product-detail__description">{e(p["description"])}</p>"""
+        title = f"<h1>{e(p['name'])}</h1>"
+        attrs = ""
     body = f"""<main class="product">
   <nav class="breadcrumbs" aria-label="Okruszki"><a href="/">Sklep Demo</a> ›
     <a href="/kategoria/{cat["slug"]}">{e(cat["name"])}</a></nav>
-  <article class="product-detail" data-product-id="{p["id"]}">
+  <article class="product-detail" data-product-id="{p["id"]}"{attrs}>
     {thumb(p)}
-    <h1>{e(p["name"])}</h1>
-    <p class="product-detail__price"><span class="price price--current">{format_pln(p["price"])}</span>{old}</p>
-    <p>{e(p["description"])}</p>
-    <button type="button">Dodaj do koszyka</button>
+    {title}
+    {details}
+    <button type="button"{"" if p["in_stock"] else " disabled"}>Dodaj do koszyka</button>
   </article>
 </main>"""
-    return layout(p["name"], body)
+    return layout(p["name"], body, head=head)
 
 
 def incremental_page(kind: str) -> str:
