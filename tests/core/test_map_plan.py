@@ -9,7 +9,7 @@ import pytest
 
 from curllm_core.errors import PlanError
 from curllm_core.mapping import fill, merged
-from curllm_core.plan import check_plan
+from curllm_core.plan import check_plan, normalise_plan
 
 LISTING = {"tool": "extraction.products_generic"}
 
@@ -50,7 +50,8 @@ def test_the_issues_plan_checks_with_defaults_filled_in(registry):
         ],
         "expected_output": "products",
     }
-    plan = check_plan(doc, registry)
+    assert check_plan(doc, registry).steps[1].map == doc["plan"][1]["map"]  # the check rewrites nothing
+    plan = check_plan(normalise_plan(doc, registry), registry)
     step = plan.steps[1]
     assert step.tool == "map" and plan.needs_page
     assert step.map["max_items"] is None and step.map["item_timeout_ms"] == 60000 and step.map["retries"] == 1
@@ -59,8 +60,8 @@ def test_the_issues_plan_checks_with_defaults_filled_in(registry):
 
 
 def test_a_bare_tool_name_gets_its_full_key_and_collect_is_produced(registry):
-    plan = check_plan({"plan": [LISTING, the_map()], "expected_output": "results"}, registry)
-    assert plan.steps[1].map["steps"][0]["tool"] == "extraction.product_detail"
+    doc = normalise_plan({"plan": [LISTING, the_map()], "expected_output": "results"}, registry)
+    assert check_plan(doc, registry).steps[1].map["steps"][0]["tool"] == "extraction.product_detail"
     assert problems({"plan": [LISTING, the_map()], "expected_output": "details"}, registry)
 
 
