@@ -403,7 +403,7 @@ def product_page(p: dict[str, Any]) -> str:
     <div itemprop="offers" itemscope itemtype="https://schema.org/Offer">
       <p class="product-detail__price"><span class="price price--current" itemprop="price" content="{p["price"]:.2f}">{format_pln(p["price"])}</span>{old}
       <meta itemprop="priceCurrency" content="PLN"></p>
-      <p class="product-detail__stock"><link itemprop="availability" href="{schema_stock}">{stock}</p>
+      <p class="product-detail__stock"><meta itemprop="availability" content="{schema_stock}">{stock}</p>
     </div>
     {rating_md}<p class="product-detail__sku">Kod produktu: <span itemprop="sku">{p["sku"]}</span></p>
     <p class="product-detail__description" itemprop="description">{e(p["description"])}</p>"""
