@@ -98,6 +98,7 @@ class ToolCall:
     duration_ms: int | None = None
     attempts: int | None = None
     optional: bool = False  # a failure that may happen (an optional step, an undone submit)
+    map_item: dict | None = None  # one item of a map step: {"index", "of", "url"} (mapping.py)
 
     def to_dict(self) -> dict[str, Any]:
         helper = {
@@ -123,6 +124,8 @@ class ToolCall:
                 doc["optional"] = True
         if self.choice:
             doc["choice"] = self.choice
+        if self.map_item is not None:
+            doc["map_item"] = self.map_item
         return doc
 
 

@@ -179,12 +179,12 @@ class TaskPage:
                 " a site the installed tools know)"
             )
         await self.options.policy.check(self.options.url)  # refuse before starting anything
-        await self.ensure_session()
+        session = await self.ensure_session()
         url = self.options.url
         self.events.emit(UrlStartEvent(url=url))
         started = time.perf_counter()
         try:
-            await self.session.open(url)
+            await session.open(url)
         except PageUnavailable as e:
             self.timings["navigation_ms"] += _ms(started)
             self.events.emit(UrlCompleteEvent(url=url, error=describe(e), duration_ms=_ms(started)))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from .errors import BadParams, CurllmError, MapFailed, StepTimeout, ToolError, ToolNotFound, is_transient
+from .event_types import StepEvent, ToolCall, UrlCompleteEvent, UrlStartEvent
 from .events import preview_text
 from .plan import DEFAULT_RETRIES, Step, _problem, fill_defaults, plan_schema, step_io
 from .result import StepResult, error_entry
@@ -329,7 +330,9 @@ class _Item:
     async def close(self) -> None:
         if self.page is not None:
             page, self.page = self.page, None
-            await self.runner.ex.session.close_page(page)
+            session = self.runner.ex.session
+            if session is not None:  # it made the page
+                await session.close_page(page)
 
     async def steps(self) -> dict:
         runner, spec = self.runner, self.runner.spec
@@ -381,24 +384,19 @@ class _Item:
         while True:
             attempt += 1
             self.page = self.page or await session.new_page()
-            ex.events.emit("url_start", {"url": self.url})
+            ex.events.emit(UrlStartEvent(url=self.url))
             started = time.perf_counter()
             try:
                 await session.open(self.url, page=self.page)
             except Exception as e:  # the item fails (or tries again), never the map
-                ex.events.emit(
-                    "url_complete",
-                    {"url": self.url, "status": "failed", "error": _describe(e), "duration_ms": _ms(started)},
-                )
+                ex.events.emit(UrlCompleteEvent(url=self.url, error=_describe(e), duration_ms=_ms(started)))
                 if not is_transient(e) or attempt > retries:
                     raise
                 await asyncio.sleep(min(ex.options.backoff_s * 2 ** (attempt - 1), 2.0))
                 continue
             self.url = self.page.url
             ex.events.emit(
-                "url_complete",
-                {"url": self.url, "status": "completed", "duration_ms": _ms(started)}
-                | ({"title": title} if (title := await _title(self.page)) else {}),
+                UrlCompleteEvent(url=self.url, duration_ms=_ms(started), title=await _title(self.page))
             )
             return
 
@@ -444,25 +442,26 @@ class _MapRun:
         message = f"{label}: " + (
             _summary(o.get("result")) if o.get("success") else o.get("error") or "failed"
         )
-        self.ex.events.step(
-            self.index,
-            "tool_call",
-            "completed" if o.get("success") else "failed",
-            message,
-            url=item.url,
-            duration_ms=o.get("duration_ms"),
-            extracted_data={
-                "tool": item.tool or MAP_TOOL,
-                "tool_description": manifest.description if manifest else "",
-                "params": item.params,
-                "success": bool(o.get("success")),
-                "result_preview": preview_text(o.get("result")) if o.get("success") else None,
-                "error": o.get("error"),
-                "duration_ms": o.get("duration_ms") or 0,
-                "attempts": item.attempts,
-                "map_item": {"index": item.index, "of": len(self.chosen)}
-                | ({"url": item.url} if item.url else {}),
-            },
+        self.ex.events.emit(
+            StepEvent(
+                plan_index=self.index,
+                status="completed" if o.get("success") else "failed",
+                message=message,
+                url=item.url,
+                duration_ms=o.get("duration_ms"),
+                details=ToolCall(
+                    tool=item.tool or MAP_TOOL,
+                    params=item.params,
+                    tool_description=manifest.description if manifest else "",
+                    success=bool(o.get("success")),
+                    result_preview=preview_text(o.get("result")) if o.get("success") else None,
+                    error=o.get("error"),
+                    duration_ms=o.get("duration_ms") or 0,
+                    attempts=item.attempts,
+                    map_item={"index": item.index, "of": len(self.chosen)}
+                    | ({"url": item.url} if item.url else {}),
+                ),
+            )
         )
 
     async def run(self) -> StepResult:
@@ -610,13 +609,14 @@ class _MapRun:
 async def run_map(ex: Execution, index: int, step: Step) -> bool:
     """Run a map step for the executor; True when the plan goes on (as `Execution.run_step`)."""
     spec = step.map or {}
-    ex.events.step(
-        index,
-        "tool_call",
-        "running",
-        f"map over {spec.get('over')}: {step.description or _what(spec)}",
-        url=ex.url,
-        extracted_data={"tool": MAP_TOOL, "params": spec, "tool_description": _what(spec)},
+    ex.events.emit(
+        StepEvent(
+            plan_index=index,
+            status="running",
+            message=f"map over {spec.get('over')}: {step.description or _what(spec)}",
+            url=ex.url,
+            details=ToolCall(tool=MAP_TOOL, params=spec, tool_description=_what(spec)),
+        )
     )
     run = _MapRun(ex, index, step)
     result = await run.run()
@@ -638,7 +638,8 @@ async def run_map(ex: Execution, index: int, step: Step) -> bool:
         step=index,
         tool=MAP_TOOL,
     )
-    ex.errors.append(entry | {"optional": True} if result.optional else entry)
+    entry.optional = result.optional
+    ex.errors.append(entry)
     return result.optional
 
 

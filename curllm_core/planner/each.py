@@ -198,9 +198,9 @@ def with_map(doc: dict, text: str, registry: Registry, out_key: str) -> dict:
     else:
         steps.append(map_step)
         if asked:
-            select = _select_step(registry, out_key, [*LISTING_FIELDS, *asked])
-            if select is not None:
-                steps.append(select)
+            added = _select_step(registry, out_key, [*LISTING_FIELDS, *asked])
+            if added is not None:
+                steps.append(added)
     return {**doc, "plan": steps}
 
 
