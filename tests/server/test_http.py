@@ -170,6 +170,42 @@ def test_a_plan_runs_as_given(server, site_url):
     assert doc["plan"]["plan"][0]["tool"] == "extraction.products_generic"
 
 
+def test_a_map_plan_runs_through_the_api_and_streams_each_item(server, site_url):
+    from jsonschema import Draft202012Validator
+
+    from curllm_core.events import events_schema
+
+    plan = {
+        "plan": [
+            {"tool": "extraction.products_generic", "parameters": {"max_price": 50}},
+            {
+                "map": {
+                    "over": "products",
+                    "open": "{item.url}",
+                    "concurrency": 2,
+                    "steps": [{"tool": "extraction.product_detail"}],
+                    "merge": True,
+                }
+            },
+        ],
+        "expected_output": "products",
+    }
+    body = {"plan": plan, "url": f"{site_url}/?price_max=50"}
+    with server.client() as client:
+        doc = client.post("/api/scrape", json=body).json()
+    assert doc["ok"], doc["errors"]
+    products = doc["data"]["products"]
+    assert len(products) == 5 and all(p["sku"] and p["brand"] and p["availability"] for p in products)
+    assert doc["steps"][-1]["result"]["map"]["succeeded"] == 5
+    response, events = stream(server, body)
+    assert response.status_code == 200
+    validator = Draft202012Validator(events_schema())
+    assert [list(validator.iter_errors(e)) for e in events] == [[] for _ in events]
+    items = [e for e in events if e["type"] == "step" and "map_item" in e["data"]["extracted_data"]]
+    assert sorted(e["data"]["extracted_data"]["map_item"]["index"] for e in items) == [0, 1, 2, 3, 4]
+    assert events[-1]["data"]["data"]["products"] == products
+
+
 def test_fields_and_limit_as_the_cli_takes_them(server, site_url, tmp_path):
     body = {"instruction": TASK, "url": f"{site_url}/", "fields": ["name", "price"], "limit": 3}
     with server.client() as client:
