@@ -273,3 +273,38 @@ async def test_the_tasks_time_limit_closes_the_item_pages_and_keeps_what_was_don
     assert result.data["products"][0]["heading"] and "heading" not in result.data["products"][1]
     [session] = SESSIONS
     assert session.own_pages == set()
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    from hostile_server import start_hostile
+
+    server = start_hostile()
+    yield server
+    server.stop()
+
+
+async def test_an_item_page_redirecting_to_a_refused_host_never_reaches_it(registry, browser, hostile):
+    from urllib.parse import quote
+
+    before = len(hostile.requests_to("localhost"))
+    to = quote(f"http://localhost:{hostile.port}/x", safe="")
+    items = [{"url": f"{hostile.url}/ok"}, {"url": f"{hostile.url}/redirect?to={to}"}]
+    doc = {
+        "plan": [
+            {
+                "map": {
+                    "over": "products",
+                    "open": "{item.url}",
+                    "steps": [{"tool": "page_note", "parameters": {"wait_s": 0}}],
+                    "collect": "notes",
+                }
+            }
+        ],
+        "expected_output": "notes",
+    }
+    policy = NetworkPolicy(block=("localhost",))
+    result = await run(doc, registry, browser, f"{hostile.url}/ok", data={"products": items}, policy=policy)
+    fine, refused = result.data["notes"]
+    assert fine["success"] and not refused["success"] and refused["code"] == "BLOCKED_URL", refused
+    assert len(hostile.requests_to("localhost")) == before, "a refused host received a request"
