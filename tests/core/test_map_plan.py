@@ -161,3 +161,54 @@ def test_the_map_fields_in_the_docs_match_the_schema():
     md = read("plan.md")
     _check_fields(md, "Map fields", plan_schema()["$defs"]["map"], "plan.md")
     _check_fields(md, "Sub-step fields", plan_schema()["$defs"]["map_step"], "plan.md")
+
+
+async def test_a_map_without_pages_runs_data_only_tools_without_a_browser(registry, monkeypatch):
+    from curllm_core import browser as browser_module
+    from curllm_core.executor import RunOptions, execute
+    from curllm_core.registry import Registry
+    from curllm_core.tool import tool
+
+    @tool(category="validation", produces=["label"], dependencies=[])
+    async def label(ctx, prefix: str = "") -> dict:
+        """A label made of the item's name."""
+        return {"label": {"label": prefix + ctx.data["item"]["name"]}}
+
+    @tool(category="validation", produces=["label"], dependencies=[])
+    async def refuses(ctx) -> dict:
+        """Always fails."""
+        raise ValueError("no")
+
+    def no_browser(*a, **k):
+        raise AssertionError("a data-only map started a browser")
+
+    monkeypatch.setattr(browser_module.Browser, "start", no_browser)
+    r = Registry()
+    for t in (label, refuses):
+        r.register(t, source="test")
+    doc = {
+        "plan": [
+            {
+                "map": {
+                    "over": "products",
+                    "concurrency": 2,
+                    "steps": [
+                        {"tool": "refuses", "optional": True, "retries": 0},
+                        {"tool": "label", "parameters": {"prefix": "#{index} "}},
+                    ],
+                    "merge": True,
+                }
+            }
+        ],
+        "expected_output": "products",
+    }
+    items = [{"name": "a"}, {"name": "b", "label": "kept"}, {"name": "c"}]
+    plan = check_plan(normalise_plan(doc, r), r, initial_keys={"products"})
+    assert not plan.needs_page
+    result = await execute(plan, r, RunOptions(data={"products": items}, backoff_s=0.001))
+    assert result.ok, result.errors
+    assert [p["label"] for p in result.data["products"]] == ["#0 a", "kept", "#2 c"]
+    assert sorted(result.warnings) == [
+        f"step 1 (map over products): item {i}: optional validation.refuses failed: ValueError: no"
+        for i in range(3)
+    ]
