@@ -59,11 +59,29 @@ Sink = Callable[[dict], None]
 
 
 def preview_text(value: Any, limit: int = PREVIEW_CHARS) -> str | None:
-    """`preview` as one compact JSON string of at most ``limit`` characters (None stays None)."""
+    """A tool result as one compact JSON string of at most ``limit`` characters (None stays None).
+
+    Every list becomes ``{"count": N, "first": [its first 3 items]}`` and every string longer than
+    120 characters is cut with "…"; the JSON, without spaces, is cut with "…" when longer than
+    ``limit``. Nothing is wrapped in a summary object: the string never holds escaped JSON.
+    """
     if value is None:
         return None
-    text = json.dumps(preview(value, limit), ensure_ascii=False, separators=(",", ":"), default=str)
+    text = json.dumps(_bounded(value), ensure_ascii=False, separators=(",", ":"), default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bounded(value: Any, depth: int = 0) -> Any:
+    """``value`` with lists cut to a few items and long strings cut (for `preview_text`)."""
+    if depth > 8:  # deeper than any preview shows within its limit
+        return "…"
+    if isinstance(value, dict):
+        return {str(k): _bounded(v, depth + 1) for k, v in list(value.items())[:50]}
+    if isinstance(value, list | tuple):
+        return {"count": len(value), "first": [_bounded(x, depth + 1) for x in value[:PREVIEW_ITEMS]]}
+    if isinstance(value, str) and len(value) > 120:
+        return value[:119] + "…"
+    return value
 
 
 #: Rewards of step events (docs/results-and-events.md#rewards): a failed tool call costs this much.

@@ -135,6 +135,19 @@ def test_the_docs_examples_are_what_the_objects_write():
         assert json.dumps(event.to_dict(), ensure_ascii=False) in examples
 
 
+def test_a_result_preview_is_the_output_s_own_compact_json_cut_to_400_characters():
+    from curllm_core.events import preview_text
+
+    product = {"name": "Słuchawki douszne", "price": 149.99, "url": "https://shop.example/p/" + "x" * 300}
+    text = preview_text({"products": [product] * 12, "pages": 2})
+    assert text is not None and len(text) <= 400 and text.endswith("…")
+    assert text.startswith('{"products":{"count":12,"first":[{"name":"Słuchawki douszne","price":149.99,')
+    assert '\\"' not in text and "summary" not in text  # never escaped JSON inside a string
+    short = preview_text({"n": 1, "tags": ["a", "b", "c", "d"]})
+    assert json.loads(short) == {"n": 1, "tags": {"count": 4, "first": ["a", "b", "c"]}}
+    assert preview_text(None) is None
+
+
 def test_a_forwarded_event_passes_as_given():
     event = ForwardedEvent(type_="url_start", data={"url": "https://a.example/", "timestamp": "T"})
     assert event.to_dict() == {"type": "url_start", "data": {"url": "https://a.example/", "timestamp": "T"}}
