@@ -212,6 +212,39 @@ def _latin_score(text: str) -> int:
     return score
 
 
+#: The non-ASCII letters of Latin-script languages written in windows-1252 or windows-1250. A text's
+#: letters nearly always come from one of them; a wrong code page's reading mixes alphabets (a
+#: Polish "ś" read as the French "œ" beside a Polish "ó").
+_ALPHABETS = tuple(
+    frozenset(letters)
+    for letters in (
+        "àâæçéèêëîïôœùûüÿ",  # French
+        "äöüß",  # German
+        "áéíñóúü",  # Spanish
+        "áâãàçéêíóôõú",  # Portuguese
+        "àèéìíîòóùú",  # Italian
+        "àçèéíïòóúü",  # Catalan
+        "éëïóöü",  # Dutch
+        "åäöæøé",  # Scandinavian
+        "áéíóúýþæöð",  # Icelandic
+        "ąćęłńóśźż",  # Polish
+        "áčďéěíňóřšťúůýž",  # Czech
+        "áäčďéíĺľňóôŕšťúýž",  # Slovak
+        "áéíóöőúüű",  # Hungarian
+        "čćđšž",  # Croatian, Slovenian, Bosnian
+        "ăâîşţșț",  # Romanian
+    )
+)
+
+
+def _foreign_letters(text: str) -> int:
+    """How many distinct non-ASCII letters of ``text`` the alphabet that covers most of them lacks."""
+    letters = {c.lower() for c in _NON_ASCII_CHAR_RE.findall(text) if c.isalpha()}
+    if not letters:
+        return 0
+    return min(len(letters - alphabet) for alphabet in _ALPHABETS)
+
+
 def _cyrillic(text: str) -> bool:
     """Whether ``text`` (a windows-1251 reading) is Cyrillic: its words with Cyrillic letters are
     mostly made of them alone. A Latin text read so mixes them with ASCII ("zaїуіж" for "zażółć")."""
@@ -240,8 +273,10 @@ def _legacy(body: bytes) -> str:
     latin = (
         ("windows-1250", "windows-1252") if preferred == "windows-1250" else ("windows-1252", "windows-1250")
     )
-    # max() keeps the first of equal scores: the page language's code page wins ties.
-    return max(latin, key=lambda name: _latin_score(sample.decode(python_codec(name), "replace")))
+    readings = {name: sample.decode(python_codec(name), "replace") for name in latin}
+    # Words first; between readings that read alike, the one whose letters belong to one language;
+    # max() keeps the first of equal scores: the page language's code page wins what is left.
+    return max(latin, key=lambda name: (_latin_score(readings[name]), -_foreign_letters(readings[name])))
 
 
 def sniff(body: bytes, content_type: str | None = None) -> Encoding:

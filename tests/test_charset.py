@@ -185,3 +185,20 @@ def test_real_pages(name, encoding, fixes):
     assert (enc.name, enc.fixes) == (encoding, fixes)
     text = decode_html(realpage(name).read_bytes(), "text/html")
     assert "\ufffd" not in text and "Ã" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        ("Kraków Kraków środa", "cp1250"),  # ś (0x9c) is œ in windows-1252: "œroda" beside "ó"
+        ("Wrocław — świetny sklep, ośmiu klientów", "cp1250"),
+        ("le cœur et l'œuvre à côté", "cp1252"),
+        ("Straße für Größe", "cp1252"),
+        ("příliš žluťoučký kůň úpěl", "cp1250"),
+    ],
+)
+def test_words_that_read_alike_in_two_code_pages_go_to_the_one_alphabet(text, codec):
+    """Where both Latin code pages give letters beside letters, the reading whose letters belong to
+    one language's alphabet wins over one mixing alphabets (no page language to break the tie)."""
+    html = page(text)
+    assert decode_html(html.encode(codec), "text/html") == html
