@@ -220,7 +220,12 @@ async def test_batch_warms_the_browser_up_while_planning(registry, monkeypatch, 
     seen: list[bool] = []
 
     async def slow_plan_task(*args, **kwargs):
-        await asyncio.sleep(1.5)  # a slow planning: the launch goes on meanwhile
+        # A planning that lasts until the browser is up (or 30 s, however loaded the machine): the
+        # launch must go on meanwhile, not wait for the plan.
+        for _ in range(600):
+            if batch.browser.started:
+                break
+            await asyncio.sleep(0.05)
         seen.append(batch.browser.started)
         return await real(*args, **kwargs)
 
