@@ -20,6 +20,7 @@ ORDER = [
     "registry",
     "planning",
     "e2e",
+    "fixed_cost",
     "extraction",
     "batch",
     "batch_form",
