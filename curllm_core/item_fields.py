@@ -42,7 +42,7 @@ WORDS: dict[str, str] = {
     "currency": r"currenc(?:y|ies)|walut\w*|währung\w*",
     "url": r"urls?|links?|hrefs?|web ?addresses|adres\w*|odnośnik\w*|linki\w*|linków|linkiem|linkami|adressen?",
     "points": (
-        r"points?|pts|upvotes?|votes?|scores?|karma|punkt\w*|głos\w*|glos\w*|"
+        r"points?|pts|upvotes?|votes?|scores?|karma|punkt\w*|głos\w*|glos\w*|wynik(?:u|iem)?|"
         r"stimmen|punktzahl\w*"
     ),
     "comments": r"comments?|komentarz\w*|kommentar\w*",

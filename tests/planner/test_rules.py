@@ -643,6 +643,12 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
         [(ARTICLES, {}), (SELECT, {"fields": ["url", "title"]})],
         "articles",
     ),
+    (
+        LOCAL,
+        "tytuł i wynik każdego posta",
+        [(ARTICLES, {}), (SELECT, {"fields": ["title", "points"]})],
+        "articles",
+    ),
     (LOCAL, "pierwsze dwie tabele", [(TABLES, {"limit": 2})], "tables"),
     (LOCAL, "the first two tables", [(TABLES, {"limit": 2})], "tables"),
     (LOCAL, "die ersten zwei Tabellen", [(TABLES, {"limit": 2})], "tables"),
