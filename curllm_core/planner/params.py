@@ -1434,6 +1434,9 @@ _ORDINALS = {
 _LARGEST = (
     r"(?:biggest|largest|longest|największ\w*|najwieksz\w*|najdłuższ\w*|größte\w*|groesste\w*|längste\w*)"
 )
+_SMALLEST = (
+    r"(?:smallest|shortest|najmniejsz\w*|najkrótsz\w*|najkrotsz\w*|kleinste\w*|kürzeste\w*|kuerzeste\w*)"
+)
 # Words around a table noun that say nothing about which table: articles, verbs, pages, formats.
 _TABLE_FILLER = frozenset(
     "the a an this that these those its my whole entire full complete main data html page site web "
@@ -1465,6 +1468,7 @@ def _table_words(words: list[str]) -> list[str]:
             or low in _NUMBER_WORDS
             or re.fullmatch(r"pierwsz\w*|erste\w*|\d+\.?", low)
             or re.fullmatch(_LARGEST, low, re.I)
+            or re.fullmatch(_SMALLEST, low, re.I)
             or any(re.fullmatch(rx, low, re.I) for rx in _ORDINALS.values())
         ):
             if out:
@@ -1498,6 +1502,9 @@ def _table_choice(t: _Text, facts: list[Fact]) -> None:
         if m and int(m.group(1)) > 0:
             facts.append(Fact("nth", int(m.group(1)), m.start(), m.group(0)))
             t.mask(m.start(), m.end())
+    m = t.search(rf"\b{_SMALLEST}\s+(?:[^\W\d_]+\s+){{0,2}}?{noun}\b")
+    if m:  # "the smallest table", "najmniejsza tabela", "die kleinste Tabelle"
+        facts.append(Fact("smallest", True, m.start(), m.group(0)))
     m = t.search(rf"\b{_LARGEST}\s+(?:[^\W\d_]+\s+){{0,2}}?{noun}\b")
     if m:
         facts.append(Fact("largest", True, m.start(), m.group(0)))

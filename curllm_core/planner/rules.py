@@ -68,6 +68,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "min_points": ("min_points", "min_score", "points", "score", "min_upvotes"),
     "min_comments": ("min_comments", "comments"),
     "max_rows": ("max_rows", "row_limit", "rows"),
+    "largest": ("largest", "biggest"),
+    "smallest": ("smallest", "fewest_rows"),
     "strict": ("mode",),
 }
 
@@ -708,6 +710,7 @@ EXTRACTION_FACTS = (
     "min_rows",
     "nth",
     "largest",
+    "smallest",
     "table_words",
     "max_rows",
     "item_kind",
@@ -721,7 +724,16 @@ EXTRACTION_FACTS = (
 
 #: Facts that decide which items come back: an extraction tool that has no parameter for one the
 #: instruction states would answer something else (the story instead of its comments).
-SELECTING_FACTS = ("item_kind", "min_points", "min_comments", "min_rows", "nth", "largest", "table_words")
+SELECTING_FACTS = (
+    "item_kind",
+    "min_points",
+    "min_comments",
+    "min_rows",
+    "nth",
+    "largest",
+    "smallest",
+    "table_words",
+)
 
 
 def _takers_first(cands: list[Scored], facts: Facts) -> list[Scored]:

@@ -603,6 +603,9 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (LOCAL, "tabela z największą liczbą wierszy", [(TABLES, {"largest": True})], "tables"),
     (LOCAL, "die Tabelle mit den meisten Zeilen", [(TABLES, {"largest": True})], "tables"),
     (LOCAL, "the 2nd table", [(TABLES, {"nth": 2})], "tables"),
+    (LOCAL, "the smallest table", [(TABLES, {"smallest": True})], "tables"),
+    (LOCAL, "najmniejsza tabela", [(TABLES, {"smallest": True})], "tables"),
+    (LOCAL, "die kleinste Tabelle", [(TABLES, {"smallest": True})], "tables"),
     (
         SHOP,
         "links to facebook or twitter",
@@ -707,7 +710,10 @@ def _check_case(registry, url, instruction, expected, output):
 @pytest.mark.parametrize(("url", "instruction", "expected", "output"), CASES, ids=[c[1][:60] for c in CASES])
 def test_rule_plans(registry, url, instruction, expected, output):
     planned = _check_case(registry, url, instruction, expected, output)
-    if instruction in ("the 2nd table", "the table with the most rows") or "dwie" in instruction:
+    if (
+        instruction in ("the 2nd table", "the table with the most rows", "die kleinste Tabelle")
+        or "dwie" in instruction
+    ):
         assert "match" not in planned.plan.steps[0].parameters  # no words name the table
     if "links" in instruction.lower() or "linki" in instruction:
         assert planned.plan.warnings == [], planned.plan.warnings  # every site named is a known one

@@ -282,3 +282,9 @@ def test_max_rows_keeps_the_first_rows_of_the_table_chosen_on_all_its_rows():
     assert [len(t["rows"]) for t in extract(html, max_rows=2)] == [2, 2, 2]
     with pytest.raises(ToolError):
         extract(html, max_rows=0)
+
+
+def test_smallest_is_the_data_table_with_the_fewest_rows():
+    html = realpage(WIKI).read_text(encoding="utf-8")
+    [table] = extract(html, smallest=True)
+    assert table["headers"][0] == "Region" and len(table["rows"]) == 2  # of 2, 19 and 11 data rows

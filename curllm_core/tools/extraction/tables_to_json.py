@@ -485,6 +485,7 @@ def choose_tables(
     match: str | None = None,
     largest: bool = False,
     topic: str = "",
+    smallest: bool = False,
 ) -> list[dict]:
     """The tables the choice points at (all of them without one). Raises ToolError (NO_MATCH) when
     the words name none of them or the page has fewer tables than ``nth``."""
@@ -515,6 +516,9 @@ def choose_tables(
     if largest and chosen:
         top = max(len(t["rows"]) for t, _ in chosen)
         chosen = [next(c for c in chosen if len(c[0]["rows"]) == top)]
+    if smallest and chosen:
+        low = min(len(t["rows"]) for t, _ in chosen)
+        chosen = [next(c for c in chosen if len(c[0]["rows"]) == low)]
     return [t for t, _ in chosen]
 
 
@@ -532,6 +536,7 @@ def extract(
     nth: int | None = None,
     match: str | None = None,
     largest: bool = False,
+    smallest: bool = False,
     max_rows: int | None = None,
     selectors: dict | None = None,
     **_: Any,
@@ -558,7 +563,9 @@ def extract(
             data["nth"] = len(found) + 1
             found.append((data, table))
     topic = page_topic(tree) if match else ""
-    tables = choose_tables(found, nth=nth, match=match, largest=bool(largest), topic=topic)
+    tables = choose_tables(
+        found, nth=nth, match=match, largest=bool(largest), smallest=bool(smallest), topic=topic
+    )
     tables = apply_limit(tables, limit)
     if max_rows is not None:
         tables = [{**t, "rows": t["rows"][:max_rows]} for t in tables]
@@ -572,10 +579,19 @@ async def run(
     nth: int | None = None,
     match: str | None = None,
     largest: bool = False,
+    smallest: bool = False,
     max_rows: int | None = None,
 ) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract`."""
     html, url = await page_html(ctx)
     return extract(
-        html, url, min_rows=min_rows, limit=limit, nth=nth, match=match, largest=largest, max_rows=max_rows
+        html,
+        url,
+        min_rows=min_rows,
+        limit=limit,
+        nth=nth,
+        match=match,
+        largest=largest,
+        smallest=smallest,
+        max_rows=max_rows,
     )
