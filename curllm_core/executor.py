@@ -277,6 +277,7 @@ class Execution:
             browser=self.session,
             url=page.url if page is not None else self.url,
             run_tool=lambda name, **params: self.run_nested(name, data, params, page),
+            warn=lambda text: self.warnings.append(f"{manifest.key}: {text}"),
         )
 
     async def call(

@@ -45,6 +45,9 @@ class ToolContext:
     #: ``await ctx.run_tool("extraction.products_generic", **params)`` runs another tool on the same
     #: page and data (its parameters and output checked against its manifest); set by the executor.
     run_tool: Callable[..., Awaitable[dict]] | None = None
+    #: ``ctx.warn("read 5 of more pages")``: what the tool could not fully do although it succeeded;
+    #: it reaches the result's ``warnings`` (named by the tool) and stderr.
+    warn: Callable[[str], None] = lambda text: None  # noqa: E731
 
     @property
     def selectors(self) -> dict:

@@ -1417,16 +1417,21 @@ def _is_pager(m: Manifest) -> int:
 def _pager_for_filtered_listing(
     steps: list[_Step], page_tools: list[Scored], ext: _Step | None, used: set[str]
 ) -> list[_Step]:
-    """A price-bounded listing is read to its end: the items asked for rarely all fit on page one.
+    """A listing bounded or ordered by price is read to its end: the items asked for (in the range,
+    the cheapest) rarely all sit on page one.
 
-    Added only with an extraction, a price step and no pager yet; the extraction is the pager's
-    fallback, so a page without next links still gives its own items. A count ("top 10") then
-    counts over all pages: it moves from the extraction to the pager, or, when the pager takes no
-    count, no pager is added (the first page is read).
+    Added only with an extraction, a price form step or an order by price, and no pager yet; the
+    extraction is the pager's fallback, so a page without next links still gives its own items. A
+    count ("top 10") then counts over all pages: it moves from the extraction to the pager, or, when
+    the pager takes no count, no pager is added (the first page is read). A listing longer than the
+    pager reads says so in the result's warnings.
     """
     if ext is None or any(_is_pager(st.manifest) for st in steps):
         return []
-    if not any(serves(st.manifest, "price") for st in steps if st.manifest.category == "forms"):
+    by_price = any(serves(st.manifest, "price") for st in steps if st.manifest.category == "forms") or any(
+        st.group == "order" and "price" in st.params.values() for st in steps
+    )
+    if not by_price:
         return []
     pager = _pick([c for c in page_tools if _is_pager(c.manifest) and c.manifest.key not in used], "pages")
     if pager is None:
@@ -1439,8 +1444,8 @@ def _pager_for_filtered_listing(
     used.add(pager.manifest.key)
     what = f"the first {params['limit']} items" if params else "all the items"
     reason = (
-        f"{PURPOSE['pages']}: {what} in the price range are asked for, and a listing "
-        f"rarely fits on one page; {ext.manifest.key} takes over if it fails"
+        f"{PURPOSE['pages']}: {what} in the price range or by price are asked for, and a "
+        f"listing rarely fits on one page; {ext.manifest.key} takes over if it fails"
     )
     return [
         _Step(

@@ -48,7 +48,7 @@ REDDIT_URL = "https://old.reddit.com/r/dataisbeautiful/top/"
 
 def costliest(n=None, *, extractor=GEN):
     order = {"by": "price", "order": "desc", **({"limit": n} if n else {})}
-    return [(extractor, {}), (ORDER, order)]
+    return [(DROP, {"option": "price descending"}), (PAGES, {"extract": extractor}), (ORDER, order)]
 
 
 def by_points(n=None):
@@ -56,10 +56,11 @@ def by_points(n=None):
 
 
 def cheapest(n=None, *, extractor=GEN):
-    """A price order on one page: the listing, then the order step (the page's own sort control
-    would only risk the page: it helps only when more than one page is read)."""
+    """A price order over a listing: the page's own sort control as an optional speed-up (the pages
+    read then hold the cheapest first), every page of the listing read, then the order step, which
+    is exact whatever the page did (the cheapest of a listing are rarely all on page one)."""
     order = {"by": "price", "order": "asc", **({"limit": n} if n else {})}
-    return [(extractor, {}), (ORDER, order)]
+    return [(DROP, {"option": "price ascending"}), (PAGES, {"extract": extractor}), (ORDER, order)]
 
 
 def price(lo=None, hi=None, *, extractor=GEN):
@@ -180,19 +181,19 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (
         SHOP,
         "sort by price low to high",
-        [(GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
+        [(DROP, {}), (PAGES, {"extract": GEN}), (ORDER, {"by": "price", "order": "asc"})],
         "products",
     ),
     (
         SHOP,
         "sortuj według ceny rosnąco",
-        [(GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
+        [(DROP, {}), (PAGES, {"extract": GEN}), (ORDER, {"by": "price", "order": "asc"})],
         "products",
     ),
     (
         SHOP,
         "sortiere nach Preis aufsteigend",
-        [(GEN, {}), (ORDER, {"by": "price", "order": "asc"})],
+        [(DROP, {}), (PAGES, {"extract": GEN}), (ORDER, {"by": "price", "order": "asc"})],
         "products",
     ),
     (SHOP, "sort by price, cheapest first", cheapest(), "products"),

@@ -252,3 +252,28 @@ async def test_the_scans_prefilter_never_changes_the_next_link(page, name):
 
     (everything, all_count), (candidates, few) = await best(""), await best(CANDIDATE)
     assert everything == candidates and few < all_count / 4
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("max_pages", "warned"), [(2, True), (3, False)])
+async def test_a_listing_longer_than_the_pages_read_says_so(site_url, browser_path, max_pages, warned):
+    """Three pages of products: reading two of them is what was asked, but whatever is ordered or
+    counted over them is not the whole listing, and the result's warnings say so; reading all three
+    (the last has no next link) says nothing."""
+    from curllm_core import execute_plan
+
+    plan = {
+        "plan": [
+            {
+                "tool": "navigation.pagination",
+                "parameters": {"max_pages": max_pages, "extract": "extraction.products_generic"},
+            }
+        ],
+        "expected_output": "products",
+    }
+    result = await execute_plan(plan, site_url + "/")
+    assert result.ok and len(result.data["products"]) == 8 * max_pages
+    notes = [w for w in result.warnings if w.startswith("navigation.pagination: ")]
+    assert bool(notes) is warned, result.warnings
+    if warned:
+        assert f"max_pages={max_pages}" in notes[0]
