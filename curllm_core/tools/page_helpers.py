@@ -666,7 +666,7 @@ class Settled:
 # starts afresh.
 _WATCH_JS = r"""() => {
   window.__curllmWatch = {count: 0, last: performance.now(), submits: 0, event: null, leaving: false,
-                          calls: 0, due: 0};
+                          calls: 0, due: 0, messages: 0, messagesDue: 0};
   if (window.__curllmObserver) window.__curllmObserver.disconnect();
   window.__curllmObserver = new MutationObserver((records) => {
     const w = window.__curllmWatch;
@@ -727,13 +727,43 @@ _WATCH_JS = r"""() => {
             running = fn;
             try { return fn.apply(this, arguments); } finally { [generation, running] = outer; }
           };
-        } else if (callbackAt === null) {  // a message: its handler runs a moment later, and counts
-          window.__curllmActingUntil = Math.max(window.__curllmActingUntil || 0, performance.now() + delay + 30);
+        } else if (callbackAt === null) {  // a message: the wait lasts until it arrives (see `arrived`)
+          const w = watch();
+          w.messages++;
+          w.messagesDue = performance.now() + 1500;
         }
       }
       return orig.apply(this, arguments);
     };
   };
+  // A counted message arriving: what its handler schedules counts too (it runs right after this
+  // listener, which is added before the page's own), and the wait for it is over. However loaded the
+  // machine, the wait lasts until the message is handled (up to 1.5 s), not a guessed delay.
+  const arrived = () => {
+    const w = watch();
+    if (w.messages <= 0) return;
+    w.messages--;
+    window.__curllmActingUntil = Math.max(window.__curllmActingUntil || 0, performance.now() + 30);
+  };
+  window.addEventListener("message", arrived, true);
+  const receiving = (proto) => {
+    if (!proto) return;
+    const ours = new WeakSet();
+    const listen = (target) => {
+      if (!ours.has(target)) { ours.add(target); add.call(target, "message", arrived); }
+    };
+    const add = proto.addEventListener;
+    proto.addEventListener = function (type) {
+      if (type === "message") listen(this);
+      return add.apply(this, arguments);
+    };
+    const prop = Object.getOwnPropertyDescriptor(proto, "onmessage");
+    if (prop && prop.set) {
+      Object.defineProperty(proto, "onmessage", {...prop, set(fn) { listen(this); prop.set.call(this, fn); }});
+    }
+  };
+  receiving(window.MessagePort && MessagePort.prototype);
+  receiving(window.Worker && Worker.prototype);
   later(window, "setTimeout", (a) => Number(a[1]) || 0, 0);
   later(window, "requestAnimationFrame", () => 20, 0);
   later(window, "requestIdleCallback", (a) => Math.min(Number(a[1] && a[1].timeout) || 50, 50), 0);
@@ -741,17 +771,16 @@ _WATCH_JS = r"""() => {
   later(window.MessagePort && MessagePort.prototype, "postMessage", () => 5, null);
   // work handed to another thread: its answer comes back as a message, a little later
   later(window.Worker && Worker.prototype, "postMessage", () => 100, null);
-  later(window.BroadcastChannel && BroadcastChannel.prototype, "postMessage", () => 20, null);
   return true;
 }"""
 # [DOM changes, ms since the last one, submit events, a navigation is coming, fetch/XHR calls,
-#  ms until the last timer set since the reset is due]
+#  ms until the last timer set since the reset is due, or a message posted since has arrived]
 _STATE_JS = r"""() => {
   const w = window.__curllmWatch;
   if (!w) return null;
   const now = performance.now();
   return [w.count, now - w.last, w.submits, (!!w.event && !w.event.defaultPrevented) || w.leaving, w.calls,
-          Math.max(0, w.due - now)];
+          Math.max(0, w.due - now, w.messages > 0 ? w.messagesDue - now : 0)];
 }"""
 
 # Before a submit, in one call: the fields' values set (as the page's own script would) or, for
