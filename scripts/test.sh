@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python -m pytest -q "$@"
+# One worker per core (at most 4), a test file to a worker: its module-wide browser and servers start
+# once. `-n 0` runs everything in this process.
+exec .venv/bin/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile "$@"
