@@ -162,7 +162,7 @@ class TaskPage:
             if self.browser is None:
                 self.browser = Browser(headless=self.options.browser.headless)
             self.session = await self.browser.new_session(self.options.browser, self.options.policy)
-            self.timings["browser_ms"] += _ms(started)
+            self.timings["browser_ms"] += elapsed_ms(started)
         return self.session
 
     async def open(self) -> None:
@@ -186,13 +186,15 @@ class TaskPage:
         try:
             await session.open(url)
         except PageUnavailable as e:
-            self.timings["navigation_ms"] += _ms(started)
-            self.events.emit(UrlCompleteEvent(url=url, error=describe(e), duration_ms=_ms(started)))
+            self.timings["navigation_ms"] += elapsed_ms(started)
+            self.events.emit(UrlCompleteEvent(url=url, error=describe(e), duration_ms=elapsed_ms(started)))
             raise
         self.opened = True
-        self.timings["navigation_ms"] += _ms(started)
+        self.timings["navigation_ms"] += elapsed_ms(started)
         self.events.emit(
-            UrlCompleteEvent(url=self.page.url, duration_ms=_ms(started), title=await _page_title(self.page))
+            UrlCompleteEvent(
+                url=self.page.url, duration_ms=elapsed_ms(started), title=await page_title(self.page)
+            )
         )
 
     async def close(self) -> None:
@@ -296,7 +298,7 @@ class Execution:
             output = await asyncio.wait_for(
                 fn(self.context(manifest, dict(data), page), **params), timeout_ms / 1000
             )
-            took = _ms(started)
+            took = elapsed_ms(started)
         except TimeoutError:
             raise StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms") from None
         if took > timeout_ms + OVERRUN_GRACE_MS:
@@ -354,7 +356,7 @@ class Execution:
                     True,
                     output,
                     None,
-                    _ms(started),
+                    elapsed_ms(started),
                     attempt,
                     index,
                     step.id,
@@ -374,7 +376,7 @@ class Execution:
                         False,
                         None,
                         describe(e),
-                        _ms(started),
+                        elapsed_ms(started),
                         attempt,
                         index,
                         step.id,
@@ -670,10 +672,10 @@ class Execution:
             )
         finally:
             self.timings["steps_ms"] = (
-                _ms(started) + before - self.timings["browser_ms"] - self.timings["navigation_ms"]
+                elapsed_ms(started) + before - self.timings["browser_ms"] - self.timings["navigation_ms"]
             )
             await self.close()
-        self.timings["total_ms"] = _ms(started)
+        self.timings["total_ms"] = elapsed_ms(started)
         return self.finish()
 
     def finish(self) -> Result:
@@ -723,7 +725,7 @@ def _summary(output: dict | None) -> str:
     return ", ".join(parts) if parts else "done"
 
 
-async def _page_title(page) -> str | None:
+async def page_title(page) -> str | None:
     """The title for the event; a page stuck in JavaScript does not answer, and that is no reason to wait."""
     try:
         return await asyncio.wait_for(page.title(), 2.0)
@@ -731,7 +733,7 @@ async def _page_title(page) -> str | None:
         return None
 
 
-def _ms(since: float) -> int:
+def elapsed_ms(since: float) -> int:
     return int((time.perf_counter() - since) * 1000)
 
 

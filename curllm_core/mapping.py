@@ -21,6 +21,7 @@ from urllib.parse import urljoin
 from .errors import BadParams, CurllmError, MapFailed, StepTimeout, ToolError, ToolNotFound, is_transient
 from .event_types import StepEvent, ToolCall, UrlCompleteEvent, UrlStartEvent
 from .events import preview_text
+from .executor import elapsed_ms, page_title
 from .plan import DEFAULT_RETRIES, Step, _problem, fill_defaults, plan_schema, step_io
 from .result import StepResult, error_entry
 
@@ -305,7 +306,7 @@ class _Item:
             outcome["url"] = self.url
         if error is not None:
             outcome["code"] = error_code(error)
-        outcome["duration_ms"] = _ms(self.started)
+        outcome["duration_ms"] = elapsed_ms(self.started)
         self.outcome = outcome
         return outcome
 
@@ -389,14 +390,18 @@ class _Item:
             try:
                 await session.open(self.url, page=self.page)
             except Exception as e:  # the item fails (or tries again), never the map
-                ex.events.emit(UrlCompleteEvent(url=self.url, error=_describe(e), duration_ms=_ms(started)))
+                ex.events.emit(
+                    UrlCompleteEvent(url=self.url, error=_describe(e), duration_ms=elapsed_ms(started))
+                )
                 if not is_transient(e) or attempt > retries:
                     raise
                 await asyncio.sleep(min(ex.options.backoff_s * 2 ** (attempt - 1), 2.0))
                 continue
             self.url = self.page.url
             ex.events.emit(
-                UrlCompleteEvent(url=self.url, duration_ms=_ms(started), title=await _title(self.page))
+                UrlCompleteEvent(
+                    url=self.url, duration_ms=elapsed_ms(started), title=await page_title(self.page)
+                )
             )
             return
 
@@ -578,7 +583,7 @@ class _MapRun:
             True,
             output,
             None,
-            _ms(started),
+            elapsed_ms(started),
             1,
             self.index,
             self.step.id,
@@ -595,7 +600,7 @@ class _MapRun:
             False,
             output,
             describe(error),
-            _ms(started),
+            elapsed_ms(started),
             1,
             self.index,
             self.step.id,
@@ -668,14 +673,3 @@ def _describe(e: BaseException) -> str:
     from .executor import describe
 
     return describe(e)
-
-
-async def _title(page) -> str | None:
-    try:
-        return await asyncio.wait_for(page.title(), 2.0)
-    except Exception:  # timed out, or the page is gone
-        return None
-
-
-def _ms(since: float) -> int:
-    return int((time.perf_counter() - since) * 1000)

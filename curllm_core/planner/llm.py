@@ -24,7 +24,6 @@ from typing import Any
 
 from ..errors import PlanError
 from ..manifest import ROLES
-from ..mapping import static_tools
 from ..plan import Plan, Step, check_plan, named_tool, normalise_plan, step_io
 from ..registry import Registry
 from .base import Planned
@@ -387,6 +386,8 @@ def candidate_tools(
     if draft is not None:
         for step in draft.plan.steps:
             if step.map is not None:  # a map step: the tools it runs on each item
+                from ..mapping import static_tools  # the map runtime, only when a plan has a map
+
                 for name in static_tools(step.map):
                     chosen.setdefault(name, registry.resolve(name))
                 continue
