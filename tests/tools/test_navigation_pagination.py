@@ -277,3 +277,28 @@ async def test_a_listing_longer_than_the_pages_read_says_so(site_url, browser_pa
     assert bool(notes) is warned, result.warnings
     if warned:
         assert f"max_pages={max_pages}" in notes[0]
+
+
+@pytest.mark.browser
+async def test_a_next_page_that_fails_to_load_says_so(site_url, browser_path, tmp_path):
+    """A saved listing whose next link leads nowhere: its own items, and a warning that the listing
+    may go on (one page read, said in the singular)."""
+    from curllm_core import execute_plan
+
+    page = tmp_path / "listing.html"
+    page.write_text(
+        "<h1>Produkte</h1><ul>"
+        + "".join(
+            f'<li class="p"><a href="/p/{i}">Becher {i}</a> <span>{i},99 €</span></li>' for i in range(1, 7)
+        )
+        + '</ul><a href="missing-page-2.html" rel="next">Weiter</a>'
+    )
+    plan = {
+        "plan": [{"tool": "navigation.pagination", "parameters": {"extract": "extraction.products_generic"}}],
+        "expected_output": "products",
+    }
+    result = await execute_plan(plan, str(page))
+    assert result.ok and len(result.data["products"]) == 6
+    assert any(
+        w.startswith("navigation.pagination: read 1 page; the next one failed") for w in result.warnings
+    ), result.warnings

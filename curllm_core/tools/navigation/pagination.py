@@ -226,7 +226,7 @@ async def run(
         if len(urls) >= max_pages:
             if await find_next_link(page) is not None:
                 ctx.warn(
-                    f"read {max_pages} pages and the listing goes on (max_pages={max_pages}): what was "
+                    f"read {_pages(max_pages)} and the listing goes on (max_pages={max_pages}): what was "
                     "filtered, ordered or counted covers those pages only"
                 )
             else:
@@ -234,7 +234,7 @@ async def run(
             break
         if loop.time() > finish_by:
             stopped = "time_limit"  # return what we have rather than be cancelled with nothing
-            ctx.warn(f"read {len(urls)} pages before the step's time ran out; the listing goes on")
+            ctx.warn(f"read {_pages(len(urls))} before the step's time ran out; the listing goes on")
             break
         link = await find_next_link(page)
         if link is None:
@@ -250,7 +250,7 @@ async def run(
             changed = await go_next(page, link, timeout_ms=20000)
         except (PlaywrightError, ToolError) as e:
             stopped = f"next page failed to load: {str(e).splitlines()[0]}"
-            ctx.warn(f"read {len(urls)} pages; the next one failed to load, the listing may go on")
+            ctx.warn(f"read {_pages(len(urls))}; the next one failed to load, the listing may go on")
             ctx.emit(
                 UrlCompleteEvent(
                     url=link.href or page.url, error=stopped, duration_ms=int((loop.time() - opened) * 1000)
@@ -269,3 +269,7 @@ async def run(
         total = {k: v[:limit] if isinstance(v, list) else v for k, v in total.items()}
     total["pagination"] = {"pages": len(urls), "urls": urls, "items_per_page": counts, "stopped": stopped}
     return total
+
+
+def _pages(n: int) -> str:
+    return "1 page" if n == 1 else f"{n} pages"
