@@ -423,16 +423,10 @@ class Execution:
             return await run_map(self, index, step)
         manifest = self.registry.resolve(step.tool)
         data = self.outputs.get(step.input, {}) if step.input else self.data
-        self.events.emit(
-            StepEvent(
-                plan_index=index,
-                status="running",
-                message=f"{manifest.key}: {step.description or manifest.description}",
-                url=self.url,
-                details=ToolCall(
-                    tool=manifest.key, params=step.parameters, tool_description=manifest.description
-                ),
-            )
+        self.running(
+            index,
+            f"{manifest.key}: {step.description or manifest.description}",
+            ToolCall(tool=manifest.key, params=step.parameters, tool_description=manifest.description),
         )
         params = step.parameters
         choice = await self.choose(index, manifest, params)
@@ -497,20 +491,22 @@ class Execution:
             self.announce(index, choice)
         return choice
 
-    def announce(self, index: int, choice: markup.Choice) -> None:
+    def running(self, index: int, message: str, call: ToolCall) -> None:
+        """The step event saying that step ``index`` starts ``call`` (a tool, the tool chosen for it, a map)."""
         self.events.emit(
-            StepEvent(
-                plan_index=index,
-                status="running",
-                message=f"{choice.chosen}: {choice.reason}",
-                url=self.url,
-                details=ToolCall(
-                    tool=choice.manifest.key,
-                    params=choice.params,
-                    tool_description=choice.manifest.description,
-                    choice=choice.report(),
-                ),
-            )
+            StepEvent(plan_index=index, status="running", message=message, url=self.url, details=call)
+        )
+
+    def announce(self, index: int, choice: markup.Choice) -> None:
+        self.running(
+            index,
+            f"{choice.chosen}: {choice.reason}",
+            ToolCall(
+                tool=choice.manifest.key,
+                params=choice.params,
+                tool_description=choice.manifest.description,
+                choice=choice.report(),
+            ),
         )
 
     def page_tools(self, manifest: Manifest, params: dict) -> bool:

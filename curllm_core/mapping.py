@@ -614,14 +614,10 @@ class _MapRun:
 async def run_map(ex: Execution, index: int, step: Step) -> bool:
     """Run a map step for the executor; True when the plan goes on (as `Execution.run_step`)."""
     spec = step.map or {}
-    ex.events.emit(
-        StepEvent(
-            plan_index=index,
-            status="running",
-            message=f"map over {spec.get('over')}: {step.description or _what(spec)}",
-            url=ex.url,
-            details=ToolCall(tool=MAP_TOOL, params=spec, tool_description=_what(spec)),
-        )
+    ex.running(
+        index,
+        f"map over {spec.get('over')}: {step.description or _what(spec)}",
+        ToolCall(tool=MAP_TOOL, params=spec, tool_description=_what(spec)),
     )
     run = _MapRun(ex, index, step)
     result = await run.run()
