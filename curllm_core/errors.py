@@ -69,6 +69,11 @@ class Problem:
         return {"message": self.message, "pointer": self.pointer, "source": self.source, "step": self.step}
 
 
+def json_pointer(path: Any) -> str:
+    """A JSON pointer (RFC 6901) to ``path`` (keys and indexes): ``["plan", 0, "a/b"]`` -> ``/plan/0/a~1b``."""
+    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
+
+
 class CurllmError(Exception):
     """Base of every error curllm raises on purpose."""
 
@@ -289,6 +294,11 @@ class MapFailed(ToolError):
     """Every item of a map step failed (one item's failure only fails that item)."""
 
     code = "MAP_FAILED"
+
+
+class ItemError(ToolError):
+    """A map item that cannot run: a placeholder naming a field the item lacks, no URL to open, a
+    tool that needs a page the map does not open."""
 
 
 class BadParams(ToolError):

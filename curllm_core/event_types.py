@@ -98,7 +98,7 @@ class ToolCall:
     duration_ms: int | None = None
     attempts: int | None = None
     optional: bool = False  # a failure that may happen (an optional step, an undone submit)
-    map_item: dict | None = None  # one item of a map step: {"index", "of", "url"} (mapping.py)
+    map_item: dict | None = None  # one item of a map step: {"index", "of", "url"} (executor/mapping.py)
 
     def to_dict(self) -> dict[str, Any]:
         helper = {

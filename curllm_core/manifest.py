@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .errors import ManifestError, Problem
+from .errors import ManifestError, Problem, json_pointer
 
 CATEGORIES = ("extraction", "forms", "navigation", "validation")
 #: Order of the categories in a plan built by rules.
@@ -33,7 +33,7 @@ def manifests_dir() -> Path:
 #: What a parameter may stand for, beyond its value: ``data_key``, the data key the tool reads and
 #: writes instead of its consumes/produces; ``tool``, a tool the step runs (the step produces what
 #: it produces); ``tool_parameters``, that tool's parameters.
-ROLES = ("data_key", "tool", "tool_parameters")
+ROLES = ("data_key", "tool", "tool_parameters", "min_price", "max_price")
 _CONVENTIONAL_ROLES = {"key": "data_key", "extract": "tool", "extract_parameters": "tool_parameters"}
 
 
@@ -170,10 +170,6 @@ def normalize_parameters(schema: dict) -> dict:
     return {**schema, "required": [r for r in schema["required"] if r not in optional]}
 
 
-def _pointer(path) -> str:
-    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
-
-
 def _message(error) -> str:
     """jsonschema's message, made actionable where it is cryptic (unknown fields)."""
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
@@ -192,7 +188,7 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
     from jsonschema import Draft202012Validator
 
     problems = [
-        Problem(_message(e), _pointer(e.absolute_path), source)
+        Problem(_message(e), json_pointer(e.absolute_path), source)
         for e in sorted(
             Draft202012Validator(manifest_schema()).iter_errors(doc),
             key=lambda e: list(map(str, e.absolute_path)),
@@ -204,7 +200,9 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
     for key in ("parameters", "output_schema"):
         for e in meta.iter_errors(doc[key]):
             problems.append(
-                Problem(f"not a valid JSON Schema: {e.message}", _pointer([key, *e.absolute_path]), source)
+                Problem(
+                    f"not a valid JSON Schema: {e.message}", json_pointer([key, *e.absolute_path]), source
+                )
             )
     if doc["parameters"].get("type", "object") != "object":
         problems.append(
@@ -228,7 +226,7 @@ def check_manifest(doc: Any, *, source: str = "") -> list[Problem]:
             problems.append(
                 Problem(
                     f"example parameters do not match parameters: {error.message}",
-                    _pointer(["examples", i, "parameters", *error.absolute_path]),
+                    json_pointer(["examples", i, "parameters", *error.absolute_path]),
                     source,
                 )
             )

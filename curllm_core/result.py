@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, kw_only=True)
 class ErrorEntry(Mapping[str, Any]):
     """One entry of a result's ``errors`` (docs/results-and-events.md, "Error entries").
 
@@ -53,7 +53,7 @@ def entries_json(entries: list[ErrorEntry]) -> list[dict[str, Any]]:
     return [e.to_dict() if isinstance(e, ErrorEntry) else dict(e) for e in entries]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class StepResult:
     """``{"tool", "success", "result", "error", "duration_ms", "attempts"}`` plus where it came from."""
 
@@ -70,7 +70,7 @@ class StepResult:
     code: str | None = None  # the error code of a failure (e.g. STEP_TIMEOUT, HTTP_ERROR)
     screenshot: str | None = None  # taken when the step failed and --screenshots was given
     #: ``{"planned", "chosen", "reason"}`` when the page's markup (or an empty result) made another
-    #: extraction tool run than the plan named (see markup.py)
+    #: extraction tool run than the plan named (see executor/markup.py)
     choice: dict | None = None
     #: The exception of a failure, for the executor's and re-planner's decisions (its class is its
     #: category, see errors.py); not part of the JSON.
@@ -151,4 +151,4 @@ class Result:
 
 def error_entry(code: str, message: str, *, step: int | None = None, tool: str | None = None) -> ErrorEntry:
     """An error entry; ``step`` and ``tool`` for a failed step."""
-    return ErrorEntry(code, message, step=step, tool=tool)
+    return ErrorEntry(code=code, message=message, step=step, tool=tool)

@@ -57,7 +57,7 @@ from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout
 from .event_types import CompleteEvent, InitEvent, PlanDecision, StepEvent
 from .events import EventBus, preview
 from .executor import Execution, RunOptions, TaskPage, preload_tools
-from .plan import Plan, check_plan, normalise_plan
+from .plan import Plan, Step, check_plan, normalise_plan
 from .registry import Registry
 from .result import ErrorEntry, Result, error_entry
 
@@ -670,15 +670,15 @@ class Replanner:
                 entry.recovered = True  # the revised plan takes over; its own failures still count
         old = execution.plan
         revised = Plan(
-            old.steps[:index] + planned.plan.steps,
-            planned.plan.expected_output or old.expected_output,
-            old.fallback,
-            old.instruction,
-            old.url,
-            old.planner,
-            old.needs_page or planned.plan.needs_page,
+            steps=old.steps[:index] + planned.plan.steps,
+            expected_output=planned.plan.expected_output or old.expected_output,
+            fallback=old.fallback,
+            instruction=old.instruction,
+            url=old.url,
+            planner=old.planner,
+            needs_page=old.needs_page or planned.plan.needs_page,
             # What the first plan could not do is still not done: its warnings stay.
-            merge_warnings(old.warnings, planned.plan.warnings),
+            warnings=merge_warnings(old.warnings, planned.plan.warnings),
         )
         decision_event(
             self.bus,
@@ -709,7 +709,7 @@ def decision_event(
     calls = [
         {
             "tool": s.tool,
-            "params": s.parameters,
+            "params": s.parameters if isinstance(s, Step) else {},
             "reasoning": (reasoning[i] if i < len(reasoning) else "") or s.description,
         }
         for i, s in enumerate(plan.steps)
@@ -741,7 +741,7 @@ def complete_event(bus: EventBus, result: Result) -> None:
 
 def error_of(e: CurllmError) -> ErrorEntry:
     """An error entry for an error raised before a task ran (with its problems, one line each)."""
-    return ErrorEntry(e.code, e.message, problems=[str(p) for p in e.problems] or None)
+    return ErrorEntry(code=e.code, message=e.message, problems=[str(p) for p in e.problems] or None)
 
 
 def _ms(since: float) -> int:

@@ -24,7 +24,8 @@ from typing import Any
 
 from ..errors import PlanError
 from ..manifest import ROLES
-from ..plan import Plan, Step, check_plan, named_tool, normalise_plan, step_io
+from ..plan import AnyStep, MapStep, Plan, check_plan, named_tool, normalise_plan, step_io
+from ..plan.map_spec import static_tools
 from ..registry import Registry
 from .base import Planned
 from .rules import rank_tools
@@ -385,9 +386,7 @@ def candidate_tools(
     chosen: dict[str, Any] = {}
     if draft is not None:
         for step in draft.plan.steps:
-            if step.map is not None:  # a map step: the tools it runs on each item
-                from ..mapping import static_tools  # the map runtime, only when a plan has a map
-
+            if isinstance(step, MapStep):  # a map step: the tools it runs on each item
                 for name in static_tools(step.map):
                     chosen.setdefault(name, registry.resolve(name))
                 continue
@@ -627,7 +626,7 @@ async def replan_with_llm(
     model: str,
     *,
     history: list[dict],
-    remaining: list[Step],
+    remaining: list[AnyStep],
     data_keys: set[str],
     expected_output: str | None,
     page_summary: Any = None,
@@ -644,7 +643,7 @@ async def replan_with_llm(
     done = "\n".join(json.dumps(h, ensure_ascii=False, default=str) for h in history)
     left = json.dumps(
         [
-            {"map": s.map} if s.map is not None else {"tool": s.tool, "parameters": s.parameters}
+            {"map": s.map} if isinstance(s, MapStep) else {"tool": s.tool, "parameters": s.parameters}
             for s in remaining
         ],
         ensure_ascii=False,

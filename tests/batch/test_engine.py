@@ -179,8 +179,8 @@ def fake_planner(monkeypatch):
         if "impossible" in instruction:
             raise PlanningError(f"no plan for {instruction!r}")
         plan = Plan(
-            [Step("validation.nap", {"seconds": 0.01})],
-            "products",
+            steps=[Step("validation.nap", {"seconds": 0.01})],
+            expected_output="products",
             instruction=instruction,
             planner="fake",
             needs_page=False,

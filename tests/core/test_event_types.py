@@ -170,7 +170,7 @@ def test_an_error_entry_is_typed_and_reads_like_its_json():
     assert entry == entry.to_dict() and dict(entry) == entry.to_dict()
     entry.recovered = True
     assert entry.to_dict()["recovered"] is True and entry["recovered"] is True
-    planning = ErrorEntry("BAD_PLAN", "bad", problems=["/plan/0: unknown tool"])
+    planning = ErrorEntry(code="BAD_PLAN", message="bad", problems=["/plan/0: unknown tool"])
     assert planning.to_dict() == {"code": "BAD_PLAN", "message": "bad", "problems": ["/plan/0: unknown tool"]}
     result = Result(ok=False, errors=[entry])
     assert json.loads(json.dumps(result.to_dict()))["errors"] == [entry.to_dict()]

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from curllm_core.errors import PlanError
-from curllm_core.mapping import fill, merged
 from curllm_core.plan import check_plan, normalise_plan
+from curllm_core.plan.map_spec import fill, merged
 
 LISTING = {"tool": "extraction.products_generic"}
 

@@ -1,4 +1,4 @@
-"""Tools chosen by the page (curllm_core.markup): the manifest's ``detect`` field, which tool may stand
+"""Tools chosen by the page (curllm_core.executor.markup): the manifest's ``detect`` field, which tool may stand
 in for which, and the single browser call that tests every candidate's markup."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from curllm_core.executor.markup import alternatives, carry, choose, empty
 from curllm_core.manifest import Manifest, check_manifest
-from curllm_core.markup import alternatives, carry, choose, empty
 from curllm_core.plugins import load_registry
 from tests.conftest import realpage
 from tests.core.test_manifest import good_doc

@@ -1,4 +1,4 @@
-"""Plans: the JSON document that says which tools run, in which order, with which parameters.
+"""Normalising and checking a plan document, the two steps every plan goes through wherever it comes in.
 
 Two explicit steps, in this order, wherever a plan comes in (a file, a planner, a model, a cache):
 
@@ -14,86 +14,13 @@ Two explicit steps, in this order, wherever a plan comes in (a file, a planner, 
 from __future__ import annotations
 
 import copy
-import json
-from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
-from .errors import PlanError, Problem, ToolNotFound
-from .manifest import Manifest, manifests_dir
-from .registry import Registry
-
-DEFAULT_RETRIES = 2
-
-
-@dataclass
-class Step:
-    tool: str
-    parameters: dict = field(default_factory=dict)
-    description: str = ""
-    id: str | None = None
-    input: str | None = None
-    fallback: str | None = None
-    retries: int | None = None
-    timeout_ms: int | None = None
-    optional: bool = False
-    #: A map step's spec (``over``, ``steps``, ...; see `curllm_core.mapping`), defaults filled in; its
-    #: ``tool`` is then ``"map"`` and its ``parameters`` empty.
-    map: dict | None = None
-
-    def to_dict(self) -> dict:
-        doc: dict[str, Any]
-        if self.map is not None:
-            doc = {"map": self.map, "description": self.description}
-        else:
-            doc = {"tool": self.tool, "parameters": self.parameters, "description": self.description}
-        for key in ("id", "input", "fallback", "retries", "timeout_ms"):
-            if getattr(self, key) is not None:
-                doc[key] = getattr(self, key)
-        if self.optional:
-            doc["optional"] = True
-        return doc
-
-
-@dataclass
-class Plan:
-    steps: list[Step]
-    expected_output: str | None = None
-    fallback: str | None = None
-    instruction: str | None = None
-    url: str | None = None
-    planner: str | None = None
-    #: Whether any step (or a fallback) needs a browser page; worked out by `check_plan`.
-    needs_page: bool = field(default=True, compare=False)
-    #: What the planner could not do of the instruction ("not done: buy ..."): shown on stderr and
-    #: carried into the result's ``warnings``.
-    warnings: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        """The plan document: the same shape `check_plan` (and ``curllm --plan``) accepts."""
-        doc: dict[str, Any] = {
-            "plan": [s.to_dict() for s in self.steps],
-            "expected_output": self.expected_output,
-        }
-        for key in ("fallback", "instruction", "url", "planner"):
-            if getattr(self, key) is not None:
-                doc[key] = getattr(self, key)
-        if self.warnings:
-            doc["warnings"] = list(self.warnings)
-        return doc
-
-
-@cache
-def plan_schema() -> dict:
-    return json.loads((manifests_dir() / "plan.schema.json").read_text(encoding="utf-8"))
-
-
-def _pointer(path) -> str:
-    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
-
-
-#: What a map step does not take (it has ``map`` instead of ``tool``).
-NOT_ON_MAP_STEPS = ("tool", "parameters", "fallback", "retries")
+from ..errors import PlanError, Problem, ToolNotFound
+from ..registry import Registry
+from .map_spec import NOT_ON_MAP_STEPS, check_map_step, map_io, normalise_map, static_tools
+from .model import AnyStep, MapStep, Plan, Step, plan_schema
+from .params import fill_defaults, parameter_problems, problem_at, step_io
 
 
 def _schema_problems(doc: Any) -> list[Problem]:
@@ -107,14 +34,14 @@ def _schema_problems(doc: Any) -> list[Problem]:
     ):
         if e.schema is False and list(e.schema_path)[-2:] == ["then", "properties"]:
             continue  # reported below, by name
-        found.append(_problem(e.message, list(e.absolute_path)))
+        found.append(problem_at(e.message, list(e.absolute_path)))
     steps = doc.get("plan") if isinstance(doc, dict) else None
     for i, step in enumerate(steps if isinstance(steps, list) else []):
         if isinstance(step, dict) and "map" in step:
             for name in NOT_ON_MAP_STEPS:
                 if name in step:
                     found.append(
-                        _problem(
+                        problem_at(
                             f"{name!r} is not a field of a map step (it has map instead of tool; a map's "
                             "own steps are in map.steps)",
                             ["plan", i, name],
@@ -123,66 +50,12 @@ def _schema_problems(doc: Any) -> list[Problem]:
     return found
 
 
-def _problem(message: str, path: list) -> Problem:
-    step = path[1] if len(path) > 1 and path[0] == "plan" and isinstance(path[1], int) else None
-    return Problem(message, _pointer(path), step=step)
-
-
-def fill_defaults(schema: dict, params: dict) -> dict:
-    """Top-level ``default`` values of a parameters schema, under the given parameters."""
-    filled = dict(params)
-    for name, prop in (schema.get("properties") or {}).items():
-        if name not in filled and isinstance(prop, dict) and "default" in prop:
-            filled[name] = copy.deepcopy(prop["default"])
-    return filled
-
-
-def parameter_problems(manifest: Manifest, params: dict, path: list) -> list[Problem]:
-    from jsonschema import Draft202012Validator
-
-    errors = Draft202012Validator(manifest.parameters).iter_errors(params)
-    return [
-        _problem(
-            f"{manifest.key}: parameter {e.message}" if e.absolute_path else f"{manifest.key}: {e.message}",
-            [*path, *e.absolute_path],
-        )
-        for e in sorted(errors, key=lambda e: list(e.absolute_path))
-    ]
-
-
-def step_io(manifest: Manifest, params: dict, registry: Registry) -> tuple[list[str], list[str]]:
-    """The data keys a step reads and writes.
-
-    A manifest's ``consumes``/``produces`` are adjusted by the parameters with a role (see
-    `Manifest.parameter_for`): a ``data_key`` (a tool that works on "an item list" reads and writes
-    that key instead), and a ``tool`` (a tool that runs an extraction on each page, like pagination,
-    produces what that extraction produces).
-    """
-    consumes, produces = list(manifest.consumes), list(manifest.produces)
-    key = params.get(manifest.parameter_for("data_key") or "")
-    if isinstance(key, str):
-        consumes = [key] if consumes else []
-        produces = [key] if produces else []
-    inner = named_tool(manifest, params, registry)
-    if inner is not None:
-        produces = list(inner.produces)
-    return consumes, produces
-
-
-def step_keys(step: Step, registry: Registry) -> tuple[list[str], list[str]]:
+def step_keys(step: AnyStep, registry: Registry) -> tuple[list[str], list[str]]:
     """The data keys a checked step reads and writes, a map step's included."""
-    if step.map is not None:
-        from .mapping import map_io
-
+    if isinstance(step, MapStep):
         return map_io(step.map)
     manifest = registry.get(step.tool)
     return step_io(manifest, step.parameters, registry) if manifest is not None else ([], [])
-
-
-def named_tool(manifest: Manifest, params: dict, registry: Registry) -> Manifest | None:
-    """The installed tool a step's ``tool``-role parameter names (pagination's ``extract``), if any."""
-    name = params.get(manifest.parameter_for("tool") or "")
-    return registry.get(name) if isinstance(name, str) else None
 
 
 def plan_tools(plan: Plan, registry: Registry) -> list[str]:
@@ -190,9 +63,7 @@ def plan_tools(plan: Plan, registry: Registry) -> list[str]:
     on each page (its ``tool``-role parameter, pagination's ``extract``) and the plan's fallback."""
     names: list[str] = []
     for step in plan.steps:
-        if step.map is not None:
-            from .mapping import static_tools
-
+        if isinstance(step, MapStep):
             names += static_tools(step.map)
             continue
         names.append(step.tool)
@@ -274,8 +145,6 @@ def normalise_plan(doc: Any, registry: Registry) -> Any:
     steps = []
     for raw in _fold_extraction(doc["plan"], registry):
         if "map" in raw:
-            from .mapping import normalise_map
-
             steps.append({**raw, "map": normalise_map(raw["map"], registry)})
             continue
         step = {**raw, "tool": _key_of(raw["tool"], registry)}
@@ -304,20 +173,20 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
     if problems:
         raise PlanError("the plan is invalid; nothing was run", problems=problems)
 
-    steps: list[Step] = []
+    steps: list[AnyStep] = []
     available = set(initial_keys)
     outputs: dict[str, list[str]] = {}  # step id -> keys its output holds
     needs_page = False
     for i, raw in enumerate(doc["plan"]):
         path = ["plan", i]
         if "map" in raw:
-            from .mapping import check_map_step
-
             visible = available
             if raw.get("input"):
                 if raw["input"] not in outputs:
                     problems.append(
-                        _problem(f"input {raw['input']!r} is not the id of an earlier step", [*path, "input"])
+                        problem_at(
+                            f"input {raw['input']!r} is not the id of an earlier step", [*path, "input"]
+                        )
                     )
                 visible = set(outputs.get(raw["input"], []))
             step, produces, found, page = check_map_step(raw, path, visible, registry)
@@ -325,7 +194,7 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
             needs_page |= page
             if raw.get("id"):
                 if raw["id"] in outputs:
-                    problems.append(_problem(f"duplicate step id {raw['id']!r}", [*path, "id"]))
+                    problems.append(problem_at(f"duplicate step id {raw['id']!r}", [*path, "id"]))
                 outputs[raw["id"]] = produces
             available |= set(produces)
             steps.append(step)
@@ -333,7 +202,7 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
         try:
             manifest = registry.resolve(raw["tool"])
         except ToolNotFound as e:
-            problems.append(_problem(e.message, [*path, "tool"]))
+            problems.append(problem_at(e.message, [*path, "tool"]))
             continue
         given = raw.get("parameters") or {}
         params = fill_defaults(manifest.parameters, given)  # what the tool will be called with
@@ -343,7 +212,7 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
         if step_fallback:
             fb = registry.get(step_fallback)
             if fb is None:
-                problems.append(_problem(f"unknown fallback tool {step_fallback!r}", [*path, "fallback"]))
+                problems.append(problem_at(f"unknown fallback tool {step_fallback!r}", [*path, "fallback"]))
             else:
                 needs_page |= fb.needs_page
         consumes, produces = step_io(manifest, params, registry)
@@ -351,13 +220,13 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
         if raw.get("input"):
             if raw["input"] not in outputs:
                 problems.append(
-                    _problem(f"input {raw['input']!r} is not the id of an earlier step", [*path, "input"])
+                    problem_at(f"input {raw['input']!r} is not the id of an earlier step", [*path, "input"])
                 )
             visible = set(outputs.get(raw["input"], []))
         for key in consumes:
             if key not in visible:
                 problems.append(
-                    _problem(
+                    problem_at(
                         f"{manifest.key} consumes {key!r} but no earlier step produces it "
                         "(add a step that produces it before this one, or give it as --input data)",
                         [*path, "tool"],
@@ -365,7 +234,7 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
                 )
         if raw.get("id"):
             if raw["id"] in outputs:
-                problems.append(_problem(f"duplicate step id {raw['id']!r}", [*path, "id"]))
+                problems.append(problem_at(f"duplicate step id {raw['id']!r}", [*path, "id"]))
             outputs[raw["id"]] = produces
         available |= set(produces)
         steps.append(
@@ -385,7 +254,7 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
     if fallback:
         fb = registry.get(fallback)
         if fb is None:
-            problems.append(_problem(f"unknown fallback tool {fallback!r}", ["fallback"]))
+            problems.append(problem_at(f"unknown fallback tool {fallback!r}", ["fallback"]))
         else:
             needs_page |= fb.needs_page
             # The design's form plans end on a form step: the plan's fallback then produces the
@@ -394,17 +263,17 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
     expected = doc.get("expected_output")
     if expected and expected not in available:
         problems.append(
-            _problem(f"expected_output {expected!r} is not produced by any step", ["expected_output"])
+            problem_at(f"expected_output {expected!r} is not produced by any step", ["expected_output"])
         )
     if problems:
         raise PlanError("the plan is invalid; nothing was run", problems=problems)
     return Plan(
-        steps,
-        expected,
-        fallback,
-        doc.get("instruction"),
-        doc.get("url"),
-        doc.get("planner"),
-        needs_page,
-        list(doc.get("warnings") or []),
+        steps=steps,
+        expected_output=expected,
+        fallback=fallback,
+        instruction=doc.get("instruction"),
+        url=doc.get("url"),
+        planner=doc.get("planner"),
+        needs_page=needs_page,
+        warnings=list(doc.get("warnings") or []),
     )

@@ -1,11 +1,12 @@
-"""The executor: runs a checked plan step by step and always returns a `Result`.
+"""The plan loop: runs a checked plan step by step and always returns a `Result`.
 
 Per step: the start page is opened first if the tool needs a page; the tool runs under its time
 limit; its output is checked against its manifest's ``output_schema``; the keys it produces are
 merged into the data (see docs/plan.md, "Data and merging"). A failure is retried when transient
-(timeouts, navigation errors) with backoff, then handed to the step's fallback, then to the plan's
-fallback when that produces the same keys. Exceptions from tools never escape: they become failed
-step results and entries in ``errors``.
+(timeouts, navigation errors) with backoff (`retry.attempt`), then handed to the step's fallback,
+then to the plan's fallback when that produces the same keys (`fallbacks`). A map step is handed to
+`mapping.run_map`. Exceptions from tools never escape: they become failed step results and entries
+in ``errors``.
 """
 
 from __future__ import annotations
@@ -14,71 +15,31 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..browser import Browser, Session
+from ..browser_path import find_browser
+from ..clock import elapsed_ms
+from ..errors import CurllmError, PageUnavailable, SubmitUndone, ToolError
+from ..event_types import StepEvent, ToolCall
+from ..events import FAILED_STEP_REWARD, EventBus, preview_text
+from ..manifest import Manifest
+from ..plan.check import step_keys
+from ..plan.model import DEFAULT_RETRIES, AnyStep, MapStep, Plan, Step
+from ..plan.params import fill_defaults, parameter_problems, step_io
+from ..registry import Registry
+from ..result import ErrorEntry, Result, StepResult, error_entry
+from ..tool import ToolContext, load_callable
 from . import markup
-from .browser import Browser, BrowserOptions, Session
-from .browser_path import find_browser
-from .errors import (
-    CurllmError,
-    NoURL,
-    OutputInvalid,
-    PageUnavailable,
-    StepOverrun,
-    StepTimeout,
-    SubmitUndone,
-    ToolError,
-    is_transient,
-)
-from .event_types import StepEvent, ToolCall, UrlCompleteEvent, UrlStartEvent
-from .events import FAILED_STEP_REWARD, EventBus, preview_text
-from .manifest import Manifest
-from .plan import DEFAULT_RETRIES, Plan, Step, fill_defaults, step_io, step_keys
-from .policy import NetworkPolicy
-from .registry import Registry
-from .result import ErrorEntry, Result, StepResult, error_entry
-from .tool import ToolContext, load_callable
+from .calls import call_tool, describe, error_code
+from .fallbacks import fallback_params, fallbacks, final_fallback
+from .mapping import run_map
+from .options import RunOptions
+from .page import TaskPage
+from .retry import Tried, attempt, may_have_written
 
 log = logging.getLogger("curllm.executor")
-
-
-@dataclass
-class RunOptions:
-    """How to run a plan: start page, initial data, browser and network settings, limits."""
-
-    url: str | None = None
-    data: dict = field(default_factory=dict)
-    browser: BrowserOptions = field(default_factory=BrowserOptions)
-    policy: NetworkPolicy = field(default_factory=NetworkPolicy)
-    timeout_s: float | None = None  # the whole task
-    backoff_s: float = 0.25  # first retry delay; doubles per attempt
-    settings: dict = field(default_factory=dict)  # handed to tools as ctx.settings
-
-
-def describe(exc: BaseException) -> str:
-    """``Type: message``, the form every step error takes."""
-    if isinstance(exc, CurllmError):
-        return f"{type(exc).__name__}: {exc.message}"
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else "(no message)"
-    return f"{type(exc).__name__}: {text}"
-
-
-def error_code(exc: BaseException) -> str:
-    return exc.code if isinstance(exc, CurllmError) else "TOOL_FAILED"
-
-
-_validators: dict[int, Any] = {}
-
-
-def _output_validator(manifest: Manifest):
-    from jsonschema import Draft202012Validator
-
-    key = id(manifest.output_schema)
-    if key not in _validators:
-        _validators[key] = Draft202012Validator(manifest.output_schema)
-    return _validators[key]
 
 
 def preload_tools(plan: Plan, registry: Registry) -> None:
@@ -88,6 +49,8 @@ def preload_tools(plan: Plan, registry: Registry) -> None:
     extraction module) fills that wait instead of following it. Fallbacks are left out (they may
     never run); a tool that does not load is left for its step to report, as without this."""
     for step in plan.steps:
+        if not isinstance(step, Step):
+            continue
         manifest = registry.get(step.tool)
         if manifest is None:
             continue
@@ -99,111 +62,6 @@ def preload_tools(plan: Plan, registry: Registry) -> None:
                 load_callable(m, registry.impls.get(m.key))
             except CurllmError:  # EntrypointImport, EntrypointInvalid: the step reports them
                 pass
-
-
-# A step that returns later than this past its limit held the event loop: it does not count.
-OVERRUN_GRACE_MS = 250
-
-
-class TaskPage:
-    """The page of one task: a browser session (a context and its page) opened once at the start URL.
-
-    It exists before the plan does, so that a model can be shown the page the steps then use (no
-    second navigation), and the browser can start while the rules plan (`warm_up`). The `Execution`
-    takes it over and closes it. ``browser`` is shared when given; else one is started on demand and
-    closed with the page.
-    """
-
-    def __init__(self, options: RunOptions, events: EventBus, browser: Browser | None = None):
-        self.options, self.events = options, events
-        self.browser = browser
-        self.owns_browser = browser is None
-        self.session: Session | None = None
-        self.opened = False  # the start URL is loaded in the session's page
-        self.warming: asyncio.Task | None = None  # a browser launch started early (`warm_up`)
-        #: What getting the page cost, before and during the run (the task's timings start here).
-        self.timings: dict[str, int] = {"browser_ms": 0, "navigation_ms": 0}
-
-    @property
-    def page(self):
-        return self.session.page if self.session else None
-
-    @property
-    def url(self) -> str | None:
-        return self.page.url if self.page is not None and self.page.url != "about:blank" else self.options.url
-
-    @property
-    def launching(self) -> bool:
-        """Whether the browser is being started early (`warm_up`) and is not up yet."""
-        return self.warming is not None and not self.warming.done()
-
-    async def warm_up(self) -> None:
-        """Start launching the browser in a task and return at once (a failed launch is reported by
-        the first step that needs a page, not here)."""
-        if self.browser is None:
-            self.browser = Browser(headless=self.options.browser.headless)
-        elif self.browser.started:
-            return
-        browser = self.browser
-
-        async def launch() -> None:
-            try:
-                await browser.start()
-            except Exception as e:  # reported where a page is needed (BrowserNotFound before any step)
-                log.debug("browser warm-up failed: %s", e)
-
-        self.warming = asyncio.create_task(launch())
-        await asyncio.sleep(0)  # the task imports Playwright and spawns its driver, then waits
-
-    async def ensure_session(self) -> Session:
-        """The task's browser session (context), started without opening the start URL."""
-        if self.session is None:
-            started = time.perf_counter()
-            if self.browser is None:
-                self.browser = Browser(headless=self.options.browser.headless)
-            self.session = await self.browser.new_session(self.options.browser, self.options.policy)
-            self.timings["browser_ms"] += elapsed_ms(started)
-        return self.session
-
-    async def open(self) -> None:
-        """Start the browser and open the start URL (once; a no-op when it is open).
-
-        One attempt per call: a failed opening raises, and the step's own retries try again.
-        """
-        if self.opened:
-            return
-        if not self.options.url:
-            raise NoURL(
-                # Worded for every entry point: a library caller has no --url to pass.
-                "this step needs a web page but no URL was given: give the task a start URL (or name"
-                " a site the installed tools know)"
-            )
-        await self.options.policy.check(self.options.url)  # refuse before starting anything
-        session = await self.ensure_session()
-        url = self.options.url
-        self.events.emit(UrlStartEvent(url=url))
-        started = time.perf_counter()
-        try:
-            await session.open(url)
-        except PageUnavailable as e:
-            self.timings["navigation_ms"] += elapsed_ms(started)
-            self.events.emit(UrlCompleteEvent(url=url, error=describe(e), duration_ms=elapsed_ms(started)))
-            raise
-        self.opened = True
-        self.timings["navigation_ms"] += elapsed_ms(started)
-        self.events.emit(
-            UrlCompleteEvent(
-                url=self.page.url, duration_ms=elapsed_ms(started), title=await page_title(self.page)
-            )
-        )
-
-    async def close(self) -> None:
-        if self.warming is not None:
-            await self.warming  # never raises: a failed launch is reported where a page is needed
-        if self.session is not None:
-            await self.session.close()
-        if self.owns_browser and self.browser is not None:
-            await self.browser.close()
 
 
 #: Called after a failed step with (execution, index of the step); returns a revised plan (the steps
@@ -293,45 +151,41 @@ class Execution:
                 raise e
             await self.ensure_page()
         fn = load_callable(manifest, self.registry.impls.get(manifest.key))
-        started = time.perf_counter()
-        try:
-            output = await asyncio.wait_for(
-                fn(self.context(manifest, dict(data), page), **params), timeout_ms / 1000
-            )
-            took = elapsed_ms(started)
-        except TimeoutError:
-            raise StepTimeout(f"{manifest.key} did not finish within {timeout_ms} ms") from None
-        if took > timeout_ms + OVERRUN_GRACE_MS:
-            # The tool kept the event loop busy (CPU-bound work), so its time limit could not fire:
-            # its answer came too late to count, and doing it again would burn as long.
-            raise StepOverrun(
-                f"{manifest.key} did not finish within {timeout_ms} ms (it took {took} ms of work "
-                "that could not be interrupted)"
-            )
-        if not isinstance(output, dict):
-            raise OutputInvalid(f"{manifest.key} returned {type(output).__name__}, not an object")
-        errors = sorted(
-            _output_validator(manifest).iter_errors(output), key=lambda e: list(map(str, e.absolute_path))
+        return await call_tool(
+            manifest, lambda: fn(self.context(manifest, dict(data), page), **params), timeout_ms
         )
-        if errors:
-            e = errors[0]
-            where = "/" + "/".join(map(str, e.absolute_path))
-            raise OutputInvalid(
-                f"{manifest.key} output does not match its output_schema at {where}: {e.message}"
-                + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else "")
-            )
-        return output
 
     async def run_nested(self, name: str, data: dict, params: dict, page: Any = None) -> dict:
         """``ctx.run_tool``: another tool on the same page and data, parameters checked first."""
-        from .plan import parameter_problems
-
         manifest = self.registry.resolve(name)
         params = fill_defaults(manifest.parameters, params)
         problems = parameter_problems(manifest, params, [])
         if problems:
             raise ToolError(f"bad parameters for {manifest.key}: " + "; ".join(p.message for p in problems))
         return await self.call(manifest, params, data, manifest.timeout_ms, page)
+
+    async def attempt(
+        self,
+        manifest: Manifest,
+        params: dict,
+        data: dict,
+        *,
+        retries: int | None,
+        timeout_ms: int,
+        page: Any = None,
+    ) -> Tried[dict]:
+        """The tool called until it succeeds or fails for good (`retry.attempt`), on ``page`` (a map
+        item's) or on the task's page. A write tool that ran is never called twice."""
+
+        def ran() -> bool:
+            return not manifest.needs_page or page is not None or self.opened
+
+        return await attempt(
+            lambda: self.call(manifest, params, data, timeout_ms, page),
+            retries=DEFAULT_RETRIES if retries is None else retries,
+            backoff_s=self.options.backoff_s,
+            wrote=lambda: may_have_written(manifest, ran=ran()),
+        )
 
     async def attempts(
         self,
@@ -342,84 +196,36 @@ class Execution:
         data: dict,
         fallback_for: str | None = None,
     ) -> StepResult:
-        """Run with retries of transient failures; the result says how many attempts it took."""
-        retries = DEFAULT_RETRIES if step.retries is None else step.retries
+        """A step's tool (or its fallback, or the tool the page called for) with retries; the result
+        says how many attempts it took."""
         timeout_ms = step.timeout_ms if (step.timeout_ms and fallback_for is None) else manifest.timeout_ms
-        started = time.perf_counter()
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                output = await self.call(manifest, params, data, timeout_ms)
-                return StepResult(
-                    manifest.key,
-                    True,
-                    output,
-                    None,
-                    elapsed_ms(started),
-                    attempt,
-                    index,
-                    step.id,
-                    fallback_for,
-                    optional=step.optional,
-                    params=params,
-                )
-            except Exception as e:  # every failure of a tool becomes a step result, never an escape
-                # A write tool that ran may have submitted something already: trying again could do
-                # it twice. Failing to open the page first (the tool never ran) is retried as usual.
-                wrote = manifest.effects == "write" and (self.opened or not manifest.needs_page)
-                if wrote or not is_transient(e) or attempt > retries:
-                    if not isinstance(e, CurllmError):
-                        log.debug("step %s failed", index, exc_info=True)
-                    return StepResult(
-                        manifest.key,
-                        False,
-                        None,
-                        describe(e),
-                        elapsed_ms(started),
-                        attempt,
-                        index,
-                        step.id,
-                        fallback_for,
-                        # a tool that undid what it did (a form that broke the page) leaves the plan
-                        # able to go on: its failure counts as an optional step's
-                        optional=step.optional or isinstance(e, SubmitUndone),
-                        code=error_code(e),
-                        failure=e,
-                        params=params,
-                    )
-                await asyncio.sleep(min(self.options.backoff_s * 2 ** (attempt - 1), 2.0))
-
-    def fallback_params(self, manifest: Manifest, params: dict) -> dict | None:
-        """The step's parameters that the fallback tool understands, with its defaults; None if invalid."""
-        from .plan import parameter_problems
-
-        props = manifest.parameters.get("properties") or {}
-        adapted = fill_defaults(manifest.parameters, {k: v for k, v in params.items() if k in props})
-        if parameter_problems(manifest, adapted, []):
-            adapted = fill_defaults(manifest.parameters, {})
-            if parameter_problems(manifest, adapted, []):
-                return None
-        return adapted
-
-    def fallbacks(self, step: Step, manifest: Manifest) -> list[Manifest]:
-        """The step's own fallback, then the plan's fallback if it produces the same keys."""
-        found = []
-        if step.fallback:
-            found.append(self.registry.resolve(step.fallback))
-        if self.plan.fallback:
-            plan_fb = self.registry.resolve(self.plan.fallback)
-            _, produces = step_io(manifest, step.parameters, self.registry)
-            if produces and set(produces) <= set(plan_fb.produces) and plan_fb.key != manifest.key:
-                found.append(plan_fb)
-        return [m for i, m in enumerate(found) if m.key not in {f.key for f in found[:i]}]
+        tried = await self.attempt(manifest, params, data, retries=step.retries, timeout_ms=timeout_ms)
+        e = tried.error
+        if e is not None and not isinstance(e, CurllmError):
+            log.debug("step %s failed", index, exc_info=e)
+        return StepResult(
+            tool=manifest.key,
+            success=e is None,
+            result=tried.value,
+            error=None if e is None else describe(e),
+            duration_ms=tried.duration_ms,
+            attempts=tried.attempts,
+            step=index,
+            id=step.id,
+            fallback_for=fallback_for,
+            # a tool that undid what it did (a form that broke the page) leaves the plan able to go
+            # on: its failure counts as an optional step's
+            optional=step.optional or isinstance(e, SubmitUndone),
+            code=None if e is None else error_code(e),
+            failure=e,
+            params=params,
+        )
 
     # --- the plan ------------------------------------------------------------------------------
 
-    async def run_step(self, index: int, step: Step) -> bool:
-        if step.map is not None:
-            from .mapping import run_map
-
+    async def run_step(self, index: int, step: AnyStep) -> bool:
+        """Run one step (a map step: `mapping.run_map`); True when the plan goes on."""
+        if isinstance(step, MapStep):
             return await run_map(self, index, step)
         manifest = self.registry.resolve(step.tool)
         data = self.outputs.get(step.input, {}) if step.input else self.data
@@ -437,19 +243,15 @@ class Execution:
         # No fallback can help when the page itself cannot be had.
         undone = result.optional and not step.optional  # the tool put the page back: nothing to fall back on
         if not result.success and not isinstance(result.failure, PageUnavailable) and not undone:
-            for fb in self.fallbacks(step, manifest):
-                fb_params = self.fallback_params(fb, step.parameters)
+            for fb in fallbacks(self.plan, self.registry, step, manifest):
+                fb_params = fallback_params(fb, step.parameters)
                 if fb_params is None:
                     continue
                 self.record(result)
-                self.events.emit(
-                    StepEvent(
-                        plan_index=index,
-                        status="running",
-                        message=f"{fb.key}: fallback for {manifest.key}",
-                        url=self.url,
-                        details=ToolCall(tool=fb.key, params=fb_params, tool_description=fb.description),
-                    )
+                self.running(
+                    index,
+                    f"{fb.key}: fallback for {manifest.key}",
+                    ToolCall(tool=fb.key, params=fb_params, tool_description=fb.description),
                 )
                 manifest, params = fb, fb_params
                 result = await self.attempts(index, step, fb, fb_params, data, fallback_for=step.tool)
@@ -458,23 +260,30 @@ class Execution:
         if result.success:
             manifest, params, result = await self.when_empty(index, step, manifest, params, data, result)
         self.record(result)
+        if not result.success:
+            await self.screenshot(index, manifest)
+        _, produces = step_io(manifest, params, self.registry)
+        return self.conclude(index, step, result, produces)
+
+    def conclude(self, index: int, step: AnyStep, result: StepResult, produces: list[str]) -> bool:
+        """A step's recorded result into the run: what it produced into the data (and under its id),
+        or its failure into ``errors``. True when the plan goes on (success, or an optional step)."""
         if result.success:
             output = result.result or {}
-            _, produces = step_io(manifest, params, self.registry)
             self.data.update({k: output[k] for k in produces if k in output})
             if step.id:
                 self.outputs[step.id] = dict(output)
             return True
-        await self.screenshot(index, manifest)
         what = "optional step" if result.optional else "step"
-        entry = error_entry(
-            result.code or "TOOL_FAILED",
-            f"{what} {index} ({step.tool}) failed: {result.error}",
-            step=index,
-            tool=step.tool,
+        self.errors.append(
+            ErrorEntry(
+                code=result.code or ToolError.code,
+                message=f"{what} {index} ({step.tool}) failed: {result.error}",
+                step=index,
+                tool=step.tool,
+                optional=result.optional,
+            )
         )
-        entry.optional = result.optional
-        self.errors.append(entry)
         return result.optional
 
     async def choose(self, index: int, manifest: Manifest, params: dict) -> markup.Choice | None:
@@ -611,43 +420,9 @@ class Execution:
                 break
             self.plan = revised
         else:
-            final = self.final_fallback()
+            final = final_fallback(self.plan, self.registry, self.data, bool(self.errors))
             if final is not None:
                 await self.run_step(len(self.plan.steps) + 1, final)
-
-    def final_fallback(self) -> Step | None:
-        """The step that makes the plan's fallback produce the expected output, when no step did.
-
-        The design's form plans (``forms.price_filter`` then ``"fallback":
-        "extraction.products_generic"``) leave a filtered listing and name the tool that reads it.
-        It reads every page of that listing (through ``navigation.pagination`` when installed), and
-        the price bounds a form step applied bound the products too, so a lax site filter cannot
-        widen the answer.
-        """
-        expected, name = self.plan.expected_output, self.plan.fallback
-        if not expected or not name or expected in self.data or self.errors:
-            return None
-        fb = self.registry.resolve(name)
-        if expected not in fb.produces:
-            return None
-        props = fb.parameters.get("properties") or {}
-        bounds: dict = {}
-        for step in self.plan.steps:
-            form = self.registry.get(step.tool)
-            if form is None or form.category != "forms":
-                continue
-            for mine, theirs in (("min", "min_price"), ("max", "max_price")):
-                value = step.parameters.get(mine)
-                if isinstance(value, int | float) and not isinstance(value, bool) and theirs in props:
-                    bounds[theirs] = value
-        pager = self.registry.get("navigation.pagination")
-        tool = pager.parameter_for("tool") if pager is not None else None
-        if fb.category == "extraction" and pager is not None and tool is not None:
-            params: dict = {tool: fb.key}
-            if (tool_params := pager.parameter_for("tool_parameters")) is not None:
-                params[tool_params] = bounds
-            return Step(pager.key, params, f"the plan's fallback {fb.key} on every page of the listing")
-        return Step(fb.key, bounds, f"the plan's fallback {fb.key}")
 
     async def run(self) -> Result:
         started = time.perf_counter()
@@ -719,18 +494,6 @@ def _summary(output: dict | None) -> str:
         return "done"
     parts = [f"{len(v)} {k}" for k, v in output.items() if isinstance(v, list)]
     return ", ".join(parts) if parts else "done"
-
-
-async def page_title(page) -> str | None:
-    """The title for the event; a page stuck in JavaScript does not answer, and that is no reason to wait."""
-    try:
-        return await asyncio.wait_for(page.title(), 2.0)
-    except Exception:  # timed out, or the page is gone
-        return None
-
-
-def elapsed_ms(since: float) -> int:
-    return int((time.perf_counter() - since) * 1000)
 
 
 async def execute(

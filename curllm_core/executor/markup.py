@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .manifest import Manifest
-from .plan import fill_defaults, parameter_problems, step_io
-from .registry import Registry
+from ..manifest import Manifest
+from ..plan.params import fill_defaults, parameter_problems, step_io
+from ..registry import Registry
 
 # Counts per selector; a selector the browser rejects counts as no match (discovery checks them
 # with selectolax already, whose CSS dialect is close to but not the browser's).

@@ -1,0 +1,21 @@
+"""`RunOptions`: how to run a plan (start page, initial data, browser and network settings, limits)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..browser import BrowserOptions
+from ..policy import NetworkPolicy
+
+
+@dataclass
+class RunOptions:
+    """How to run a plan: start page, initial data, browser and network settings, limits."""
+
+    url: str | None = None
+    data: dict = field(default_factory=dict)
+    browser: BrowserOptions = field(default_factory=BrowserOptions)
+    policy: NetworkPolicy = field(default_factory=NetworkPolicy)
+    timeout_s: float | None = None  # the whole task
+    backoff_s: float = 0.25  # first retry delay; doubles per attempt
+    settings: dict = field(default_factory=dict)  # handed to tools as ctx.settings
