@@ -29,6 +29,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "description": ("description", "snippet", "summary"),
     "rank": ("rank", "position"),
     "site": ("site", "domain", "subreddit", "source"),
+    # Grouping ("the cheapest of each brand", "per shop"): who made it, who sells it.
+    "brand": ("brand", "manufacturer", "make", "vendor"),
+    "seller": ("seller", "shop", "store", "merchant", "sold_by", "offer_source"),
+    "availability": ("availability", "in_stock", "available", "stock"),
     # Ordering only ("the most popular"): what a page counts its items' popularity by.
     "popularity": ("popularity", "points", "score", "upvotes", "votes", "karma", "reviews", "review_count"),
 }
@@ -54,6 +58,16 @@ WORDS: dict[str, str] = {
     "description": r"descriptions?|summar(?:y|ies)|snippets?|opis\w*|beschreibung\w*|zusammenfassung\w*",
     "rank": r"ranks?|rankings?|positions?|pozycj\w*|rang|platzierung\w*",
     "site": r"domains?|domen\w*|subreddit\w*",
+}
+
+#: Flags an item can carry -> the item keys that state them, best first (`validation.filter_flags`
+#: reads each kind of value: a boolean, a schema.org availability, a regular price beside the price,
+#: a shipping cost).
+FLAGS: dict[str, tuple[str, ...]] = {
+    "in_stock": ("in_stock", "available", "availability", "stock"),
+    "on_sale": ("on_sale", "sale", "discount", "price_regular"),
+    "free_shipping": ("free_shipping", "shipping", "shipping_cost", "delivery", "delivery_cost"),
+    "sponsored": ("sponsored", "promoted", "ad", "is_ad", "advert"),
 }
 
 #: Concepts items are sorted by, and the order a bare "sorted by X" means (best first for most).

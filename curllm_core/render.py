@@ -1,5 +1,5 @@
 """Rendering a result: json (the whole contract), jsonl (one item per line), csv and table (the items;
-every table of a tables result)."""
+every table of a tables result; a summary such as ``{"count": 30}`` when the plan's answer is one)."""
 
 from __future__ import annotations
 
@@ -85,6 +85,9 @@ def render(result: Result, fmt: str) -> str:
     """
     if fmt == "json":
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str) + "\n"
+    summary = summary_of(result)
+    if summary is not None:
+        return render_summary(result, summary, fmt)
     key, items = result.items()
     tables = _is_tables(key, items)
     if tables and fmt in ("jsonl", "csv"):
@@ -102,6 +105,39 @@ def render(result: Result, fmt: str) -> str:
     if tables:
         return render_tables(result, items)
     return render_table(result, key, items)
+
+
+def summary_of(result: Result) -> dict | None:
+    """The answer when it is one object, not a list (``validation.aggregate``'s ``{"count": 30}``):
+    the plan's expected output holding a dict."""
+    key = (result.plan or {}).get("expected_output")
+    value = result.data.get(key) if key else None
+    return value if isinstance(value, dict) else None
+
+
+def render_summary(result: Result, summary: dict, fmt: str) -> str:
+    """A summary in every format: jsonl one line, csv a header and one row, table one row per entry."""
+    if fmt == "jsonl":
+        return json.dumps(summary, ensure_ascii=False, default=str) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(summary), lineterminator="\n")
+        writer.writeheader()
+        writer.writerow({k: "" if v is None else v for k, v in summary.items()})
+        return out.getvalue()
+    from rich.console import Console
+    from rich.table import Table
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=160, force_terminal=False, color_system=None)
+    table = Table(title=(result.plan or {}).get("expected_output"), show_header=False, expand=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for what, value in summary.items():
+        table.add_row(str(what), "" if value is None else str(value))
+    console.print(table)
+    _print_errors(console, result)
+    return buf.getvalue()
 
 
 def _first_seen_columns(items: list[dict]) -> list[str]:

@@ -84,3 +84,24 @@ def test_item_lists_are_unchanged():
     assert render(items, "csv") == "name,price,url\nA,1.50,u\n"
     assert json.loads(render(items, "jsonl")) == {"name": "A", "price": 1.5, "url": "u"}
     assert "1 products" in render(items, "table")
+
+
+def test_a_summary_is_the_answer_in_every_format():
+    """An aggregate's summary (the plan's expected output is a dict, not a list) is what each format
+    shows, not the item list beside it."""
+    summary = {"count": 30, "average_price": 41.7, "currency": "USD"}
+    res = Result(
+        ok=True,
+        data={"products": [{"name": "A", "price": 1.5}], "summary": summary},
+        plan={"expected_output": "summary"},
+    )
+    assert json.loads(render(res, "json"))["data"]["summary"] == summary
+    assert json.loads(render(res, "jsonl")) == summary
+    assert list(csv.DictReader(io.StringIO(render(res, "csv")))) == [
+        {"count": "30", "average_price": "41.7", "currency": "USD"}
+    ]
+    table = render(res, "table")
+    assert "average_price" in table and "41.7" in table and "USD" in table and "A" not in table.split()
+    # A count of nothing is still an answer: 0, not "no results".
+    empty = Result(ok=True, data={"summary": {"count": 0}}, plan={"expected_output": "summary"})
+    assert render(empty, "csv") == "count\n0\n" and "0" in render(empty, "table")
