@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Set up a fresh Debian machine for curllm: a venv with curllm and its test tools, and Debian's Chromium.
+# The versions installed are the lock's (constraints.txt, refreshed on purpose by scripts/lock.sh).
 # Idempotent: what is already there is left alone. Sourced by scripts/demo.sh and scripts/test.sh.
 # Says what it does on stderr (the first run takes about a minute, mostly pip).
 set -euo pipefail
@@ -17,12 +18,14 @@ if [ ! -x .venv/bin/python ]; then
   say "creating the virtual environment .venv ($("$PYTHON" --version 2>&1))"
   "$PYTHON" -m venv .venv
 fi
+# The stamp holds a digest of pyproject.toml and the lock (constraints.txt): a change to either installs again.
 stamp=.venv/.curllm-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+wanted=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   # pip's own output is hundreds of lines: show a dot per package instead, the whole log on failure.
   log=$(mktemp)
-  printf 'curllm set-up: installing curllm and its test tools into .venv (about a minute the first time) ' >&2
-  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e ".[test]"; } 2>&1 \
+  printf 'curllm set-up: installing curllm and its test tools (the versions of constraints.txt) into .venv (about a minute the first time) ' >&2
+  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e ".[test]" -c constraints.txt; } 2>&1 \
     | tee "$log" | while IFS= read -r line; do case "$line" in Collecting*) printf '.' >&2 ;; esac; done; then
     echo " failed:" >&2
     cat "$log" >&2
@@ -31,7 +34,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   fi
   echo " done" >&2
   rm -f "$log"
-  touch "$stamp"
+  echo "$wanted" >"$stamp"
 fi
 
 # A browser: Debian's headless Chromium (Playwright cannot download its own here).

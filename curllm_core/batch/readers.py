@@ -387,31 +387,146 @@ class _JsonItems:
 
 
 def _yaml(text: IO[str], name: str, check: Any) -> Iterator[Entry]:
+    """YAML tasks, parsed by libyaml when PyYAML has it, else (or from a libyaml refusal on) in Python.
+
+    libyaml (PyYAML 6.0.4 and later bundle a version with a nesting limit) refuses a file with a
+    flow collection nested more than ~1,000 levels as a whole, and its parser cannot go on after that.
+    Such a file is read again from its start by PyYAML's own parser (no nesting limit, no recursion:
+    events only), the items already yielded skipped, so the deep item fails alone (``BAD_LINE``,
+    nested more than `MAX_DEPTH` levels) with either PyYAML, as with any other bound.
+    """
     import yaml
 
-    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = loader_class(text)
-    events = _YamlEvents(loader, name)
+    source = _Replayable(text)
+    loader_class = getattr(yaml, "CSafeLoader", None)
+    loader = (loader_class or _python_loader())(source)
+    index = 0
     try:
-        index = 0
-        for item in events.items():
-            index += 1
-            doc, line, problem = item
-            where = f"line:{line}" if line else f"item:{index}"
-            if problem is not None:
-                label = f"line {line}" if line else f"item {index}"
-                yield BadTask(where, error_entry("BAD_LINE", f"{label} {problem}"), line)
-                continue
-            yield check(doc, where, line)
+        try:
+            for item in _YamlEvents(loader, name, native=loader_class is not None).items():
+                index += 1
+                yield _yaml_entry(item, index, check)
+        except _NativeLimit:
+            loader.dispose()
+            loader = _python_loader()(source.replay())
+            for item in _YamlEvents(loader, name, skip=index).items():
+                index += 1
+                yield _yaml_entry(item, index, check)
     finally:
         loader.dispose()
+        source.close()
+
+
+def _yaml_entry(item: tuple[Any, int | None, str | None], index: int, check: Any) -> Entry:
+    doc, line, problem = item
+    where = f"line:{line}" if line else f"item:{index}"
+    if problem is not None:
+        label = f"line {line}" if line else f"item {index}"
+        return BadTask(where, error_entry("BAD_LINE", f"{label} {problem}"), line)
+    return check(doc, where, line)
+
+
+def _python_loader() -> Any:
+    """PyYAML's own SafeLoader, linear in nesting depth.
+
+    Its scanner keeps one possible simple key per open flow level and walks them all at every token:
+    quadratic in depth (a 3,000-deep ``[[[...]]]`` takes tens of seconds). The keys are always in
+    level order, which is also the order of their positions, so the nearest one is the first, and the
+    stale ones are a leading run: the same answers in constant (amortised) time.
+    """
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def next_possible_simple_key(self) -> Any:
+            keys = self.possible_simple_keys
+            return next(iter(keys.values())).token_number if keys else None
+
+        def stale_possible_simple_keys(self) -> None:
+            keys = self.possible_simple_keys
+            for level in list(keys):
+                key = keys[level]
+                if key.line == self.line and self.index - key.index <= 1024:
+                    return
+                if key.required:
+                    raise yaml.scanner.ScannerError(
+                        "while scanning a simple key",
+                        key.mark,
+                        "could not find expected ':'",
+                        self.get_mark(),
+                    )
+                del keys[level]
+
+    return Loader
+
+
+class _NativeLimit(Exception):
+    """libyaml refused to nest deeper: the file is read again by PyYAML's own parser."""
+
+
+class _Replayable(io.TextIOBase):
+    """A text stream that keeps what was read (in memory, on disk past 8 MiB) to be read again."""
+
+    def __init__(self, text: IO[str]):
+        import tempfile
+
+        self._text = text
+        self._copy: IO[str] | None = tempfile.SpooledTemporaryFile(  # noqa: SIM115 - closed by close()
+            max_size=8 * 1024 * 1024, mode="w+", encoding="utf-8", newline=""
+        )
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:
+        chunk = self._text.read(-1 if size is None else size)
+        if self._copy is not None:
+            self._copy.write(chunk)
+        return chunk
+
+    def replay(self) -> io.TextIOBase:
+        """What was read so far and then the rest of the stream (no more copying)."""
+        assert self._copy is not None
+        copy, self._copy = self._copy, None
+        copy.seek(0)
+        return _Chained(copy, self._text)
+
+    def close(self) -> None:
+        if self._copy is not None:
+            self._copy.close()
+            self._copy = None
+        super().close()
+
+
+class _Chained(io.TextIOBase):
+    """Two text streams read one after the other; the first is closed when it is used up."""
+
+    def __init__(self, first: IO[str], rest: IO[str]):
+        self._first: IO[str] | None = first
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:
+        size = -1 if size is None else size
+        if self._first is not None:
+            chunk = self._first.read(size)
+            if chunk:
+                return chunk
+            self._first.close()
+            self._first = None
+        return self._rest.read(size)
 
 
 class _YamlEvents:
-    """A YAML task list from parser events: items built without recursion, aliases refused."""
+    """A YAML task list from parser events: items built without recursion, aliases refused.
 
-    def __init__(self, loader: Any, name: str):
-        self.loader, self.name = loader, name
+    ``native``: the loader is libyaml's, whose nesting limit raises `_NativeLimit`; ``skip``: how
+    many items of the task list to pass over (already yielded by a first parse).
+    """
+
+    def __init__(self, loader: Any, name: str, *, native: bool = False, skip: int = 0):
+        self.loader, self.name, self.native, self.skip = loader, name, native, skip
 
     def _get(self) -> Any:
         import yaml
@@ -433,7 +548,9 @@ class _YamlEvents:
         except UnicodeDecodeError as e:
             raise TaskFileError(f"task file {self.name}: not UTF-8 text: {e.reason}") from None
 
-    def _error(self, e: Exception) -> TaskFileError:
+    def _error(self, e: Exception) -> Exception:
+        if self.native and "nesting depth" in str(getattr(e, "problem", "")):
+            return _NativeLimit()
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
@@ -486,6 +603,10 @@ class _YamlEvents:
         from yaml import events as ev
 
         while not isinstance(self._peek(), ev.SequenceEndEvent):
+            if self.skip:
+                self.skip -= 1
+                self._skip(self._get())
+                continue
             yield self._item()
         self._get()
 

@@ -378,8 +378,9 @@ class Head:
     env: dict  # the environment of a driver on this machine (tools, cache, Ray settings)
 
 
-def kill_session(sid: int) -> None:
-    """SIGKILL every process of session ``sid`` (one this test started with start_new_session)."""
+def session_pids(sid: int) -> list[int]:
+    """The live processes of session ``sid`` (one this test started with start_new_session)."""
+    pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
@@ -387,11 +388,27 @@ def kill_session(sid: int) -> None:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        if int(stat[stat.rfind(")") + 2 :].split()[3]) == sid:
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if int(fields[3]) == sid and fields[0] != "Z":
+            pids.append(int(entry))
+    return pids
+
+
+def kill_session(sid: int) -> None:
+    """SIGKILL every process of session ``sid``."""
+    for pid in session_pids(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    except OSError:
+        return False
+    return True
 
 
 def _free_port() -> int:
@@ -433,8 +450,10 @@ def ray_head(ray_tools, tmp_path_factory) -> Iterator[Head]:
             start_new_session=True,
         )
     try:
-        deadline = time.monotonic() + 120
-        while b"Ray runtime started" not in log.read_bytes():
+        # Ready: the head says so, and its GCS and client-server ports accept connections (the
+        # client server comes up after the message, later still on a loaded machine).
+        deadline = time.monotonic() + 180
+        while not (b"Ray runtime started" in log.read_bytes() and listening(port) and listening(client)):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.skip(f"Ray cannot start here: {log.read_text(errors='replace')[-600:]}")
             time.sleep(0.3)
@@ -445,7 +464,9 @@ def ray_head(ray_tools, tmp_path_factory) -> Iterator[Head]:
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             pass
-        time.sleep(1)
+        gone = time.monotonic() + 10  # its own processes stop after it: wait for them, then no longer
+        while session_pids(proc.pid) and time.monotonic() < gone:
+            time.sleep(0.2)
         kill_session(proc.pid)  # whatever of this cluster is left: its own session
         proc.wait(timeout=10)
         shutil.rmtree(temp, ignore_errors=True)

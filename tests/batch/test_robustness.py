@@ -91,6 +91,53 @@ def test_deep_nesting_in_yaml_csv_and_json_lists(tmp_path, env):
     assert lines["line:3"]["errors"][0]["code"] == "BAD_LINE" and "a" in lines
 
 
+@pytest.fixture(params=["libyaml", "python"])
+def yaml_parser(request, monkeypatch):
+    """Both of PyYAML's parsers: libyaml (when this PyYAML has it; 6.0.4's refuses deep nesting)
+    and its pure-Python one (a PyYAML built without libyaml)."""
+    import yaml
+
+    if request.param == "python":
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    elif not hasattr(yaml, "CSafeLoader"):
+        pytest.skip("this PyYAML has no libyaml")
+    return request.param
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "- {id: a, instruction: x}\n- {id: b, x-note: DEEP}\n- {id: c, instruction: x}\n",
+        "tasks:\n  - id: a\n    instruction: x\n  - id: b\n    x-note: DEEP\n  - {id: c, instruction: x}\nz: 1\n",
+        "[{id: a, instruction: x},\n {id: b, x-note: DEEP},\n {id: c, instruction: x}]\n",
+    ],
+    ids=["block-list", "under-tasks", "flow-list"],
+)
+def test_a_deep_yaml_item_fails_alone_with_either_parser(yaml_parser, layout):
+    text = layout.replace("DEEP", "[" * 3000 + "]" * 3000)
+    started = time.monotonic()
+    entries = parse_tasks(text, "yaml")
+    assert time.monotonic() - started < 20  # linear in depth, not quadratic
+    assert [e.id for e in entries][0::2] == ["a", "c"] and entries[1].error is not None
+    assert entries[1].error["message"].endswith(f"nested more than {MAX_DEPTH} levels deep")
+    shallow = parse_tasks(text.replace("[" * 3000 + "]" * 3000, "{k: [1, {m: 'n: o'}]}"), "yaml")
+    assert [e.id for e in shallow] == ["a", "b", "c"]
+
+
+def test_either_yaml_parser_reads_the_same_tasks_and_refuses_the_same_syntax(yaml_parser):
+    text = (
+        "# tasks\n- id: a\n  instruction: 'find: things'\n  data: {products: [{name: x, price: 1.5}],\n"
+        "    note: [a, {b: c}, [d]]}\n- {id: b, plan: [{tool: validation.batch_sleep}], data: {}}\n"
+        "- id: c\n  instruction: >-\n    folded\n    text\n"
+    )
+    entries = parse_tasks(text, "yaml")
+    assert [e.id for e in entries] == ["a", "b", "c"]
+    assert entries[0].data == {"products": [{"name": "x", "price": 1.5}], "note": ["a", {"b": "c"}, ["d"]]}
+    assert entries[0].instruction == "find: things" and entries[2].instruction == "folded text"
+    with pytest.raises(UsageError, match="not valid YAML"):
+        parse_tasks("- id: a\n  instruction: x: y\n", "yaml")
+
+
 @pytest.mark.parametrize("where", ["plan", "input"])
 def test_a_deeply_nested_plan_or_input_file_is_exit_2(tmp_path, env, where):
     deep = tmp_path / "deep.json"
