@@ -200,7 +200,7 @@ def check_start_url(raw: Any, base_dir: Path | None = None) -> str:
 
 def known_sites_hint(registry: Registry) -> str:
     """``amazon.com (+20 more), ceneo.pl, ...``: the sites installed tools know, one per name."""
-    from .planner.rules import site_label
+    from .sites import site_label
 
     by_label: dict[str, list[str]] = {}
     for m in registry:
@@ -256,7 +256,8 @@ class Runner:
 
     def named_site(self, instruction: str) -> str | None:
         """The home page of the best site the instruction names, if an installed tool knows it."""
-        from .planner.rules import named_sites, site_url
+        from .planner.named_sites import named_sites
+        from .sites import site_url
 
         sites = named_sites(instruction, self.registry)
         return site_url(sites[0]) if sites else None

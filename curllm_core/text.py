@@ -6,7 +6,8 @@
 - `fold`: lower-case, accent-free, single-spaced text for comparing words across languages
   ("Następna  Strona" -> "nastepna strona", "Straße" -> "strasse"). Never output.
 
-URL hosts have their own names in `curllm_core.urls` (`host_of`, `site_of`).
+URL hosts have their own names in `curllm_core.urls` (`host_of`) and `curllm_core.sites` (`bare_host`,
+`registrable_domain`).
 """
 
 from __future__ import annotations

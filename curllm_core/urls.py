@@ -65,12 +65,6 @@ def host_of(url: str) -> str:
         return ""
 
 
-def site_of(url: str) -> str:
-    """The site of ``url``: its host without a leading ``www.`` (``https://www.ceneo.pl/x`` -> ``ceneo.pl``)."""
-    host = host_of(url)
-    return host[4:] if host.startswith("www.") else host
-
-
 # --- URLs the way a browser reads them (WHATWG URL Standard) ------------------------------------
 # The network policy must see the host Chromium will connect to. Python's urlsplit disagrees with
 # browsers on backslashes, tabs and newlines, extra slashes, userinfo, IDN, trailing dots and IPv4

@@ -469,14 +469,14 @@ def _rows(title: str) -> list[list[str]]:
 
 
 def _facts(instruction: str) -> dict:
-    from curllm_core.planner.params import extract_facts
+    from curllm_core.planner.facts import extract_facts
 
     return extract_facts(instruction).as_dict()
 
 
 def test_rule_planner_kinds(builtin_registry):
-    from curllm_core.planner.params import extract_facts
-    from curllm_core.planner.rules import KIND_WORDS, wanted_kind
+    from curllm_core.planner.facts import extract_facts
+    from curllm_core.planner.wanted import KIND_WORDS, wanted_kind
 
     problems, kinds = [], set()
     for row in _rows("Kinds of data"):
@@ -579,7 +579,7 @@ def test_rule_planner_other_facts():
 
 
 def test_rule_planner_actions(builtin_registry):
-    from curllm_core.planner.params import ACTIONS
+    from curllm_core.planner.facts import ACTIONS
 
     problems, actions = [], set()
     for row in _rows("What no tool does"):

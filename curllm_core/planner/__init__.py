@@ -23,9 +23,10 @@ from ..events import EventBus
 from ..plan import check_plan, normalise_plan
 from ..registry import Registry
 from .base import Planned
-from .rules import plan_with_rules, rank_tools, resolve_start_url
+from .rules import plan_with_rules
+from .scoring import rank_tools
 
-__all__ = ["Planned", "plan_task", "resolve_start_url", "rank_tools", "plan_with_rules", "warn"]
+__all__ = ["Planned", "plan_task", "rank_tools", "plan_with_rules", "warn"]
 
 #: A page summary: the dict `llm.summarize_page` returns, text, or a callable that produces one when
 #: (and only when) a model is actually asked, so a cache hit never opens the page early.

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .fitting import fit_value, param_for, with_data_key
+
 if TYPE_CHECKING:
     from ..manifest import Manifest
     from ..registry import Registry
@@ -211,16 +213,12 @@ def _declared(tool: Manifest) -> set[str]:
 
 
 def _selects(step: dict, registry: Registry) -> bool:
-    from .rules import param_for
-
     m = registry.get(step.get("tool", "")) if "tool" in step else None
     return m is not None and m.category == "validation" and param_for(m, "select_fields")[0] is not None
 
 
 def _select_step(registry: Registry, out_key: str, fields: list[str]) -> dict | None:
     """A step keeping ``fields`` of the items (the tool that takes a field selection)."""
-    from .rules import _keyed, fit_value, param_for
-
     tools = [
         m
         for m in registry
@@ -233,7 +231,7 @@ def _select_step(registry: Registry, out_key: str, fields: list[str]) -> dict | 
         if ok:
             return {
                 "tool": m.key,
-                "parameters": _keyed(m, {name: fitted}, out_key),
+                "parameters": with_data_key(m, {name: fitted}, out_key),
                 "description": f"keeps the fields asked for: {', '.join(fields)}",
             }
     return None

@@ -28,7 +28,7 @@ from ..plan import AnyStep, MapStep, Plan, check_plan, named_tool, normalise_pla
 from ..plan.map_spec import static_tools
 from ..registry import Registry
 from .base import Planned
-from .rules import rank_tools
+from .scoring import rank_tools
 
 log = logging.getLogger("curllm.planner")
 

@@ -1004,28 +1004,6 @@ class PageWatch:
 # --- links --------------------------------------------------------------------------------------
 
 
-def site_of(host: str) -> str:
-    """The registrable part of a host name, roughly: "old.reddit.com" -> "reddit.com",
-    "www.amazon.co.uk" -> "amazon.co.uk". IP addresses and single labels stay whole."""
-    host = host.lower().rstrip(".")
-    labels = host.split(".")
-    if len(labels) <= 2 or re.fullmatch(r"[\d.]+|\[.*\]", host):
-        return host
-    # "co.uk", "com.pl", "com.au": a short second-level label under a country code takes one more
-    keep = 3 if len(labels[-1]) == 2 and len(labels[-2]) <= 3 else 2
-    return ".".join(labels[-keep:])
-
-
-def same_site(url: str, base: str) -> bool:
-    """Whether ``url`` stays on the site of ``base`` (subdomains included; file: stays file:)."""
-    a, b = urlsplit(url), urlsplit(base)
-    if a.scheme == "file" or b.scheme == "file":
-        return a.scheme == b.scheme
-    if a.scheme not in ("http", "https"):
-        return False
-    return site_of(a.hostname or "") == site_of(b.hostname or "") != ""
-
-
 def followable(href: str) -> bool:
     """An address a page can be loaded from (not javascript:, mailto: or a bare fragment)."""
     return urlsplit(href).scheme in ("http", "https", "file")

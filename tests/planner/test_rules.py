@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from curllm_core.errors import PlanningError, UsageError
-from curllm_core.planner import Planned, plan_task, resolve_start_url
-from curllm_core.planner.params import extract_facts, site_pattern
-from curllm_core.planner.rules import plan_with_rules, rank_tools
+from curllm_core.planner import Planned, plan_task
+from curllm_core.planner.facts import site_pattern
+from curllm_core.planner.rules import plan_with_rules
+from curllm_core.runner import Runner, TaskSpec
 
 SHOP = "https://shop.example/"
 HN = "https://news.ycombinator.com/"
@@ -676,19 +677,6 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory):
-    """The installed tools only: no third-party plugins, no CURLLM_TOOLS_PATH, a private cache."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("CURLLM_LOAD_PLUGINS", "")
-    mp.delenv("CURLLM_TOOLS_PATH", raising=False)
-    mp.setenv("CURLLM_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    from curllm_core.plugins import load_registry
-
-    yield load_registry()
-    mp.undo()
-
-
 def _check_case(registry, url, instruction, expected, output):
     missing = sorted({tool for tool, _ in expected} - set(registry.tools))
     if missing:
@@ -871,7 +859,8 @@ def test_plugin_extractor_is_chosen_for_its_site(plugin_registry):
 
 
 def test_plugin_site_is_named_without_a_url(plugin_registry):
-    assert resolve_start_url("znajdź kubki na allegro", None, plugin_registry) == "https://www.allegro.pl/"
+    start = Runner(plugin_registry).start_url(TaskSpec(instruction="znajdź kubki na allegro"))
+    assert start == "https://www.allegro.pl/"
     planned = plan_with_rules("znajdź kubki na allegro", None, plugin_registry)
     assert planned.plan.steps[0].tool == "extraction.products_allegro"
 
@@ -890,116 +879,6 @@ def test_plugin_output_kind_by_its_own_name(plugin_registry):
     planned = plan_with_rules("list the jobs on this page", "https://jobs.example/", plugin_registry)
     assert [s.tool for s in planned.plan.steps] == ["extraction.jobs_board"]
     assert planned.plan.expected_output == "jobs"
-
-
-def test_rank_tools_puts_the_right_tools_first(registry):
-    top = [m.key for m in rank_tools("top 10 stories with more than 100 points", HN, registry, 3)]
-    assert top[0] == HNX
-    top = [m.key for m in rank_tools("find products under 150zł", "https://www.ceneo.pl/", registry, 5)]
-    assert CENEO in top and PRC in top
-    assert len(rank_tools("anything", SHOP, registry, 4)) == 4
-
-
-# --- resolve_start_url ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("instruction", "url"),
-    [
-        ("find products on Ceneo", "https://www.ceneo.pl/"),
-        ("produkty na ceneo poniżej 100 zł", "https://www.ceneo.pl/"),
-        ("find cat food on amazon.de", "https://www.amazon.de/"),
-        ("Katzenfutter auf Amazon", "https://www.amazon.de/"),
-        ("produkty na amazon", "https://www.amazon.pl/"),
-        ("cheap stuff on amazon", "https://www.amazon.com/"),
-        ("top 5 stories on HN", "https://news.ycombinator.com/"),
-        ("top posts of r/python", "https://www.reddit.com/"),
-    ],
-)
-def test_resolve_start_url_from_a_named_site(registry, instruction, url):
-    if not registry.sites():
-        pytest.skip("no site-specific tools installed yet")
-    assert resolve_start_url(instruction, None, registry) == url
-
-
-def test_resolve_start_url_prefers_the_given_url(registry):
-    assert (
-        resolve_start_url("products on ceneo", "https://shop.example/x", registry) == "https://shop.example/x"
-    )
-
-
-def test_resolve_start_url_default(registry, monkeypatch, tmp_path):
-    monkeypatch.setenv("CURLLM_DEFAULT_URL", "https://default.example/")
-    assert resolve_start_url("find products", None, registry) == "https://default.example/"
-    monkeypatch.delenv("CURLLM_DEFAULT_URL")
-    config = tmp_path / "config.toml"
-    config.write_text('default_url = "https://config.example/"\n', encoding="utf-8")
-    monkeypatch.setenv("CURLLM_CONFIG", str(config))
-    assert resolve_start_url("find products", None, registry) == "https://config.example/"
-
-
-def test_resolve_start_url_without_anything_is_a_usage_error(registry, monkeypatch, tmp_path):
-    monkeypatch.delenv("CURLLM_DEFAULT_URL", raising=False)
-    monkeypatch.setenv("CURLLM_CONFIG", str(tmp_path / "none.toml"))
-    (tmp_path / "none.toml").write_text("", encoding="utf-8")
-    with pytest.raises(UsageError) as e:
-        resolve_start_url("find products", None, registry)
-    assert "--url" in e.value.message
-    if registry.sites():
-        assert "ceneo.pl" in e.value.message
-    assert e.value.exit_code == 2
-
-
-# --- parameter extraction details ----------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("instruction", "facts"),
-    [
-        ("top 10 stories with more than 100 points", {"limit": 10, "min_points": 101}),
-        ("stories with at least 100 points", {"min_points": 100}),
-        ("first 5 products from 3 pages", {"limit": 5, "pages": 3}),
-        ("from 1 May 2024 to 7 May 2024", {"date_from": "2024-05-01", "date_to": "2024-05-07"}),
-        ("on 2024-05-03", {"date_from": "2024-05-03", "date_to": "2024-05-03"}),
-        ("since 1.05.2024", {"date_from": "2024-05-01"}),
-        ("scroll down 5 times, wait 2 s", {"scroll_times": 5, "wait_ms": 2000}),
-        ("over 1,500.50 USD", {"price_min": 1500.5}),
-        ("unter 1.299,99 €", {"price_max": 1299.99}),
-        ("under 2k", {"price_max": 2000}),
-        ("150 zł or less", {"price_max": 150}),
-        ("links containing 'promo'", {"link_pattern": "promo"}),
-        ("select 'Newest' from the 'Sort by' dropdown", {"option": "Newest", "option_field": "Sort by"}),
-        ("open Elektronika > Laptopy > Gaming", {"category_path": ["Elektronika", "Laptopy", "Gaming"]}),
-        ("every article has a title, a url and an image", {"fields": ["title", "url", "image"]}),
-        ("don't click anything, just list products", {}),
-        ("die 2. Tabelle", {"nth": 2}),
-        ("tabela nr 3", {"nth": 3}),
-        ("the first 5 rows of the revenue table", {"max_rows": 5, "table_words": "revenue"}),
-        ("pierwsze 5 wierszy tabeli", {"max_rows": 5}),
-        ("die ersten 3 Zeilen der Tabelle", {"max_rows": 3}),
-        ("the first 2 tables", {"limit": 2}),
-        ("between 100 and 200 zł", {"price_min": 100, "price_max": 200}),
-        ("zwischen 10 und 25 Euro", {"price_min": 10, "price_max": 25}),
-        ("the 5 most upvoted posts", {"limit": 5, "sort_by": "points"}),
-        ("I would like the cheapest products", {"sort_by": "price"}),
-        ("phones under 1000 zł", {"price_max": 1000}),
-        ("zeige die Tabelle der Spiele", {"table_words": "Spiele"}),
-        ("the second revenue table", {"nth": 2, "table_words": "revenue"}),
-        ("extract all tables from the page", {}),
-        ("the 30 second wait", {}),
-        ("die 10 besten Suchergebnisse", {"limit": 10}),
-        ("stories with more than 100 comments", {"min_comments": 101}),
-        ("the 5 stories with the most comments", {"limit": 5}),
-    ],
-)
-def test_facts(instruction, facts):
-    got = extract_facts(instruction).as_dict()
-    for kind, value in facts.items():
-        assert got.get(kind) == value, (instruction, got)
-    if not facts:
-        assert not set(got) & {"click_text", "query", "price_min", "price_max", "nth", "table_words"}, got
-    if "the most comments" in instruction or "100 comments" in instruction:
-        assert "item_kind" not in got  # comments as a count, not as the thing asked for
 
 
 async def test_a_repeated_task_is_not_planned_again(registry, tmp_path, monkeypatch):
@@ -1215,7 +1094,7 @@ def test_an_instruction_too_long_is_bad_input(registry, length):
     assert time.perf_counter() - started < 1
     assert e.value.exit_code == 2 and f"{length:,} characters" in e.value.message
     with pytest.raises(UsageError):
-        resolve_start_url("find products " + "x" * length, None, registry)
+        plan_with_rules("find products " + "x" * length, None, registry)  # without a URL too
 
 
 # --- a plugin's tool is planned for its own examples, as a built-in one is --------------------------

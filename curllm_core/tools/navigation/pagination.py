@@ -18,6 +18,7 @@ from urllib.parse import urldefrag
 
 from ...errors import ToolError
 from ...event_types import UrlCompleteEvent, UrlStartEvent
+from ...sites import same_site
 from ...text import fold
 from ...tool import ToolContext, require_page
 from ..page_helpers import (
@@ -27,7 +28,6 @@ from ..page_helpers import (
     deadline,
     followable,
     has_word,
-    same_site,
     scan_clickables,
     words,
 )

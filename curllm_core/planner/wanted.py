@@ -1,0 +1,99 @@
+"""What the instruction asks for: the output kind (products, articles, links, tables, or a key a
+plugin's tool produces) by the words that name it, or by the item fields asked for."""
+
+from __future__ import annotations
+
+import re
+
+from ..registry import Registry
+from .facts import Facts
+
+#: The output kinds an instruction can ask for, by the words that name them (PL/EN/DE).
+KIND_WORDS: dict[str, str] = {
+    "products": (
+        r"\b(products?|items?|offers?|deals?|listings?|goods|produkt\w*|ofert\w*|towar\w*|"
+        r"angebot\w*|waren)\b"
+    ),
+    "articles": (
+        r"\b(articles?|stories|story|storys|posts?|news|headlines?|submissions?|threads?|blog\s*posts?|"
+        r"artykuł\w*|artykul\w*|wpis\w*|posty|postów|wiadomości|wiadomosci|newsy|nagłówk\w*|"
+        r"nachrichten|beiträge|beitrag|schlagzeilen|meldungen|comments?|komentarz\w*|kommentare?|"
+        r"search\s+results?|organic\s+results?|results?\s+of\s+(?:the\s+|this\s+|my\s+)?search|"
+        r"wyniki\s+(?:tego\s+)?wyszukiwania|\w*suchergebnis\w*|suchtreffer|ergebnisse\s+der\s+suche)\b"
+    ),
+    "links": r"\b(links?|urls?|hrefs?|hyperlinks?|linki|linków|linkow|odnośnik\w*|odnosnik\w*)\b",
+    "tables": r"\b(tables?|tabel\w*|tabelle\w*|\w+tabellen?|spreadsheets?)\b",
+}
+
+
+def kind_by_fields(facts: Facts, registry: Registry) -> tuple[str | None, str]:
+    """The kind whose items have the fields asked for, when no word names one: "only the titles"
+    asks for items with titles (articles), "names and prices" for items with names and prices
+    (products). Only an unambiguous answer counts; (None, "") otherwise."""
+    fact = facts.fact("select_fields") or facts.fact("fields")
+    if fact is None:
+        return None, ""
+    best: dict[str, int] = {}
+    for m in registry.tools.values():
+        if m.category != "extraction" or not m.produces:
+            continue
+        key = m.produces[0]
+        schema = (m.output_schema.get("properties") or {}).get(key) or {}
+        props = ((schema.get("items") or {}).get("properties") or {}) if isinstance(schema, dict) else {}
+        hits = sum(1 for f in fact.value if f in props)
+        best[key] = max(best.get(key, 0), hits)
+    top = max(best.values(), default=0)
+    kinds = [k for k, n in best.items() if n == top]
+    if top == 0 or len(kinds) != 1:
+        return None, ""
+    return kinds[0], fact.text
+
+
+def field_lists(facts: Facts) -> list[tuple[int, int]]:
+    """Where the instruction lists item fields (to return, or required)."""
+    return [(f.start, f.start + len(f.text)) for k in ("select_fields", "fields") if (f := facts.fact(k))]
+
+
+def inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether ``pos`` falls in one of the ``(start, end)`` spans."""
+    return any(a <= pos < b for a, b in spans)
+
+
+def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str | None, str]:
+    """The data key the instruction asks for and the words that say so (earliest mention wins).
+
+    Products, articles, links and tables by their PL/EN/DE names; any other key an installed
+    extraction tool produces (``jobs``) by its own name. (None, "") when nothing names a kind.
+    """
+    best: tuple[int, str, str] | None = None
+    patterns = dict(KIND_WORDS)
+    for m in registry.tools.values():
+        if m.category != "extraction":
+            continue
+        for key in m.produces:
+            if key not in patterns:
+                stem = key[:-1] if key.endswith("s") and len(key) > 4 else key
+                patterns[key] = rf"\b{re.escape(stem)}\w*\b"
+    # Words inside a list of fields ("name, price and url of the products") name fields, not a kind.
+    lists = field_lists(facts)
+    for key, pattern in patterns.items():
+        hit = next((x for x in re.finditer(pattern, instruction, re.I) if not inside(x.start(), lists)), None)
+        if hit and (best is None or hit.start() < best[0]):
+            best = (hit.start(), key, hit.group(0))
+    if best is None and "link_pattern" in facts:
+        fact = facts.fact("link_pattern")
+        return "links", fact.text if fact else ""
+    if best is None:
+        # Bare "results" ("the first 5 results", "wyniki", "Treffer") are what a search gave: the
+        # organic results (articles: title, url, snippet); with a price to filter by, a shop's offers.
+        hit = next(
+            (x for x in re.finditer(_RESULTS, instruction, re.I) if not inside(x.start(), lists)), None
+        )
+        if hit:
+            priced = "price_min" in facts or "price_max" in facts or facts.get("sort_by") == "price"
+            return ("products" if priced else "articles"), hit.group(0)
+    return (best[1], best[2]) if best else (None, "")
+
+
+#: Results with no word for what they are.
+_RESULTS = r"\b(?:results?|hits|wynik(?:i|ów|ow)?|treffer|ergebnisse?)\b"
