@@ -69,7 +69,10 @@ def split_url_and_instruction(words: tuple[str, ...], url: str | None) -> tuple[
     "fmt",
     type=click.Choice(FORMATS),
     metavar="FORMAT",
-    help="Output format: json, jsonl, csv or table (default: table on a terminal (and without -o), else json).",
+    help=(
+        "Output format: json, jsonl, csv or table (default: the format the instruction names "
+        '("as CSV"), else table on a terminal (and without -o), else json).'
+    ),
 )
 @click.option(
     "-o",
@@ -216,7 +219,8 @@ def _run(
     if output_file:
         check_writable(output_file, "-o")  # before the run: its result must not be lost at the end
     model = resolve_model(model)
-    fmt = fmt or ("table" if sys.stdout.isatty() and not output_file else "json")
+    # Without --format: the format the instruction names (the plan's), else by where the output goes.
+    default_fmt = "table" if sys.stdout.isatty() and not output_file else "json"
 
     bus, closers = event_bus(events_to, verbose)
     try:
@@ -227,6 +231,7 @@ def _run(
             plan_file,
             data,
             fmt,
+            default_fmt,
             output_file,
             events_to,
             model,
@@ -259,7 +264,8 @@ def _run_with_events(
     instruction: str,
     plan_file: str | None,
     data: Any,
-    fmt: str,
+    fmt: str | None,
+    default_fmt: str,
     output_file: str | None,
     events_to: str | None,
     model: str | None,
@@ -334,6 +340,7 @@ def _run_with_events(
         bus.emit(ErrorEvent(entry=first, errors=result.errors))
     from ..render import render
 
+    fmt = fmt or (result.plan or {}).get("format") or default_fmt
     # With the events on stdout the result never joins their lines: it goes to -o, and otherwise
     # the stream's `complete` event carries it (its data, extracted_data and metadata).
     if events_to != "-" or output_file:

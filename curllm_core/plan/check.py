@@ -276,4 +276,5 @@ def check_plan(doc: Any, registry: Registry, *, initial_keys: set[str] | frozens
         planner=doc.get("planner"),
         needs_page=needs_page,
         warnings=list(doc.get("warnings") or []),
+        format=doc.get("format"),
     )

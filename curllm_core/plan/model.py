@@ -91,6 +91,8 @@ class Plan:
     #: What the planner could not do of the instruction ("not done: buy ..."): shown on stderr and
     #: carried into the result's ``warnings``.
     warnings: list[str] = field(default_factory=list)
+    #: The output format the instruction names ("as CSV"): the CLI's ``--format`` unless given.
+    format: str | None = None
 
     def to_dict(self) -> dict:
         """The plan document: the same shape `check_plan` (and ``curllm --plan``) accepts."""
@@ -103,6 +105,8 @@ class Plan:
                 doc[key] = getattr(self, key)
         if self.warnings:
             doc["warnings"] = list(self.warnings)
+        if self.format is not None:
+            doc["format"] = self.format
         return doc
 
 

@@ -228,3 +228,34 @@ def test_an_instruction_over_input_data_needs_no_url(tmp_path, cache_env):
 def test_no_url_and_no_known_site_exits_2_naming_the_sites(cache_env):
     out = curllm("find products under 100 zł", env_extra=cache_env)
     assert out.returncode == 2 and "--url" in out.stderr and "ceneo.pl" in out.stderr
+
+
+def test_a_plans_format_is_the_output_format_unless_the_option_says_otherwise(tmp_path, cache_env):
+    """A plan's ``format`` (the format the instruction named) decides the output; --format wins; an
+    aggregate's summary is the answer in it."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps(
+            {
+                "plan": [
+                    {"tool": "validation.filter_number", "parameters": {"field": "price", "below": 100}},
+                    {"tool": "validation.aggregate", "parameters": {"op": "count"}},
+                    {"tool": "validation.aggregate", "parameters": {"op": "average"}},
+                ],
+                "expected_output": "summary",
+                "format": "csv",
+            }
+        )
+    )
+    data = tmp_path / "in.json"
+    products = [{"name": n, "price": p, "currency": "PLN"} for n, p in (("a", 99), ("b", 199), ("c", 50))]
+    data.write_text(json.dumps({"products": products}))
+    out = curllm("--plan", str(plan), "--input", str(data), env_extra=cache_env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "count,average_price,currency\n2,74.5,PLN\n"
+    out = curllm("--plan", str(plan), "--input", str(data), "--format", "jsonl", env_extra=cache_env)
+    assert json.loads(out.stdout) == {"count": 2, "average_price": 74.5, "currency": "PLN"}
+    bad = json.loads(plan.read_text()) | {"format": "xlsx"}
+    plan.write_text(json.dumps(bad))
+    out = curllm("--plan", str(plan), "--input", str(data), env_extra=cache_env)
+    assert out.returncode == 2 and "/format" in out.stderr and "Traceback" not in out.stderr
