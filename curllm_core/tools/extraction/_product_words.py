@@ -92,10 +92,23 @@ REGULAR_CLASS = re.compile(r"barr[eé]|puvodni|anterior|standard|durchgestrichen
 # field's labels best first: a field's first label found decides, even when it says "no value".
 _LABELS = {
     "sku": [
-        r"sku|kod produktu|kod|indeks|nr kat(?:alogowy)?\.?|symbol|artikelnummer|artikel-nr\.?|art\.?-nr\.?|"
-        r"art\.?\s?nr\.?|r[ée]f[ée]rence|r[ée]f\.?|item (?:no\.?|number)|product code|produktnummer|"
-        r"bestellnummer|codice(?: prodotto| articolo)?|referencia|ref\.?|katalogov[eé] [cč][ií]slo|k[oó]d(?: produktu)?|"
-        r"商品番号|品番|style"
+        # The shop's own number for the product, named as such.
+        r"sku|kod produktu|kod towaru|numer katalogowy|nr kat(?:alogowy)?\.?|artikelnummer|artikel-?nr\.?|"
+        r"art\.?-nr\.?|art\.?\s?nr\.?|artikel-id|produktnummer|produkt-id|bestellnummer|best\.?-nr\.?|"
+        r"item (?:no\.?|code)|product (?:code|id|no\.?)|asin|"
+        r"codice (?:prodotto|articolo)|c[oó]digo (?:del )?(?:producto|art[ií]culo|produto)|code (?:produit|article)|"
+        r"num[ée]ro (?:d'article|de produit)|cod(?:ul)? produs|[sš]ifra(?: (?:proizvoda|artikla|izdelka))?|"
+        r"k[oó]d (?:produktu|tovaru|proizvoda)|katalogov[eé] [cč][ií]slo|tootekood|preces kods|prek[eė]s kodas|"
+        r"cikksz[aá]m|term[eé]kk[oó]d|[uü]r[uü]n kodu|артикул|код товара|код продукта|קוד מוצר|מק\"ט|"
+        r"商品番号|品番|상품번호|상품코드|품번",
+        # A shorter word that is a product number on a product's page, after the ones above.
+        r"kod|k[oó]d|indeks|symbol|r[ée]f[ée]rence|r[ée]f\.?|ref\.?|referencia|refer[eê]ncia|codice|c[oó]digo|"
+        r"style|код",
+        # A marketplace's number for the listing: the product's number when nothing else names one.
+        r"(?:\w+ )?item (?:number|id)|listing (?:number|id)|num[ée]ro (?:dell'oggetto|oggetto|de l'objet)(?: \w+)?|"
+        r"n[uú]mero (?:del art[ií]culo|de art[ií]culo|do an[uú]ncio)|objektnummer|post id|ad (?:id|number|no\.?)|"
+        r"anzeige(?:nnummer|n-id|-nr\.?)?|angebotsnummer|numer ogłoszenia|id ogłoszenia|oglas(?: id| br\.?)?|"
+        r"id oglasa|n° (?:de l')?annonce|r[ée]f[ée]rence de l'annonce|номер объявления|объявление №|딜번호",
     ],
     "mpn": [
         r"mpn|manufacturer part number|kod producenta|herstellernummer|hersteller-?nr\.?|herstellerartikelnummer|"
@@ -118,6 +131,8 @@ INLINE_LABEL_RES = {
 }
 #: Any label word at all: a cheap test before the labels one by one.
 ANY_LABEL = re.compile("|".join(alt for alts in _LABELS.values() for alt in alts), re.I)
+#: A label word at the start of a text (`re.match`): the test for an element that is only a label.
+LABEL_START = re.compile(r"\s*(?:" + "|".join(alt for alts in _LABELS.values() for alt in alts) + ")", re.I)
 NOT_APPLICABLE = re.compile(r"^(?:does not apply|n/?a|none|brak|nie dotyczy|keine angabe|-+|—)$", re.I)
 RATING = re.compile(r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|von|na|sur|su|de|van|z|ze|av)\s*5(?![\d.,])", re.I)
 _COUNT = r"(\d{1,3}(?:[,. \u00a0]\d{3})+|\d+)\s*(?:customer\s+)?"

@@ -47,6 +47,7 @@ from ._product_words import (
     IN_STOCK,
     INLINE_LABEL_RES,
     LABEL_RES,
+    LABEL_START,
     LONE_RATING,
     NEXT_LABEL,
     NOT_A_PRICE_AFTER,
@@ -619,6 +620,8 @@ def _labelled(block_text: list[tuple[LexborNode, str]], specs: list[LexborNode])
             elif field == "gtin" and not _GTIN_RE.match(value):
                 return
         rank[field], found[field] = level, value
+        if field == "sku":
+            found["sku_label"] = level  # type: ignore[assignment]
 
     elements = [el for el, _ in block_text] + specs
     seen: set[int] = set()
@@ -782,7 +785,13 @@ def _spec_rows(tree) -> list[LexborNode]:
     out = []
     for el in tree.css("th, td:first-child, dt, h3, h4, li > span:first-child, li > strong, li > b, label"):
         raw = el.text(deep=True)
-        if len(raw) <= 60 and ANY_LABEL.search(raw) and not _in_chrome(el):
+        if len(raw) <= 60 and LABEL_START.match(raw) and not _in_chrome(el):
+            out.append(el)
+    # A label in a plain box of its own ("<div>Item number:</div><div>302474151804</div>"): its own
+    # text, read without its descendants', with a colon (cheap on a page of thousands of boxes).
+    for el in tree.css("div, span"):
+        own = el.text(deep=False).strip()
+        if (":" in own or "：" in own) and len(own) <= 60 and LABEL_START.match(own) and not _in_chrome(el):
             out.append(el)
     return out
 
@@ -830,13 +839,17 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     jsonld = _jsonld(tree, base, page_url, first_title)
     micro, meta = _microdata(tree, base, page_url), _meta(tree, base)
     variants = jsonld.pop("_variants", [])
+    title_el = tree.css_first("head > title") or tree.css_first("title")
+    # The document's title names the product too ("Name : Shop"), when no metadata does: it finds
+    # the product's <h1> among a dialog's and a banner's ("Adding to basket...", "15% sparen").
+    doc_title = visible_text(title_el) if title_el is not None else None
     canonical_el = tree.css_first('link[rel="canonical"]')
     canonical = absolute_url(canonical_el.attributes.get("href"), base) if canonical_el is not None else None
     strip_junk(tree)
     product: dict[str, Any] = {}
     for source in (meta, micro, jsonld):  # later wins: JSON-LD is the most deliberate statement
         product.update(source)
-    title = _title(tree, jsonld.get("name") or micro.get("name") or meta.get("name"))
+    title = _title(tree, jsonld.get("name") or micro.get("name") or meta.get("name") or doc_title)
     meta_currency = product.get("currency")
     shown = _visible(tree, title, meta_currency or fallback_currency, product.get("price") is not None)
 
@@ -857,8 +870,9 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     if shown.get("availability") is not None:
         product["availability"] = shown["availability"]
     # A SKU the page prints is this page's variant's, over the metadata's when that has variants
-    # (or none); one product's stated SKU stands over a number the page prints (a listing's own).
-    if shown.get("sku") and (variants or not product.get("sku")):
+    # (or none), and over any when the page labels it as its own number ("SKU:", "Product code:",
+    # "Artikelnummer:"); a stated SKU stands over a listing's number ("Item number:", "Anzeige:").
+    if shown.get("sku") and (variants or not product.get("sku") or shown.get("sku_label") == 0):
         product["sku"] = shown["sku"]
         own = next((v for v in variants if v.get("sku") == shown["sku"]), None)
         if own is not None:
