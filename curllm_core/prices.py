@@ -92,6 +92,7 @@ _SYMBOLS = {
     "₹": "INR",
     "₽": "RUB",
     "₩": "KRW",
+    "원": "KRW",  # written after the amount, as 円 and 元 are
     "₺": "TRY",
     "₴": "UAH",
     "₪": "ILS",

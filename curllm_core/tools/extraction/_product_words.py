@@ -23,8 +23,12 @@ OUT_OF_STOCK = re.compile(
     r"agotado|sin stock|no disponible|esaurito|non disponibile|non disponible|"
     r"niet (?:op voorraad|leverbaar|beschikbaar)|uitverkocht|"
     r"nen[ií] skladem|vyprod[aá]no|nedostupn[eéý]|"
-    r"slut i lager|slutsåld|ej i lager|tillfälligt slut)(?![^\W\d_])"
-    r"|在庫切れ|売り切れ|品切れ",  # no spaces between Japanese words: no word boundaries either
+    r"slut i lager|slutsåld|ej i lager|tillfälligt slut|"
+    r"ni na zalogi|ni dobavljivo|nedostupno|nije (?:dostupno|dostupan|na stanju|na zalihi)|rasprodano|"
+    r"vypredan[eéý]|nie je (?:skladom|na sklade)|stoc epuizat|indisponibil|nu este [iî]n stoc|"
+    r"esgotado|indispon[ií]vel|sem stock|sem estoque|nincs rakt[aá]ron|elfogyott|t[uü]kendi|stokta yok|"
+    r"nav noliktav[aā]|nav pieejams|нет в наличии|распродано|нет на складе|немає в наявності)(?![^\W\d_])"
+    r"|在庫切れ|売り切れ|品切れ|품절|일시품절|אזל מהמלאי|אינו במלאי|לא במלאי",  # no spaces between Japanese words: no word boundaries either
     re.I,
 )
 IN_STOCK = re.compile(
@@ -32,7 +36,10 @@ IN_STOCK = re.compile(
     r"[uú]ltimas unidades|ultimi (?:pezzi|disponibili)|derniers articles|laatste stuks|posledn[ií] kusy|"
     r"dost[eę]pn[yae]|w magazynie|na stanie|(?:du[zż]a|[sś]rednia|ma[lł]a) ilo[sś][cć]|ostatnie sztuki|"
     r"(?:auf|an) lager|lieferbar|sofort verf[uü]gbar|verf[uü]gbar|vorr[aä]tig|"
-    r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager)(?![^\W\d_])|在庫あり",
+    r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|"
+    r"na zalogi|dobavljivo|na stanju|dostupno|na sklade|skladom|[iî]n stoc|em stock|em estoque|dispon[ií]vel|"
+    r"rakt[aá]ron|stokta(?: var)?|noliktav[aā]|в наличии|есть на складе|є в наявності)(?![^\W\d_])"
+    r"|在庫あり|재고 있음|במלאי",
     re.I,
 )
 #: Picking up in a store, a separate matter from whether the product can be bought.
@@ -50,7 +57,10 @@ CART_IDS = ", ".join(f'[id*="{w}" i]' for w in ("add-to-cart", "addtocart", "add
 ADD_TO_CART = re.compile(
     r"add to (?:cart|basket|bag|trolley)|buy (?:it )?now|(?:dodaj )?do koszyka|kup teraz|in den warenkorb|"
     r"jetzt kaufen|ajouter au panier|acheter|a[ñn]adir al carrito|comprar|aggiungi al carrello|"
-    r"in (?:de )?winkelwagen|do ko[šs][íi]ku|l[äa]gg i varukorgen|köp|カートに入れる",
+    r"in (?:de )?winkelwagen|do ko[šs][íi]ku|l[äa]gg i varukorgen|köp|"
+    r"do ko[šs][ií]ka|k[uú]pi[tť]|(?:dodaj )?u ko[šs]aricu|v ko[šs]arico|adaug[aă] [iî]n co[sș]|"
+    r"adicionar ao carrinho|kos[aá]rba|ielikt grozā|pievienot grozam|sepete ekle|в корзину|купить|"
+    r"הוסף לסל|הוספה לסל|장바구니|구매하기|カートに入れる",
     re.I,
 )
 #: A price that is none of this product's prices: a saving, an instalment, a price without tax, a
@@ -70,6 +80,14 @@ PRICE_FROM = re.compile(r"(?:price|cena|preis|prix|precio|prezzo|prijs)\W+\w+\W*
 NOT_A_PRICE_AFTER = re.compile(
     r"^\W{0,3}(?:HT|bez DPH|netto|net|excl\.?|ex\.? vat|exkl\.?|ohne mwst|sans frais|x\b|"
     r"/\s*m[åa]n|/\s*mo|per month|kr/m[åa]n|ポイント)",
+    re.I,
+)
+#: A price without tax, labelled before it: "Brez DDV: 36,53 €", "Netto: 81,30 zł", "bez DPH 4 386,00 €"
+#: (after it, "29,90 € HT", it is `NOT_A_PRICE_AFTER`'s).
+NET_BEFORE = re.compile(
+    r"(?<![^\W\d_])(?:netto|net price|prix net|nettopreis|cena netto|cena bez (?:dph|vat|pdv)|"
+    r"excl\.? (?:vat|tax)|ex\.? vat|exkl\.? mwst\.?|ohne mwst\.?|without (?:vat|tax)|hors taxes?|sans tva|"
+    r"sin iva|senza iva|bez (?:dph|pdv|vat)|brez ddv|f[aă]r[aă] tva|без ндс|без пдв)\W*$",
     re.I,
 )
 #: "Regular price" words after the price ("1 299,00 zł cena przed obniżką", "(UVP)").

@@ -49,6 +49,7 @@ from ._product_words import (
     LABEL_RES,
     LABEL_START,
     LONE_RATING,
+    NET_BEFORE,
     NEXT_LABEL,
     NOT_A_PRICE_AFTER,
     NOT_A_PRICE_BEFORE,
@@ -101,6 +102,11 @@ _MAX_PRICES = 8
 _SKIP_TAGS = frozenset({"button", "select", "option", "textarea"})
 _CHROME_TAGS = frozenset({"header", "nav", "footer"})
 _CONTENT_TAGS = frozenset({"main", "article", "section"})
+#: Roles of a shown price besides `_price_roles`': regular by a class name alone (no strike-through),
+#: and a price labelled as without tax.
+_CLASSED_REGULAR = "regular-by-class"
+_NET = "net"
+_STRUCK_CLASS = re.compile(r"strike|crossed|through|barr[eé]|durchgestrichen|przekre[sś]lon|[sš]krtnut", re.I)
 
 
 # --- structured data -----------------------------------------------------------------------------
@@ -351,7 +357,10 @@ def _meta(tree, base: str) -> dict:
     out = {
         "name": tags.get("og:title"),
         "price": _number(
-            tags.get("product:price:amount") or tags.get("og:price:amount") or tags.get("product:price")
+            tags.get("product:price:amount")
+            or tags.get("og:price:amount")
+            or tags.get("product:price")
+            or tags.get("og:price")
         ),
         "currency": tags.get("product:price:currency") or tags.get("og:price:currency"),
         "availability": _availability(tags.get("product:availability") or tags.get("og:availability")),
@@ -501,6 +510,18 @@ def _context(el: LexborNode, text: str) -> tuple[str, str]:
     return "", ""
 
 
+def _struck(node: LexborNode) -> bool:
+    """Crossed out by its tag, its inline style or a class that says so ("price-strike"), not
+    merely by a class naming it old."""
+    attrs = node.attributes
+    return (
+        node.tag in ("s", "del", "strike")
+        or attrs.get("data-a-strike") == "true"
+        or "line-through" in (attrs.get("style") or "")
+        or bool(_STRUCK_CLASS.search(attrs.get("class") or ""))
+    )
+
+
 def _price_role(el: LexborNode, before: str, after: str, own_before: str = "") -> str | None:
     """The role of the price in ``el``: by its markup (crossed out, classed old), else by the words
     ``before`` and ``after`` it; ``own_before`` is its own element's text before the number, which
@@ -510,17 +531,21 @@ def _price_role(el: LexborNode, before: str, after: str, own_before: str = "") -
         if node is None or node.tag in ("body", "html"):
             break
         role, _classed = markup(node)
+        if role == REGULAR and not _struck(node):
+            return _CLASSED_REGULAR
         if role is not None:
             return role
         if STRUCK_MARK in node.attributes:
             return REGULAR
         if REGULAR_CLASS.search(node.attributes.get("class") or ""):
-            return REGULAR
+            return _CLASSED_REGULAR
         node = node.parent
     label = own_before if own_before.strip() else before
     other_from = OTHER_FROM.search(label) and not PRICE_FROM.search(label)
     if NOT_A_PRICE_BEFORE.search(before) or other_from or NOT_A_PRICE_AFTER.search(after):
         return "other"
+    if NET_BEFORE.search(before):
+        return _NET
     if REGULAR_AFTER.search(after) or REGULAR_BEFORE.search(before):
         return REGULAR
     if NEXT_LABEL.search(after):
@@ -670,10 +695,11 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         out["name"] = visible_text(title)
     block = _product_block(tree, title)
     shown = _shown_prices(block, currency)
-    if not stated_price and not any(s.role in (None, CURRENT) for s in shown):
+    current = _current(shown)
+    if not stated_price and not current:
         block = _product_block(tree, title, sections=2)
         shown = _shown_prices(block, currency)
-    current = [s for s in shown if s.role in (None, CURRENT)]
+        current = _current(shown)
     out["listing"] = len({s.amount for s in current}) > _MAX_PRICES
     if current:
         first = current[0]
@@ -682,7 +708,9 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         position = shown.index(first)
         # The regular price stands beside the current one: before it, or among the next few.
         near = shown[: position + 4]
-        regular = [s.amount for s in near if s.role == REGULAR and s.amount > first.amount]
+        regular = [
+            s.amount for s in near if s.role in (REGULAR, _CLASSED_REGULAR) and s.amount > first.amount
+        ]
         # "₹1,299 ₹1,999 35% off": a higher price right after the current one, with a percentage
         # off beside them, is the price before the discount (crossed out by the page's CSS).
         following = shown[position + 1] if position + 1 < len(shown) else None
@@ -705,6 +733,15 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         out["brand"] = _brand_element(block[:12])
     out.update(_rating(texts))
     return out
+
+
+def _current(shown: list[_Shown]) -> list[_Shown]:
+    """The prices that can be the price to pay, in order. A price without tax is one when the page
+    shows it first ("bez DPH 4 386 € s DPH 5 263,20 €", a shop for businesses), never when it
+    follows the price to pay ("Brez DDV:"). With only a price classed "old" besides, that class name
+    is the template's (styled "old" whether or not a newer price stands beside it): it is the price."""
+    current = [s for s in shown if s.role in (None, CURRENT) or (s.role == _NET and s is shown[0])]
+    return current or [s for s in shown if s.role == _CLASSED_REGULAR][:1]
 
 
 def _brand_element(elements: list[LexborNode]) -> str | None:
@@ -892,6 +929,10 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
         product["url"] = canonical or product.get("url") or page_url
     if product.get("reviews") is not None:
         product["reviews"] = int(product["reviews"])
+    if product.get("availability") is None and product.get("price") is not None and not shown.get("listing"):
+        # Offered at a price, and nothing on the page or in its data says it cannot be had: a
+        # classified ad, a shop that prints no stock line. Sold-out words and buttons said otherwise.
+        product["availability"] = "InStock"
     if product.get("price") is not None and not product.get("currency"):
         product["currency"] = fallback_currency
     return {"product": {k: product.get(k) for k in FIELDS}}
