@@ -136,7 +136,8 @@ _LABELS = {
     "gtin": [r"ean(?:[- ]?13)?(?: \(gtin\))?|gtin(?:-?1[34])?|upc|isbn(?:-?13)?|jan|kod ean|ean k[oó]d"],
     "brand": [
         r"brand|marka|marke|marque|marca|merk|zna[cč]ka|varum[äa]rke|ブランド",
-        r"producent|hersteller|manufacturer|fabricant|fabricante|produttore|fabrikant|v[ýy]robce|tillverkare|メーカー",
+        r"producent|hersteller|manufacturer|fabricant|fabricante|produttore|fabrikant|v[ýy]robce|tillverkare|メーカー|"
+        r"proizvajalec|proizvo[dđ]a[cč]|v[ýy]robca|produc[aă]tor|производитель|יצרן|제조사",
     ],
 }
 LABEL_RES = {
