@@ -75,6 +75,7 @@ class BrowserOptions:
     load_images: bool = False
     screenshots: str | None = None
     navigation_timeout_ms: int = 30000
+    consent: str = "reject"  # what to answer consent dialogs: reject, accept, leave (consent.py)
 
 
 def parse_viewport(text: str) -> tuple[int, int]:
@@ -194,6 +195,8 @@ class Session:
         self.own_pages: set[Any] = set()  # pages opened by `new_page` (a map's items), not popups
         self._creating = 0  # `new_page` calls under way: a new page is a popup only once they are done
         self._created = asyncio.Event()
+        #: What was done about consent dialogs, in order (`consent.install`).
+        self.consent_actions: list[Any] = []
 
     async def start(self, browser) -> None:
         o = self.options
@@ -219,6 +222,9 @@ class Session:
         self.context.set_default_timeout(o.navigation_timeout_ms)
         # Always routed: besides the policy and heavy resources, documents get their charset checked.
         await self.context.route("**/*", self._route)
+        from .consent import install
+
+        await install(self.context, o.consent, self.consent_actions.append)  # before any page opens
         self.page = await self.context.new_page()
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
         self.page.on("requestfailed", self._on_request_failed)

@@ -35,6 +35,9 @@ from ``tests/site/``:
 ``/test/broken-en.html``      a GET filter (number fields "Min/Max price") to a missing page (404).
 ``/test/broken-de.html``      "Preis von/bis" posted by the page's Enter handler (HTTP 501).
 
+``/pc/...`` pages of what is on a page (shadow roots, frames, modals, consent dialogs, embedded data),
+built by ``tests/site_pagecontent.py`` (see its docstring).
+
 ``/real/<name>.html`` serves a real page snapshot from ``../shared/realpages/`` byte for byte, as
 ``text/html; charset=utf-8`` (404 when the folder or the page is absent; tests skip before that).
 """
@@ -79,6 +82,18 @@ def _handler_class() -> type:
                 if "/" in name or not name.endswith(".html") or not (SITE_DIR / name).is_file():
                     return False
                 self.send_html((SITE_DIR / name).read_text(encoding="utf-8"))
+                return True
+            if path.startswith("/pc/"):
+                import site_pagecontent
+
+                if path == "/pc/consent-log":
+                    site_pagecontent.record(params)
+                    self.send_bytes(b"{}", "application/json")
+                    return True
+                doc = site_pagecontent.page(path, params)
+                if doc is None:
+                    return False
+                self.send_html(doc)
                 return True
             if path.startswith("/real/"):
                 name = path.removeprefix("/real/")

@@ -402,7 +402,7 @@ async def test_big_pages_travel_compressed_and_arrive_intact(page):
         for i in range(3000)
     )
     await page.set_content(f"<html><body><ul>{rows}</ul></body></html>")
-    plain = await page.evaluate(_html.PAGE_HTML_JS, [False, _html.LEAN_ATTRIBUTES])
+    plain = (await page.evaluate(_html.PAGE_HTML_JS, [False, _html.LEAN_ATTRIBUTES, False, False]))["html"]
     assert len(plain) > 100_000  # above the size that is gzip-compressed in the page
     html, _ = await _html.page_html(ToolContext(page=page))
     assert html == plain

@@ -6,6 +6,7 @@ function parses it with selectolax (lexbor) — fast, and testable on saved page
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
@@ -96,21 +97,31 @@ LEAN_ATTRIBUTES = (
     "data-promoted"
 ).split()
 
-#: JavaScript for ``page.evaluate(PAGE_HTML_JS, [lean, keep])``: the document as compact HTML, built
-#: by walking the live DOM once. Moving HTML out of the browser costs about 0.05 ms per KB, so what no
-#: extraction reads is left out: script, style, svg, template, iframe and comment nodes,
-#: event-handler and srcset attributes, other attributes over 400 characters (JSON blobs; href, src,
-#: title and the like always kept), indentation (between block elements: dropped; elsewhere: one
-#: space). ``lean`` (the generic detector) also leaves
-#: out every element the page's CSS hides (display:none, visibility:hidden: templates, closed
-#: pop-overs) and every attribute not in ``keep``. ``mark`` (a product page's reader) keeps every
-#: attribute and the JSON-LD scripts, and writes an element the CSS hides with `HIDDEN_MARK` instead
-#: of leaving it out, so that its metadata (``<meta itemprop>``) stays readable while its text counts
-#: as unseen; text the CSS crosses out gets `STRUCK_MARK`, and ``<html>`` `STYLED_MARK` (the CSS
-#: has spoken: a class that only looks hiding did not hide). The page itself is never modified.
+#: JavaScript for ``page.evaluate(PAGE_HTML_JS, [lean, keep, mark, body_only])``: the document as a
+#: user sees it, as compact HTML, built by walking the live DOM once. Moving HTML out of the browser
+#: costs about 0.05 ms per KB, so what no extraction reads is left out: script, style, svg, template
+#: and comment nodes, event-handler and srcset attributes, other attributes over 400 characters (JSON
+#: blobs; href, src, title and the like always kept), indentation (between block elements: dropped;
+#: elsewhere: one space). ``lean`` (the generic detector) also leaves out every element the page's
+#: CSS hides (display:none, visibility:hidden: templates, closed pop-overs) and every attribute not
+#: in ``keep``. ``mark`` (a product page's reader) keeps every attribute and the JSON-LD scripts, and
+#: writes an element the CSS hides with `HIDDEN_MARK` instead of leaving it out, so that its metadata
+#: (``<meta itemprop>``) stays readable while its text counts as unseen; text the CSS crosses out
+#: gets `STRUCK_MARK`, and ``<html>`` `STYLED_MARK` (the CSS has spoken: a class that only looks
+#: hiding did not hide). The page itself is never modified.
+#:
+#: What the page composes the way a user sees it is written in place (`FRAME_MARK`): an open shadow
+#: root instead of its host's light children (a ``<slot>`` as the nodes assigned to it), and the
+#: body of a rendered same-origin ``<iframe>`` as a ``<div data-curllm-frame="URL">`` (its links made
+#: absolute: they resolve against the frame's address). A frame of another origin, which the page's
+#: script cannot read, is written as an empty such div with ``data-curllm-frame-slot="N"`` and listed
+#: in the result's ``frames`` (`page_html` reads it in its own frame and fills the slot). While a
+#: modal dialog is open, ``aria-hidden`` on what is still rendered on screen (the page behind the
+#: modal, which Radix, MUI and react-modal mark so) is left out: it says "not for screen readers
+#: now", not "not there". ``body_only`` writes the body's content alone (a frame's).
 PAGE_HTML_JS = r"""
-([lean, keep, mark]) => {
-  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'OBJECT', 'CANVAS', 'svg', 'SVG', 'math']);
+([lean, keep, mark, bodyOnly]) => {
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'OBJECT', 'CANVAS', 'svg', 'SVG', 'math']);
   const VOID = new Set(['AREA', 'BASE', 'BR', 'COL', 'EMBED', 'HR', 'IMG', 'INPUT', 'LINK', 'META', 'PARAM', 'SOURCE',
                         'TRACK', 'WBR']);
   const LONG_OK = new Set(['href', 'src', 'title', 'alt', 'aria-label', 'content', 'value', 'data-src', 'data-original',
@@ -121,62 +132,115 @@ PAGE_HTML_JS = r"""
                         'WBR', 'LABEL', 'IMG']);
   const BLANK = /^[ \t\n\r\f]+$/;
   const AMP = /&/g, LT = /</g, GT = />/g, QUOT = /"/g;
+  const attr = (v) => v.indexOf('&') < 0 && v.indexOf('"') < 0 ? v : v.replace(AMP, '&amp;').replace(QUOT, '&quot;');
   const out = ['<!DOCTYPE html><html>'];
-  const walk = (node, check) => {
-    for (let c = node.firstChild; c; c = c.nextSibling) {
-      const type = c.nodeType;
-      if (type === 3) {
-        const d = c.data;
-        if (BLANK.test(d)) {
-          // Indentation between two block-level neighbours separates nothing: left out.
-          const prev = c.previousSibling, next = c.nextSibling;
-          if ((prev === null || (prev.nodeType === 1 && !GLUE.has(prev.tagName)))
-              && (next === null || (next.nodeType === 1 && !GLUE.has(next.tagName)))) continue;
-          out.push(' ');
-        } else if (d.indexOf('&') < 0 && d.indexOf('<') < 0 && d.indexOf('>') < 0) out.push(d);
-        else out.push(d.replace(AMP, '&amp;').replace(LT, '&lt;').replace(GT, '&gt;'));
-        continue;
-      }
-      if (type !== 1) continue;
-      const tag = c.tagName;
-      if (mark && tag === 'SCRIPT' && (c.type || '').toLowerCase() === 'application/ld+json') {
-        out.push('<script type="application/ld+json">' + c.text.replace(/<\/script/gi, '<\\/script') + '</script>');
-        continue;
-      }
-      if (SKIP.has(tag)) continue;
-      let hide = false, checkChildren = check, cs = null;
-      if (check) {  // getComputedStyle is cheaper than checkVisibility, and ancestors are known visible
-        cs = getComputedStyle(c);
-        if (cs.display === 'none' || cs.visibility === 'hidden') {
-          if (!mark) continue;
-          hide = true;
-          checkChildren = false;  // inside a hidden element everything is hidden already
-        }
-      }
-      let open = '<' + tag + (hide ? ' data-curllm-hidden=""' : '');
-      if (mark && cs && !hide && cs.textDecorationLine.includes('line-through')) {
-        open += ' data-curllm-struck=""';  // a price crossed out by the stylesheet
-      }
-      for (const a of c.attributes) {
-        const name = a.name, v = a.value;
-        if (KEEP ? !KEEP.has(name) : (name.startsWith('on') || name === 'srcset' || name === 'sizes'
-                                      || (v.length > 400 && !LONG_OK.has(name)))) continue;
-        open += ' ' + name + '="' + (v.indexOf('&') < 0 && v.indexOf('"') < 0 ? v
-                                     : v.replace(AMP, '&amp;').replace(QUOT, '&quot;')) + '"';
-      }
-      out.push(open + '>');
-      if (VOID.has(tag)) continue;
-      walk(c, checkChildren);
-      out.push('</' + tag + '>');
+  const frames = [];  // frames of another origin: their slots are filled by the caller
+  let view = window, inFrame = bodyOnly, depth = 0, framesRead = 0;
+  // An open modal: what it marks aria-hidden behind it is still seen (judged per element below).
+  const modal = !!document.querySelector('[aria-modal="true"], dialog[open], [role="dialog"], [role="alertdialog"]');
+  const onScreen = (el, cs) => {
+    if (cs && (cs.display === 'none' || cs.visibility === 'hidden' || cs.opacity === '0')) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) return false;
+    const doc = el.ownerDocument.documentElement;
+    const left = r.left + view.scrollX, top = r.top + view.scrollY;
+    return left + r.width > 0 && top + r.height > 0 && left < Math.max(doc.scrollWidth, view.innerWidth);
+  };
+  const frame = (c, check) => {
+    if (depth >= 3 || framesRead >= 20) return;
+    const cs = view.getComputedStyle(c);
+    if (!onScreen(c, cs)) return;  // tracking pixels, closed pop-overs
+    framesRead++;
+    let doc = null;
+    try { doc = c.contentDocument; } catch (e) { doc = null; }
+    if (doc && doc.body) {
+      out.push('<div data-curllm-frame="' + attr(doc.URL) + '">');
+      const saved = [view, inFrame];
+      view = doc.defaultView || view; inFrame = true; depth++;
+      walk(doc.body, !!(lean || mark));
+      depth--; [view, inFrame] = saved;
+      out.push('</div>');
+    } else {
+      frames.push({src: c.src || '', name: c.name || ''});
+      out.push('<div data-curllm-frame="' + attr(c.src || '') + '" data-curllm-frame-slot="' + (frames.length - 1)
+               + '"></div>');
     }
   };
+  const node = (c, check) => {
+    const type = c.nodeType;
+    if (type === 3) {
+      const d = c.data;
+      if (BLANK.test(d)) {
+        // Indentation between two block-level neighbours separates nothing: left out.
+        const prev = c.previousSibling, next = c.nextSibling;
+        if ((prev === null || (prev.nodeType === 1 && !GLUE.has(prev.tagName)))
+            && (next === null || (next.nodeType === 1 && !GLUE.has(next.tagName)))) return;
+        out.push(' ');
+      } else if (d.indexOf('&') < 0 && d.indexOf('<') < 0 && d.indexOf('>') < 0) out.push(d);
+      else out.push(d.replace(AMP, '&amp;').replace(LT, '&lt;').replace(GT, '&gt;'));
+      return;
+    }
+    if (type !== 1) return;
+    const tag = c.tagName;
+    if (mark && tag === 'SCRIPT' && (c.type || '').toLowerCase() === 'application/ld+json') {
+      out.push('<script type="application/ld+json">' + c.text.replace(/<\/script/gi, '<\\/script') + '</script>');
+      return;
+    }
+    if (SKIP.has(tag)) return;
+    if (tag === 'IFRAME' || tag === 'FRAME') { frame(c, check); return; }
+    if (tag === 'SLOT') {  // in a shadow tree: the light nodes assigned to it, else its own content
+      const assigned = c.assignedNodes();
+      if (assigned.length) for (const a of assigned) node(a, check);
+      else walk(c, check);
+      return;
+    }
+    let hide = false, checkChildren = check, cs = null;
+    if (check) {  // getComputedStyle is cheaper than checkVisibility, and ancestors are known visible
+      cs = view.getComputedStyle(c);
+      if (cs.display === 'none' || cs.visibility === 'hidden') {
+        if (!mark) return;
+        hide = true;
+        checkChildren = false;  // inside a hidden element everything is hidden already
+      }
+    }
+    let open = '<' + tag + (hide ? ' data-curllm-hidden=""' : '');
+    if (mark && cs && !hide && cs.textDecorationLine.includes('line-through')) {
+      open += ' data-curllm-struck=""';  // a price crossed out by the stylesheet
+    }
+    for (const a of c.attributes) {
+      const name = a.name;
+      let v = a.value;
+      if (KEEP ? !KEEP.has(name) : (name.startsWith('on') || name === 'srcset' || name === 'sizes'
+                                    || (v.length > 400 && !LONG_OK.has(name)))) continue;
+      if (name === 'aria-hidden' && modal && v === 'true' && !hide && onScreen(c, cs || view.getComputedStyle(c))) continue;
+      if (inFrame && (name === 'href' || name === 'src') && typeof c[name] === 'string' && c[name]) v = c[name];
+      open += ' ' + name + '="' + attr(v) + '"';
+    }
+    out.push(open + '>');
+    if (VOID.has(tag)) return;
+    walk(c.shadowRoot || c, checkChildren);  // an open shadow root is what is shown
+    out.push('</' + tag + '>');
+  };
+  const walk = (parent, check) => {
+    for (let c = parent.firstChild; c; c = c.nextSibling) node(c, check);
+  };
+  if (bodyOnly) {
+    if (document.body) walk(document.body, !!(lean || mark));
+    return {html: out.slice(1).join(''), frames};
+  }
   if (mark) out[0] = '<!DOCTYPE html><html data-curllm-styled="">';
   if (document.head) { out.push('<head>'); walk(document.head, false); out.push('</head>'); }
   if (document.body) { out.push('<body>'); walk(document.body, !!(lean || mark)); out.push('</body>'); }
   out.push('</html>');
-  return out.join('');
+  return {html: out.join(''), frames};
 }
 """
+
+#: The attribute of a frame's content written in place (see PAGE_HTML_JS).
+FRAME_MARK = "data-curllm-frame"
+#: How long a frame of another origin may take to give its HTML: a frame stuck in JavaScript costs
+#: the read this much, and its slot stays empty.
+FRAME_READ_TIMEOUT_S = 3.0
 
 
 #: PAGE_HTML_JS with a big result gzip-compressed in the page (CompressionStream, native code) and
@@ -185,8 +249,8 @@ PAGE_HTML_JS = r"""
 #: CompressionStream) come back plain, ``{"html": ...}``: compressing has a fixed cost of a few ms.
 _PAGE_HTML_GZIP_JS = (
     "async (args) => {\n"
-    f"  const html = ({PAGE_HTML_JS.strip()})(args);\n"
-    """  if (html.length < 100000 || typeof CompressionStream === 'undefined') return {html};
+    f"  const {{html, frames}} = ({PAGE_HTML_JS.strip()})(args);\n"
+    """  if (html.length < 100000 || typeof CompressionStream === 'undefined') return {html, frames};
   const stream = new Blob([html]).stream().pipeThrough(new CompressionStream('gzip'));
   const blob = await new Response(stream).blob();
   const url = await new Promise((resolve, reject) => {
@@ -195,26 +259,61 @@ _PAGE_HTML_GZIP_JS = (
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(blob);
   });
-  return {gzip: url.slice(url.indexOf(',') + 1)};
+  return {gzip: url.slice(url.indexOf(',') + 1), frames};
 }"""
 )
 
 
 async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) -> tuple[str, str]:
-    """The page's HTML (compact, see PAGE_HTML_JS; gzip-compressed on the way when big) and URL in
-    one browser round trip.
+    """The page's HTML as a user sees it (compact, see PAGE_HTML_JS; gzip-compressed on the way when
+    big) and URL in one browser round trip: open shadow roots and same-origin frames written in place.
 
     ``lean`` (for the generic detector) also drops what the page's CSS hides, which markup alone
     cannot tell, and the attributes outside `LEAN_ATTRIBUTES`. ``mark_hidden`` keeps the JSON-LD
-    scripts and marks what the page's CSS hides with `HIDDEN_MARK` (see `hidden_self`).
+    scripts and marks what the page's CSS hides with `HIDDEN_MARK` (see `hidden_self`). A rendered
+    frame of another origin costs one more call, in that frame, made at the same time as the others.
     """
     page = require_page(ctx)
-    result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES, mark_hidden])
+    result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES, mark_hidden, False])
     if "gzip" in result:
         html = zlib.decompress(base64.b64decode(result["gzip"]), wbits=31).decode("utf-8")
     else:  # a browser without CompressionStream
         html = result["html"]
+    if result.get("frames"):
+        html = await _fill_frames(page, html, result["frames"], [lean, LEAN_ATTRIBUTES, mark_hidden, True])
     return html, page.url
+
+
+async def _fill_frames(page: Any, html: str, slots: list[dict], args: list) -> str:
+    """``html`` with each slot of a frame of another origin filled with that frame's body, read in the
+    frame itself (one call per frame, all at once, each bounded by FRAME_READ_TIMEOUT_S). A frame is
+    found by its address, else by its name; a frame not found or not answering leaves its slot empty."""
+    children = [f for f in page.frames if f != page.main_frame]
+    used: set[int] = set()
+
+    def find(slot: dict) -> Any:
+        for match in (
+            lambda f: slot["src"] and f.url == slot["src"],
+            lambda f: slot["name"] and f.name == slot["name"],
+        ):
+            for f in children:
+                if id(f) not in used and match(f):
+                    used.add(id(f))
+                    return f
+        return None
+
+    async def read(frame: Any) -> str:
+        try:
+            got = await asyncio.wait_for(frame.evaluate(PAGE_HTML_JS, args), FRAME_READ_TIMEOUT_S)
+        except Exception:  # a frame gone, navigating or stuck in JavaScript: its slot stays empty
+            return ""
+        return got.get("html", "") if isinstance(got, dict) else ""
+
+    found = [(i, find(slot)) for i, slot in enumerate(slots)]
+    bodies = await asyncio.gather(*(read(f) for _, f in found if f is not None))
+    for (i, _), body in zip([x for x in found if x[1] is not None], bodies, strict=True):
+        html = html.replace(f' data-curllm-frame-slot="{i}"></div>', f">{body}</div>", 1)
+    return html
 
 
 def parse_html(html: str) -> LexborHTMLParser:
