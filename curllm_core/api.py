@@ -87,6 +87,7 @@ async def arun(
     max_replans: int | None = None,
     fields: list[str] | tuple[str, ...] | None = None,
     limit: int | None = None,
+    consent: str | None = None,
 ) -> Result:
     """Plan (unless ``plan`` is given) and run a task. Planning failures raise PlanningError.
 
@@ -97,9 +98,14 @@ async def arun(
     ``max_replans``) bounds how often a model may revise the plan after a failed step. ``fields``
     (``["name", "price"]``) returns only those item fields, in that order, and ``limit`` at most that
     many items, counted after the checks and the order: as "only names and prices" and "the first
-    10" in the instruction, and for a given ``plan`` too.
+    10" in the instruction, and for a given ``plan`` too. ``consent`` (``reject``, the default,
+    ``accept`` or ``leave``) says what to answer a page's consent dialogs, as ``--consent`` does.
     """
     opts = _options(url, data, options, timeout_s=timeout, policy=policy, browser=browser_options)
+    if consent is not None:
+        from .consent import check_mode
+
+        opts = replace(opts, browser=replace(opts.browser, consent=check_mode(consent, "consent=")))
     if plan is not None and fields is None and limit is None:
         return await execute_plan(
             plan, registry=registry, options=opts, events=events, on_event=on_event, browser=browser

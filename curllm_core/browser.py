@@ -195,8 +195,10 @@ class Session:
         self.own_pages: set[Any] = set()  # pages opened by `new_page` (a map's items), not popups
         self._creating = 0  # `new_page` calls under way: a new page is a popup only once they are done
         self._created = asyncio.Event()
-        #: What was done about consent dialogs, in order (`consent.install`).
+        #: What was done about consent dialogs, in order (`consent.install`); ``on_consent`` is told
+        #: of each as it happens (the task's events).
         self.consent_actions: list[Any] = []
+        self.on_consent: Any = None
 
     async def start(self, browser) -> None:
         o = self.options
@@ -224,12 +226,17 @@ class Session:
         await self.context.route("**/*", self._route)
         from .consent import install
 
-        await install(self.context, o.consent, self.consent_actions.append)  # before any page opens
+        await install(self.context, o.consent, self._consent)  # before any page opens
         self.page = await self.context.new_page()
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
         self.page.on("requestfailed", self._on_request_failed)
         # Popups (window.open, target=_blank) are closed: the task stays on its own page.
         self.context.on("page", lambda p: None if p is self.page else asyncio.ensure_future(self._popup(p)))
+
+    def _consent(self, action: Any) -> None:
+        self.consent_actions.append(action)
+        if self.on_consent is not None:
+            self.on_consent(action)
 
     async def _popup(self, page) -> None:
         """Close a page the task did not open; `new_page`'s own pages are told apart once it returns."""

@@ -1,7 +1,7 @@
 """Defaults from a TOML file: ``$CURLLM_CONFIG``, else ``~/.config/curllm/config.toml``.
 
 Keys (all optional): model, locale, user_agent, viewport, proxy, timeout, load_images, concurrency,
-default_url, allow_domains, block_domains, block_private. Command-line options override them.
+default_url, allow_domains, block_domains, block_private, consent. Command-line options override them.
 Values are held to the command line's own limits (concurrency 1-64, timeout > 0, a valid viewport
 and domains); a file that is not a regular UTF-8 file of at most 1 MiB is refused with a message.
 """
@@ -27,6 +27,7 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     "allow_domains": list,
     "block_domains": list,
     "block_private": bool,
+    "consent": str,
 }
 
 
@@ -59,6 +60,13 @@ def _check_value(key: str, value) -> str | None:
             return str(e)
     if key in ("model", "locale", "user_agent", "proxy", "default_url", "viewport") and not value.strip():
         return f"{key} is empty (leave the key out for the default)"
+    if key == "consent":
+        from .consent import check_mode
+
+        try:
+            check_mode(value, "consent")
+        except UsageError as e:
+            return e.message
     if key in ("allow_domains", "block_domains"):
         from .policy import canonical_domain
 

@@ -156,6 +156,29 @@ class PlanDecision:
 
 
 @dataclass(slots=True, kw_only=True)
+class ConsentEvent(Event):
+    """A consent dialog was answered (or left) as ``--consent`` says (`consent.ConsentAction`)."""
+
+    type: ClassVar[str] = "consent"
+    action: str
+    mode: str
+    url: str
+    button: str = ""
+    reason: str = ""
+    frame: bool = False
+
+    def fields(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"action": self.action, "mode": self.mode, "url": self.url}
+        if self.button:
+            data["button"] = self.button
+        if self.reason:
+            data["reason"] = self.reason
+        if self.frame:
+            data["frame"] = True
+        return data
+
+
+@dataclass(slots=True, kw_only=True)
 class StepEvent(Event):
     """The plan decision (``PlanDecision``) or a tool call (``ToolCall``).
 

@@ -1,4 +1,4 @@
-"""Step events: ``{"type": init|url_start|step|url_complete|complete|error, "data": {...}}``.
+"""Step events: ``{"type": init|url_start|step|url_complete|consent|complete|error, "data": {...}}``.
 
 The events themselves are typed objects (`event_types`). An `EventBus` fans every event out to its
 sinks: a JSONL writer (``--events FILE|-``), a Python callback, or an async queue (the CLI adds its
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .event_types import Event
     from .result import Result
 
-EVENT_TYPES = ("init", "url_start", "step", "url_complete", "complete", "error")
+EVENT_TYPES = ("init", "url_start", "step", "url_complete", "consent", "complete", "error")
 PREVIEW_CHARS = 400
 PREVIEW_ITEMS = 3
 

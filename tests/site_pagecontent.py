@@ -64,7 +64,7 @@ PATTERNS = (
     "embedded-nuxt",
     "embedded-ldjson",
 )
-#: name, price: six under 500 and one over, in each language.
+#: name, price: the products every page lists, in each language.
 PRODUCTS: dict[str, list[tuple[str, float]]] = {
     "pl": [
         ("Czajnik elektryczny Aqua 1,7 l", 129.0),
@@ -95,21 +95,11 @@ PRODUCTS: dict[str, list[tuple[str, float]]] = {
     ],
 }
 CURRENCY = {"pl": "PLN", "en": "GBP", "de": "EUR"}
-#: The instruction each language's test gives, and the bound in it.
-BOUND = 500.0
-INSTRUCTIONS = {
-    "pl": "produkty poniżej 500 zł",
-    "en": "products under £500",
-    "de": "Produkte unter 500 €",
-}
+#: The instruction each language's test gives: every product of the page.
+INSTRUCTIONS = {"pl": "wszystkie produkty", "en": "all products", "de": "alle Produkte"}
 #: Consent choices the pages posted: (page path, choice), in order.
 CHOICES: list[tuple[str, str]] = []
 _LOCK = threading.Lock()
-
-
-def expected(lang: str) -> list[tuple[str, float]]:
-    """What the instruction of ``lang`` asks for on every page: the products under the bound."""
-    return [(n, p) for n, p in PRODUCTS[lang] if p <= BOUND]
 
 
 def price_text(lang: str, price: float) -> str:

@@ -283,13 +283,16 @@ class Batch:
     def task_spec(self, task: Task) -> TaskSpec:
         """The task as the Runner takes it: the batch's model, options and cache flags filled in."""
         timeout = task.timeout if task.timeout is not None else self.options.timeout_s
+        options = replace(self.options, timeout_s=timeout)
+        if task.consent is not None:
+            options = replace(options, browser=replace(options.browser, consent=task.consent))
         return TaskSpec(
             instruction=task.instruction,
             plan=task.plan,
             url=task.url,
             data=dict(task.data or {}),
             model=task.model or self.model,
-            options=replace(self.options, timeout_s=timeout),
+            options=options,
             use_cache=self.use_cache,
             refresh_plan=self.refresh_plan,
             max_replans=self.max_replans,

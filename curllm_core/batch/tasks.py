@@ -18,7 +18,7 @@ from ..result import ErrorEntry, error_entry
 
 #: The fields a task may have. ``plan`` is a plan document, a list of steps, or (as a string) JSON or
 #: the path of a plan file; ``expected_output`` goes with a list of steps; ``data`` is the initial data.
-TASK_FIELDS = ("id", "url", "instruction", "plan", "expected_output", "data", "model", "timeout")
+TASK_FIELDS = ("id", "url", "instruction", "plan", "expected_output", "data", "model", "timeout", "consent")
 
 
 @dataclass
@@ -33,11 +33,12 @@ class Task:
     model: str | None = None
     timeout: float | None = None
     line: int | None = None  # where it came from in the task file, 1-based
+    consent: str | None = None  # what to answer consent dialogs (`consent.MODES`); the batch's when None
 
     def to_dict(self) -> dict:
         """The task as a document `task_from_dict` accepts."""
         doc: dict[str, Any] = {"id": self.id}
-        for key in ("url", "instruction", "plan", "data", "model", "timeout"):
+        for key in ("url", "instruction", "plan", "data", "model", "timeout", "consent"):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
         return doc
@@ -157,7 +158,17 @@ def _check_task(doc: dict, task_id: str, line: int | None, base_dir: Path, plan_
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
             raise TaskError(f"timeout must be a positive number of seconds, not {timeout!r}")
         timeout = float(timeout)
-    return Task(task_id, url, instruction, plan, data, model.strip() if model else None, timeout, line)
+    consent = doc.get("consent")
+    if consent is not None:
+        from ..consent import check_mode
+
+        try:
+            consent = check_mode(consent, "consent")
+        except UsageError as e:
+            raise TaskError(e.message) from None
+    return Task(
+        task_id, url, instruction, plan, data, model.strip() if model else None, timeout, line, consent
+    )
 
 
 def _plan_document(plan: Any, expected: Any, base_dir: Path, plan_files: dict) -> dict:

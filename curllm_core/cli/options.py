@@ -120,6 +120,14 @@ def browser_options(fn: F) -> F:
             help="Load images, media and fonts (blocked by default: pages load faster).",
         ),
         option(
+            "--consent",
+            metavar="MODE",
+            type=click.Choice(["reject", "accept", "leave"], case_sensitive=False),
+            help="What to answer a page's consent dialogs (cookies): reject (the least consent offered; "
+            "accept only where nothing else lets the page be used), accept, or leave them "
+            "(default: config consent, else reject).",
+        ),
+        option(
             "--screenshots",
             metavar="DIR",
             type=click.Path(file_okay=False),
@@ -171,6 +179,7 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
         session_file=params.get("session_file"),
         load_images=bool(params.get("load_images") or config.get("load_images")),
         screenshots=params.get("screenshots"),
+        consent=(params.get("consent") or config.get("consent") or "reject").lower(),
     )
     policy = NetworkPolicy(
         allow=tuple(params.get("allow_domain") or config.get("allow_domains", ())),

@@ -14,7 +14,7 @@ import time
 from ..browser import Browser, Session
 from ..clock import elapsed_ms
 from ..errors import NoURL, PageUnavailable
-from ..event_types import UrlCompleteEvent, UrlStartEvent
+from ..event_types import ConsentEvent, UrlCompleteEvent, UrlStartEvent
 from ..events import EventBus
 from .calls import describe
 from .options import RunOptions
@@ -87,6 +87,8 @@ class TaskPage:
             if self.browser is None:
                 self.browser = Browser(headless=self.options.browser.headless)
             self.session = await self.browser.new_session(self.options.browser, self.options.policy)
+            # A consent dialog answered on any page of the task (no page is open yet) is an event.
+            self.session.on_consent = lambda action: self.events.emit(ConsentEvent(**action.to_dict()))
             self.timings["browser_ms"] += elapsed_ms(started)
         return self.session
 

@@ -36,6 +36,11 @@ _FIELDS = {
     "description": 'Fields every item must have, e.g. ["name", "price"].',
 }
 _LIMIT = {"type": "integer", "minimum": 1, "description": "At most this many items."}
+_CONSENT = {
+    "enum": ["reject", "accept", "leave"],
+    "description": "What to answer a page's consent dialogs: reject (the default: the least consent "
+    "offered), accept, or leave them.",
+}
 
 TASK_TOOLS: dict[str, tuple[str, dict]] = {
     "run": (
@@ -48,6 +53,7 @@ TASK_TOOLS: dict[str, tuple[str, dict]] = {
                 "url": _URL,
                 "fields": _FIELDS,
                 "limit": _LIMIT,
+                "consent": _CONSENT,
             },
             "required": ["instruction"],
         },
@@ -68,6 +74,7 @@ TASK_TOOLS: dict[str, tuple[str, dict]] = {
                 "plan": {"type": "object", "description": 'A plan document: {"plan": [{"tool": ...}], ...}'},
                 "url": _URL,
                 "data": {"type": "object", "description": "Initial data keys for the plan."},
+                "consent": _CONSENT,
             },
             "required": ["plan"],
         },
@@ -221,6 +228,9 @@ class CurllmMCP:
             )
 
     async def _run(self, ctx, body: dict) -> types.CallToolResult:
+        consent = body.pop("consent", None)
+        if consent is not None:  # a task option, as in the HTTP API's body
+            body["options"] = {**(body.get("options") or {}), "consent": consent}
         task = await self.service.prepare(parse_task({k: v for k, v in body.items() if v is not None}))
         ticket = self.service.slots.reserve()
         progress = 0

@@ -37,6 +37,7 @@ OPTION_KEYS = (
     "user_agent",
     "viewport",
     "load_images",
+    "consent",
     "block_domains",
     "cache",
     "max_replans",
@@ -166,6 +167,13 @@ def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) ->
             problems.append("options.load_images must be true or false")
         else:
             browser = replace(browser, load_images=o["load_images"])
+    if o.get("consent") is not None:
+        from ..consent import MODES
+
+        if o["consent"] not in MODES:
+            problems.append(f"options.consent must be one of {', '.join(MODES)}, not {o['consent']!r}")
+        else:
+            browser = replace(browser, consent=o["consent"])
     policy = base.policy
     blocks = o.get("block_domains")
     if blocks is not None:

@@ -57,7 +57,7 @@ from ...prices import (
     remove_currency_marks,
 )
 from ...text import collapse_space
-from ...tool import ToolContext
+from ...tool import ToolContext, require_page
 from . import _price_roles as roles
 from . import _product_names as names
 from ._html import (
@@ -685,17 +685,24 @@ def extract(
     min_price: float | None = None,
     max_price: float | None = None,
     stated_currencies: list[str] | None = None,
+    embedded: list | None = None,
     **_: Any,
 ) -> dict:
     """Products of the listing on ``html`` (page URL ``base_url``), those priced in [``min_price``,
     ``max_price``] when a bound is given, the first ``limit`` of them. ``selectors`` is unused: no
     site markup. ``stated_currencies`` are the currency codes the page's scripts state (read in the
-    browser, whose lean HTML has no scripts); None: read them from ``html``."""
+    browser, whose lean HTML has no scripts); None: read them from ``html``. ``embedded`` are the
+    JSON documents the page carries (`_embedded.read_embedded`): their listing stands in when the
+    DOM has none, and gives its price to a DOM product without one."""
     tree = parse_html(html)
     base = page_base(tree, base_url)
     context = PageCurrency(tree, base, html, stated_currencies)  # reads <meta>: before strip_junk
     strip_junk(tree)
     products = finish_products(detect_products(tree, base, context), context.best)
+    if embedded:
+        from ._embedded import with_embedded
+
+        products = with_embedded(products, embedded, base, context.resolve(None))
     kept = filter_by_price(products, min_price, max_price)
     out: dict[str, Any] = {"products": apply_limit(kept, limit)}
     if len(kept) < len(products):
@@ -710,4 +717,20 @@ async def run(
     codes the page's scripts state, then `extract`."""
     # Both browser calls go out at once: the second costs no round trip of its own.
     (html, url), stated = await asyncio.gather(page_html(ctx, lean=True), stated_currencies(ctx))
-    return extract(html, url, limit=limit, min_price=min_price, max_price=max_price, stated_currencies=stated)
+    out = extract(html, url, limit=limit, min_price=min_price, max_price=max_price, stated_currencies=stated)
+    if (not out["products"] and not out.get("dropped")) or any(p["price"] is None for p in out["products"]):
+        # No items in the DOM yet, or items without a price: what the page carries as data, if anything.
+        from ._embedded import read_embedded
+
+        docs = await read_embedded(require_page(ctx))
+        if docs:
+            out = extract(
+                html,
+                url,
+                limit=limit,
+                min_price=min_price,
+                max_price=max_price,
+                stated_currencies=stated,
+                embedded=docs,
+            )
+    return out

@@ -1,0 +1,137 @@
+"""What is on a page, end to end: the real `curllm batch` (rule planner, a real Chromium) on the test
+site's pages of shadow roots, frames of both origins, modals, consent dialogs and embedded data
+(tests/site_pagecontent.py), each pattern in several markups and languages, every answer exact.
+
+One batch process runs every task (a browser each would cost seconds per page); a second local site
+on another port is the other origin of the cross-origin frames.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import site_pagecontent as pages
+
+pytestmark = pytest.mark.browser
+
+#: Each pattern in three languages, each language in another markup: every markup and language
+#: meets every kind of pattern.
+VARIANTS = {
+    pattern: [(pages.MARKUPS[(i + k) % len(pages.MARKUPS)], lang) for k, lang in enumerate(pages.LANGS)]
+    for i, pattern in enumerate(pages.PATTERNS)
+}
+#: What the default `--consent reject` must have pressed on each consent page (as the page posted it).
+CHOICE = {
+    "consent-banner": "reject",
+    "consent-wall": "save-necessary",
+    "consent-shadow": "reject",
+    "consent-xframe": "reject",
+    "consent-only": "accept",
+}
+ACTION = {
+    "consent-banner": "rejected",
+    "consent-wall": "saved",
+    "consent-shadow": "rejected",
+    "consent-xframe": "rejected",
+    "consent-only": "accepted",
+}
+
+
+@pytest.fixture(scope="module")
+def other_site():
+    """The other origin: the same site on another port of 127.0.0.1."""
+    from site_server import start_site
+
+    server = start_site()
+    yield server.url
+    server.stop()
+
+
+def task_id(pattern: str, markup: str, lang: str) -> str:
+    return f"{pattern}/{markup}-{lang}"
+
+
+def run_batch(tasks: list[dict], tmp: Path, *args: str) -> tuple[dict[str, dict], list[dict]]:
+    """The result line of each task by id, and every event, from one `curllm batch` process."""
+    task_file, out, events = tmp / "tasks.jsonl", tmp / "out.jsonl", tmp / "events.jsonl"
+    task_file.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache")})
+    done = subprocess.run(
+        [sys.executable, "-m", "curllm_core", "batch", str(task_file), "--out", str(out), "--events", str(events),
+         "-j", "2", "--no-progress", *args],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return {line["id"]: line for line in lines}, [
+        json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()
+    ]
+
+
+def test_every_pattern_in_every_markup_and_language_is_read_exactly(site_url, other_site, tmp_path):
+    port = other_site.rsplit(":", 1)[1]
+    tasks = [
+        {
+            "id": task_id(pattern, markup, lang),
+            "url": f"{site_url}/pc/{pattern}/{markup}-{lang}.html?other={port}",
+            "instruction": pages.INSTRUCTIONS[lang],
+        }
+        for pattern, variants in VARIANTS.items()
+        for markup, lang in variants
+    ]
+    before = len(pages.CHOICES)
+    results, events = run_batch(tasks, tmp_path)
+    wrong = {}
+    for pattern, variants in VARIANTS.items():
+        for markup, lang in variants:
+            line = results[task_id(pattern, markup, lang)]
+            got = [
+                (p["name"], p["price"], p["currency"]) for p in (line.get("data") or {}).get("products", [])
+            ]
+            want = [(n, p, pages.CURRENCY[lang]) for n, p in pages.PRODUCTS[lang]]
+            if not line["ok"] or got != want:
+                wrong[task_id(pattern, markup, lang)] = (line["ok"], got, line.get("errors"))
+    assert not wrong, wrong
+    # Every consent page was answered with the least consent it offers, and the events say so.
+    choices = dict(pages.CHOICES[before:])
+    consent = {e["task"]: e["data"] for e in events if e["type"] == "consent"}
+    for pattern, choice in CHOICE.items():
+        for markup, lang in VARIANTS[pattern]:
+            assert choices[f"/pc/{pattern}/{markup}-{lang}.html"] == choice, (pattern, markup, lang)
+            event = consent[task_id(pattern, markup, lang)]
+            assert (event["action"], event["mode"]) == (ACTION[pattern], "reject")
+            assert event.get("frame", False) == (pattern == "consent-xframe")
+    # Pages without a consent dialog report none.
+    assert set(consent) == {task_id(p, m, lang) for p in CHOICE for m, lang in VARIANTS[p]}
+
+
+def test_consent_accept_and_leave(site_url, other_site, tmp_path):
+    """`--consent accept` accepts where refusing was offered; `leave` presses nothing (the wall's
+    listing, written only after a choice, stays unread: an honest failure, not a silent answer)."""
+    tasks = [
+        {
+            "id": "accept",
+            "url": f"{site_url}/pc/consent-banner/bem-pl.html",
+            "instruction": pages.INSTRUCTIONS["pl"],
+        },
+        {
+            "id": "leave",
+            "url": f"{site_url}/pc/consent-wall/utility-de.html",
+            "instruction": pages.INSTRUCTIONS["de"],
+            "consent": "leave",
+        },
+    ]
+    before = len(pages.CHOICES)
+    results, events = run_batch(tasks, tmp_path, "--consent", "accept")
+    assert dict(pages.CHOICES[before:]) == {"/pc/consent-banner/bem-pl.html": "accept"}
+    assert [(e["task"], e["data"]["action"]) for e in events if e["type"] == "consent"] == [
+        ("accept", "accepted")
+    ]
+    assert results["accept"]["ok"] and len(results["accept"]["data"]["products"]) == len(pages.PRODUCTS["pl"])
+    assert not results["leave"]["ok"]
