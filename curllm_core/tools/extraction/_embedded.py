@@ -25,6 +25,8 @@ from ._html import absolute_url
 MAX_JSON_BYTES = 4_000_000
 MAX_NODES = 200_000
 MAX_DEPTH = 64
+#: The items of one list read at most (a listing's page holds tens, a catalogue dump thousands).
+MAX_ITEMS = 5000
 
 #: JavaScript for ``page.evaluate(EMBEDDED_JS, max_bytes)``: the page's JSON blocks and the objects
 #: its inline scripts assign to ``window`` (``window.__X__ = ...``, ``self["x"] = ...``), as
@@ -226,6 +228,11 @@ def record(obj: dict, base: str, default: str | None) -> dict | None:
     is looked through."""
     name = url = None
     price = regular = None
+    own = next(
+        (v for k, v in obj.items() if isinstance(k, str) and _CURRENCY_KEY.match(k) and isinstance(v, str)),
+        "",
+    )
+    currency = own.strip().upper() if _ISO.match(own.strip().upper()) else None
     for key, value in obj.items():
         if not isinstance(key, str):
             continue
@@ -242,9 +249,9 @@ def record(obj: dict, base: str, default: str | None) -> dict | None:
         if _PRICE_KEY.search(key) and not _NOT_PRICE.search(key):
             cents = bool(_CENTS_KEY.search(key))
             if _REGULAR_KEY.search(key):
-                regular = regular or _amount(value, None, default, cents=cents)
+                regular = regular or _amount(value, currency, default, cents=cents)
             elif price is None:
-                price = _amount(value, None, default, cents=cents)
+                price = _amount(value, currency, default, cents=cents)
     if name is None:
         inner = [v for v in obj.values() if isinstance(v, dict)]
         if len(inner) == 1:
@@ -271,7 +278,7 @@ def listing(documents: list[Any], base: str, default: str | None) -> list[dict]:
         if _is_devalue(doc):
             doc = undevalue(doc)
         for items in _lists(doc):
-            objects = [o for o in items if isinstance(o, dict)]
+            objects = [o for o in items[:MAX_ITEMS] if isinstance(o, dict)]
             records = [r for o in objects if (r := record(o, base, default)) is not None]
             priced = [r for r in records if r["price"] is not None]
             if len(priced) < 2 or len(records) < 0.6 * len(objects):

@@ -1,0 +1,245 @@
+"""Listings carried as data (tools/extraction/_embedded.py): found by shape in any JSON a page
+carries, priced by the DOM extractor's rules, bounded on hostile input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from curllm_core.tools.extraction import _embedded as emb
+from curllm_core.tools.extraction import products_generic
+
+BASE = "https://shop.example/c/kettles"
+
+
+def names_prices(records):
+    return [
+        (
+            r["name"],
+            r["price"].amount if r["price"] else None,
+            r["price"].currency if r["price"] else None,
+            r["url"],
+        )
+        for r in records
+    ]
+
+
+@pytest.mark.parametrize(
+    "doc, want",
+    [
+        # prices as amount objects, links as paths (a Next.js page's props)
+        (
+            {
+                "props": {
+                    "pageProps": {
+                        "data": {
+                            "hits": [
+                                {
+                                    "title": "Czajnik A",
+                                    "href": "/p/a",
+                                    "price": {"amount": 129, "currencyCode": "PLN"},
+                                },
+                                {
+                                    "title": "Czajnik B",
+                                    "href": "/p/b",
+                                    "price": {"amount": 99.5, "currencyCode": "PLN"},
+                                },
+                            ]
+                        }
+                    }
+                }
+            },
+            [
+                ("Czajnik A", 129.0, "PLN", "https://shop.example/p/a"),
+                ("Czajnik B", 99.5, "PLN", "https://shop.example/p/b"),
+            ],
+        ),
+        # prices as text, German format; a menu of links beside them is no listing
+        (
+            {
+                "nav": [
+                    {"title": "Start", "url": "/"},
+                    {"title": "Hilfe", "url": "/hilfe"},
+                    {"title": "Blog", "url": "/blog"},
+                ],
+                "items": [
+                    {"name": "Wasserkocher", "url": "/w", "price": "34,00 €"},
+                    {"name": "Toaster", "url": "/t", "price": "1.299,99 €"},
+                ],
+            },
+            [
+                ("Wasserkocher", 34.0, "EUR", "https://shop.example/w"),
+                ("Toaster", 1299.99, "EUR", "https://shop.example/t"),
+            ],
+        ),
+        # GraphQL edges and prices in cents
+        (
+            {
+                "data": {
+                    "products": {
+                        "edges": [
+                            {
+                                "node": {
+                                    "productName": "Kettle",
+                                    "link": "https://shop.example/k",
+                                    "priceCents": 3900,
+                                    "currency": "GBP",
+                                }
+                            },
+                            {
+                                "node": {
+                                    "productName": "Toaster",
+                                    "link": "https://shop.example/t",
+                                    "priceCents": 2499,
+                                    "currency": "GBP",
+                                }
+                            },
+                        ]
+                    }
+                }
+            },
+            [
+                ("Kettle", 39.0, "GBP", "https://shop.example/k"),
+                ("Toaster", 24.99, "GBP", "https://shop.example/t"),
+            ],
+        ),
+        # JSON-LD ItemList of Products with offers
+        (
+            {
+                "@context": "https://schema.org",
+                "@type": "ItemList",
+                "itemListElement": [
+                    {
+                        "@type": "ListItem",
+                        "position": 1,
+                        "item": {
+                            "@type": "Product",
+                            "name": "Lamp",
+                            "url": "/l",
+                            "offers": {"@type": "Offer", "price": "24.99", "priceCurrency": "USD"},
+                        },
+                    },
+                    {
+                        "@type": "ListItem",
+                        "position": 2,
+                        "item": {
+                            "@type": "Product",
+                            "name": "Desk",
+                            "url": "/d",
+                            "offers": [{"@type": "Offer", "price": 199, "priceCurrency": "USD"}],
+                        },
+                    },
+                ],
+            },
+            [
+                ("Lamp", 24.99, "USD", "https://shop.example/l"),
+                ("Desk", 199.0, "USD", "https://shop.example/d"),
+            ],
+        ),
+    ],
+    ids=["amount-objects", "text-prices-and-a-menu", "edges-and-cents", "json-ld-itemlist"],
+)
+def test_listings_are_found_by_their_shape(doc, want):
+    assert names_prices(emb.listing([doc], BASE, None)) == want
+
+
+def test_a_regular_price_beside_the_price_is_kept_apart():
+    doc = {
+        "list": [
+            {"name": "A", "url": "/a", "salePrice": 80, "regularPrice": 100},
+            {
+                "name": "B",
+                "url": "/b",
+                "price": 50,
+                "originalPrice": 40,
+            },  # not above the price: no regular price
+        ]
+    }
+    records = emb.listing([doc], BASE, "EUR")
+    assert records[0]["price"].amount == 80 and records[0]["price_regular"].amount == 100
+    assert records[1]["price"].amount == 50 and "price_regular" not in records[1]
+
+
+def test_a_nuxt_payload_is_read_through_its_indices():
+    import site_pagecontent as pages
+
+    value = {
+        "data": {
+            "list": {
+                "products": [
+                    {"productName": "X", "link": "/x", "pricing": {"value": 5, "currency": "EUR"}},
+                    {"productName": "Y", "link": "/y", "pricing": {"value": 7.5, "currency": "EUR"}},
+                ]
+            }
+        }
+    }
+    table = pages.devalue(value)
+    table[0] = ["ShallowReactive", len(table)]  # a typed wrapper, as Nuxt writes its root
+    table.append({"data": 1})
+    assert emb._is_devalue(table)
+    got = names_prices(emb.listing([table], BASE, None))
+    assert got == [("X", 5.0, "EUR", "https://shop.example/x"), ("Y", 7.5, "EUR", "https://shop.example/y")]
+
+
+def test_products_generic_uses_the_embedded_listing_when_the_dom_has_none():
+    html = "<html><body><main><div class=skeleton></div><div class=skeleton></div></main></body></html>"
+    docs = [
+        {
+            "results": [
+                {"title": "Kubek", "href": "/k", "price": "19,99 zł"},
+                {"title": "Talerz", "href": "/t", "price": "29,99 zł"},
+            ]
+        }
+    ]
+    out = products_generic.extract(html, "https://sklep.example.pl/", embedded=docs, max_price=25)
+    assert out["products"] == [
+        {"name": "Kubek", "price": 19.99, "currency": "PLN", "url": "https://sklep.example.pl/k"}
+    ]
+    assert out["dropped"] == 1
+
+
+def test_a_dom_product_without_a_price_takes_the_embedded_one():
+    cards = "".join(
+        f'<div class="card"><a href="/p/{i}">Produkt {i}</a><span class="price">{"" if i == 2 else f"{i}9,00 zł"}</span></div>'
+        for i in range(1, 5)
+    )
+    html = f"<html><body><div class=grid>{cards}</div></body></html>"
+    docs = [{"items": [{"name": f"Produkt {i}", "url": f"/p/{i}", "price": i * 10 + 9} for i in range(1, 5)]}]
+    base = "https://sklep.example.pl/"
+    dom = products_generic.extract(html, base)["products"]
+    assert [p["price"] for p in dom] == [19.0, None, 39.0, 49.0]
+    filled = products_generic.extract(html, base, embedded=docs)["products"]
+    assert [p["price"] for p in filled] == [19.0, 29.0, 39.0, 49.0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000 + "]" * 100_000,  # deeper than any parser's stack
+        '{"a": NaN, "b": Infinity}',
+        "x" * (emb.MAX_JSON_BYTES + 1),
+        '{"items": [{"name": "A", "url": "/a", "price": 1e309}, {"name": "B", "url": "/b", "price": NaN}]}',
+        '{"items": [{"name": "\\ud800A", "url": "/a", "price": 3}, {"name": "B\\udfff", "url": "/b", "price": 4}]}',
+        "not json",
+    ],
+    ids=["deep", "nan", "huge", "overflow", "lone-surrogates", "garbage"],
+)
+def test_hostile_documents_are_bounded_and_never_raise(text):
+    docs = emb.documents([["json", text]])
+    records = emb.listing(docs, BASE, None)
+    for r in records:
+        assert r["price"] is None or 0 <= r["price"].amount < float("inf")
+        r["name"].encode("utf-8")  # writable: no lone surrogate left
+        json.dumps(r["name"], ensure_ascii=False).encode("utf-8")
+
+
+def test_a_wide_document_is_read_within_its_bounds():
+    import time
+
+    wide = {"rows": [{"name": f"n{i}", "url": f"/{i}", "price": i} for i in range(20_000)]}
+    started = time.perf_counter()
+    records = emb.listing([wide], BASE, "EUR")
+    assert len(records) == emb.MAX_ITEMS
+    assert time.perf_counter() - started < 5
+    assert emb.undevalue([[1], [0]]) == [[None]]  # a table pointing back at itself ends
