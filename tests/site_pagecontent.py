@@ -37,6 +37,9 @@ Patterns (`PATTERNS`):
 ``embedded-nuxt``   skeletons, the products in a Nuxt 3 payload (``__NUXT_DATA__``: a flat array whose
                     values are indices).
 ``embedded-ldjson`` skeletons, the products in a JSON-LD ``ItemList`` of ``Product``s.
+``search-shadow``   a search form (field and button) inside an open shadow root; it submits to
+                    ``/pc/results/<markup>-<lang>.html?q=``, the products whose name has ``q``.
+``search-frame``    the same search form in a same-origin frame, whose results show in the frame.
 """
 
 from __future__ import annotations
@@ -64,6 +67,14 @@ PATTERNS = (
     "embedded-nuxt",
     "embedded-ldjson",
 )
+#: Pages of a search form in a shadow root or a frame, and what a test searches for on them.
+SEARCH_PATTERNS = ("search-shadow", "search-frame")
+SEARCH = {
+    "pl": ("Luna", "Szukaj", "Szukaj w sklepie"),
+    "en": ("Luna", "Search", "Search the shop"),
+    "de": ("Luna", "Suchen", "Im Shop suchen"),
+}
+SEARCH_INSTRUCTIONS = {"pl": "wyszukaj Luna", "en": "search for Luna", "de": "suche nach Luna"}
 #: name, price: the products every page lists, in each language.
 PRODUCTS: dict[str, list[tuple[str, float]]] = {
     "pl": [
@@ -71,7 +82,7 @@ PRODUCTS: dict[str, list[tuple[str, float]]] = {
         ("Lampka biurkowa Luna LED", 89.99),
         ("Plecak miejski Trek 22 l", 219.5),
         ("Słuchawki bezprzewodowe Echo", 349.0),
-        ("Kubek termiczny Zima 450 ml", 59.9),
+        ("Kubek termiczny Luna 450 ml", 59.9),
         ("Ekspres do kawy Barista Pro", 1299.0),
         ("Zestaw noży kuchennych Ostrze", 479.0),
     ],
@@ -80,7 +91,7 @@ PRODUCTS: dict[str, list[tuple[str, float]]] = {
         ("Desk Lamp Luna LED", 24.99),
         ("City Backpack Trek 22 l", 64.5),
         ("Wireless Headphones Echo", 119.0),
-        ("Travel Mug Winter 450 ml", 15.9),
+        ("Travel Mug Luna 450 ml", 15.9),
         ("Coffee Machine Barista Pro", 649.0),
         ("Kitchen Knife Set Blade", 189.0),
     ],
@@ -89,7 +100,7 @@ PRODUCTS: dict[str, list[tuple[str, float]]] = {
         ("Schreibtischlampe Luna LED", 21.99),
         ("Stadtrucksack Trek 22 l", 59.5),
         ("Kabellose Kopfhörer Echo", 99.0),
-        ("Thermobecher Winter 450 ml", 14.9),
+        ("Thermobecher Luna 450 ml", 14.9),
         ("Kaffeemaschine Barista Pro", 599.0),
         ("Küchenmesser-Set Klinge", 149.0),
     ],
@@ -199,6 +210,13 @@ def page(path: str, params: dict[str, str]) -> str | None:
     pattern, markup, lang = m.groups()
     if pattern == "frame-body":
         return layout(lang, f"<main>{grid(markup, lang)}</main>")
+    if pattern == "results":
+        q = params.get("q", "").strip().lower()
+        found = [(n, p) for n, p in PRODUCTS[lang] if q and q in n.lower()]
+        start, end = _GRID[markup]
+        return layout(lang, f"<main>{start}{''.join(card(markup, lang, n, p) for n, p in found)}{end}</main>")
+    if pattern == "search-form":
+        return layout(lang, _search_form(markup, lang))
     maker = _PAGES.get(pattern)
     return maker(markup, lang, params, path) if maker else None
 
@@ -524,6 +542,31 @@ def _embedded_ldjson(markup: str, lang: str, params: dict, path: str) -> str:
     )
 
 
+def _search_form(markup: str, lang: str) -> str:
+    _, button, label = SEARCH[lang]
+    return (
+        f'<form action="/pc/results/{markup}-{lang}.html" method="get" role="search">'
+        f'<input type="search" name="q" aria-label="{label}" placeholder="{label}"><button type="submit">{button}</button></form>'
+    )
+
+
+def _search_shadow(markup: str, lang: str, params: dict, path: str) -> str:
+    return layout(
+        lang,
+        "<main><site-search></site-search><p>&nbsp;</p></main>"
+        "<script>document.querySelector('site-search').attachShadow({mode: 'open'}).innerHTML = "
+        f"{json.dumps(_search_form(markup, lang))};</script>",
+    )
+
+
+def _search_frame(markup: str, lang: str, params: dict, path: str) -> str:
+    return layout(
+        lang,
+        f'<main><iframe title="search" src="/pc/search-form/{markup}-{lang}.html" '
+        'style="width:100%;height:900px;border:0"></iframe></main>',
+    )
+
+
 _PAGES = {
     "shadow": _shadow,
     "shadow-dsd": _shadow_dsd,
@@ -540,4 +583,6 @@ _PAGES = {
     "embedded-state": _embedded_state,
     "embedded-nuxt": _embedded_nuxt,
     "embedded-ldjson": _embedded_ldjson,
+    "search-shadow": _search_shadow,
+    "search-frame": _search_frame,
 }

@@ -135,3 +135,33 @@ def test_consent_accept_and_leave(site_url, other_site, tmp_path):
     ]
     assert results["accept"]["ok"] and len(results["accept"]["data"]["products"]) == len(pages.PRODUCTS["pl"])
     assert not results["leave"]["ok"]
+
+
+def test_search_forms_in_shadow_roots_and_frames(site_url, tmp_path):
+    """The search field and its button are found and used inside an open shadow root and inside a
+    same-origin frame (whose results then show in the frame, and are read there)."""
+    variants = {
+        pattern: [
+            (pages.MARKUPS[(i + k + 1) % len(pages.MARKUPS)], lang) for k, lang in enumerate(pages.LANGS)
+        ]
+        for i, pattern in enumerate(pages.SEARCH_PATTERNS)
+    }
+    tasks = [
+        {
+            "id": task_id(pattern, markup, lang),
+            "url": f"{site_url}/pc/{pattern}/{markup}-{lang}.html",
+            "instruction": pages.SEARCH_INSTRUCTIONS[lang],
+        }
+        for pattern, pairs in variants.items()
+        for markup, lang in pairs
+    ]
+    results, _ = run_batch(tasks, tmp_path)
+    wrong = {}
+    for pattern, pairs in variants.items():
+        for markup, lang in pairs:
+            line = results[task_id(pattern, markup, lang)]
+            got = [(p["name"], p["price"]) for p in (line.get("data") or {}).get("products", [])]
+            want = [(n, p) for n, p in pages.PRODUCTS[lang] if pages.SEARCH[lang][0] in n]
+            if not line["ok"] or got != want or len(want) < 2:
+                wrong[task_id(pattern, markup, lang)] = (line["ok"], got, line.get("errors"))
+    assert not wrong, wrong

@@ -29,6 +29,65 @@ from ..text import fold, squash
 
 REF_ATTR = "data-curllm-ref"
 
+#: JavaScript helpers every in-page snippet here starts with: the document as a user sees it, open
+#: shadow roots and same-origin frames included. `$all(sel)` matches in all of them (the document
+#: first), `$q(sel)` finds the first match (the light DOM is looked at first: no walk when it is
+#: there), `$top(x, y)` is the element at a point inside shadow roots, `$frameOffset(el)` where the
+#: frame holding ``el`` sits on the page (its coordinates are its frame's).
+_DEEP_JS = r"""
+const $roots = () => {
+  const out = [document], todo = [document];
+  while (todo.length && out.length < 500) {
+    const root = todo.pop();
+    for (const el of root.querySelectorAll("*")) {
+      let inner = el.shadowRoot;
+      if (!inner && (el.tagName === "IFRAME" || el.tagName === "FRAME")) {
+        try { inner = el.contentDocument; } catch (e) { inner = null; }
+      }
+      if (inner) { out.push(inner); todo.push(inner); }
+    }
+  }
+  return out;
+};
+const $all = (sel) => {
+  const found = Array.from(document.querySelectorAll(sel));
+  const roots = $roots();
+  for (let i = 1; i < roots.length; i++) for (const el of roots[i].querySelectorAll(sel)) found.push(el);
+  return found;
+};
+const $q = (sel) => {
+  const found = document.querySelector(sel);
+  if (found) return found;
+  const roots = $roots();
+  for (let i = 1; i < roots.length; i++) { const el = roots[i].querySelector(sel); if (el) return el; }
+  return null;
+};
+const $top = (doc, x, y) => {
+  let top = doc.elementFromPoint(x, y);
+  while (top && top.shadowRoot) {
+    const inner = top.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === top) break;
+    top = inner;
+  }
+  return top;
+};
+const $frameOffset = (el) => {
+  let x = 0, y = 0;
+  for (let win = el.ownerDocument.defaultView; win && win.frameElement; win = win.parent) {
+    const f = win.frameElement, r = f.getBoundingClientRect();
+    x += r.left + f.clientLeft; y += r.top + f.clientTop;
+  }
+  return [x, y];
+};
+"""
+
+
+def _deep(js: str) -> str:
+    """An in-page function whose lookups reach into open shadow roots and same-origin frames: the
+    helpers of `_DEEP_JS` around it (Playwright calls the function the expression evaluates to)."""
+    return "(() => {" + _DEEP_JS + "return (" + js.strip() + ");\n})()"
+
+
 # Shared JS: text helpers and one description per element. Kept as plain functions so that both
 # scans use the same notion of "label", "nearby text" and "visible".
 _JS_COMMON = r"""
@@ -47,7 +106,7 @@ const ownText = (el) => {
 };
 const isVisible = (el) => {
   if (el.type === "hidden" || el.hidden) return false;
-  const style = getComputedStyle(el);
+  const style = (el.ownerDocument.defaultView || window).getComputedStyle(el);
   if (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse") return false;
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.height > 0;
@@ -56,7 +115,8 @@ const labelOf = (el) => {
   const parts = [];
   if (el.labels) for (const l of el.labels) parts.push(ownText(l));
   const by = el.getAttribute("aria-labelledby");
-  if (by) for (const id of by.split(/\s+/)) { const t = document.getElementById(id); if (t) parts.push(ownText(t)); }
+  const root = el.getRootNode();
+  if (by) for (const id of by.split(/\s+/)) { const t = root.getElementById ? root.getElementById(id) : null; if (t) parts.push(ownText(t)); }
   return clip(parts.join(" "), 200);
 };
 // The nearest text before the element: previous siblings first, then the parent's, and so on up
@@ -103,7 +163,7 @@ const classesAround = (el, levels) => {
   }
   return clip(out.join(" "), 400);
 };
-document.querySelectorAll("[" + REF + "]").forEach((el) => el.removeAttribute(REF));
+$all("[" + REF + "]").forEach((el) => el.removeAttribute(REF));
 // Refs are written after all reading is done: an attribute change between two layout reads would
 // make the browser recompute styles for every element (seconds on a big page instead of ms).
 const tagged = [];
@@ -118,7 +178,7 @@ _SCAN_FIELDS_JS = (
 const SKIP = new Set(["hidden", "submit", "button", "reset", "image", "checkbox", "radio", "file", "color", "range"]);
 const forms = Array.from(document.forms);
 const out = [];
-const all = document.querySelectorAll("input, textarea, select");
+const all = $all("input, textarea, select");
 for (let i = 0; i < all.length && out.length < opts.limit; i++) {
   const el = all[i];
   const type = el.tagName === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : el.tagName.toLowerCase();
@@ -169,10 +229,10 @@ const needle = opts.needle ? fold(opts.needle) : "";
 const pre = opts.prefilter ? new RegExp(opts.prefilter) : null;
 const img0 = (el) => { const i = el.querySelector && el.querySelector("img[alt]"); return i ? i.getAttribute("alt") : ""; };
 // With a previous click on this page (category trees), the subtree it belongs to: its <li> or <details>.
-const prev = opts.previousRef ? document.querySelector("[data-curllm-prev='" + opts.previousRef + "']") : null;
+const prev = opts.previousRef ? $q("[data-curllm-prev='" + opts.previousRef + "']") : null;
 const prevScope = prev ? (prev.closest("li, details") || prev.parentElement) : null;
 const out = [];
-const all = document.querySelectorAll(SELECTOR);
+const all = $all(SELECTOR);
 for (let i = 0; i < all.length && out.length < opts.limit; i++) {
   const el = all[i];
   if (pre && !pre.test(fold([el.getAttribute("rel"), (el.textContent || "").slice(0, 300), el.value,
@@ -212,9 +272,10 @@ return JSON.stringify({url: location.href, lang: (document.documentElement.lang 
 )
 
 _SET_VALUE_JS = r"""([sel, value]) => {
-  const el = document.querySelector(sel);
+  const el = $q(sel);
   // The native setter, so frameworks that track the value (React) see the change.
-  const proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+  const win = el.ownerDocument.defaultView || window;
+  const proto = el.tagName === "TEXTAREA" ? win.HTMLTextAreaElement.prototype : win.HTMLInputElement.prototype;
   const setter = Object.getOwnPropertyDescriptor(proto, "value").set;
   setter.call(el, value);
   el.dispatchEvent(new Event("input", {bubbles: true}));
@@ -225,20 +286,20 @@ _SET_VALUE_JS = r"""([sel, value]) => {
 # Ready a field for typing as a user would: focused, its text selected (typing replaces it). False
 # when a user could not type into it (disabled, read-only, hidden, a type whose value is not typed).
 _FOCUS_JS = r"""(sel) => {
-  const el = document.querySelector(sel);
+  const el = $q(sel);
   if (!el || el.disabled || el.readOnly) return false;
   const type = (el.getAttribute("type") || "text").toLowerCase();
   if (el.tagName === "INPUT" && ["date", "time", "datetime-local", "month", "week", "color", "range"].includes(type)) return false;
   const r = el.getBoundingClientRect();
   if (r.width <= 0 || r.height <= 0) return false;
   el.focus();
-  if (document.activeElement !== el) return false;
+  if (el.getRootNode().activeElement !== el) return false;
   try { el.select(); } catch (e) { return false; }
   return true;
 }"""
 
 _CHANGED_JS = r"""(sel) => {
-  const el = document.querySelector(sel);
+  const el = $q(sel);
   el.dispatchEvent(new Event("change", {bubbles: true}));
   return el.value;
 }"""
@@ -246,28 +307,31 @@ _CHANGED_JS = r"""(sel) => {
 # Where a user would click the element: its centre, scrolled into view; ``hit`` is false when
 # something else (a cookie banner) is on top there.
 _CLICK_POINT_JS = r"""(sel) => {
-  const el = document.querySelector(sel);
+  const el = $q(sel);
   if (!el) return null;
   let r = el.getBoundingClientRect();
   if (r.width <= 0 || r.height <= 0) return {hit: false};
-  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+  const win = el.ownerDocument.defaultView || window;
+  if (r.top < 0 || r.left < 0 || r.bottom > win.innerHeight || r.right > win.innerWidth || win !== window) {
     el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
     r = el.getBoundingClientRect();
   }
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const top = document.elementFromPoint(x, y);
-  return {x, y, hit: !!top && (top === el || el.contains(top))};
+  const top = $top(el.ownerDocument, x, y);
+  // In a frame, the point on the page is the frame's own point moved by where the frame sits.
+  const [ox, oy] = $frameOffset(el);
+  return {x: x + ox, y: y + oy, hit: !!top && (top === el || el.contains(top))};
 }"""
 
 _DISPATCH_CLICK_JS = r"""(sel) => {
-  const el = document.querySelector(sel);
+  const el = $q(sel);
   if (!el) return false;
   el.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, composed: true, view: window}));
   return true;
 }"""
 
 _FIND_SUBMIT_JS = r"""([sel, words]) => {
-  const el = document.querySelector(sel);
+  const el = $q(sel);
   const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
   const fold = (s) => squash(s).toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/ł/g, "l");
   const visible = (b) => {
@@ -278,7 +342,7 @@ _FIND_SUBMIT_JS = r"""([sel, words]) => {
   const textOf = (b) => squash(b.tagName === "INPUT" ? (b.value || b.getAttribute("aria-label") || "")
                                                     : (b.innerText || b.getAttribute("aria-label") || b.title || ""));
   const mark = (b, how) => { b.setAttribute("data-curllm-ref", "submit"); return {how, text: textOf(b), tag: b.tagName.toLowerCase()}; };
-  document.querySelectorAll("[data-curllm-ref=submit]").forEach((b) => b.removeAttribute("data-curllm-ref"));
+  $all("[data-curllm-ref=submit]").forEach((b) => b.removeAttribute("data-curllm-ref"));
   const form = el.form || el.closest("form");
   if (form) {
     const submits = Array.from(form.elements).filter((b) =>
@@ -457,7 +521,7 @@ class Scan:
 
 async def scan_fields(page: Any, limit: int = 2000) -> Scan:
     """Every fillable control of the page (not buttons, checkboxes or hidden inputs), in document order."""
-    raw = json.loads(await page.evaluate(_SCAN_FIELDS_JS, {"limit": limit}))
+    raw = json.loads(await page.evaluate(_deep(_SCAN_FIELDS_JS), {"limit": limit}))
     return Scan(raw["url"], raw["lang"], [Field(**_snake(f)) for f in raw["fields"]])
 
 
@@ -483,7 +547,7 @@ async def scan_clickables(
         "previousRef": previous_ref,
         "prefilter": prefilter,
     }
-    raw = json.loads(await page.evaluate(_SCAN_CLICKABLES_JS, opts))
+    raw = json.loads(await page.evaluate(_deep(_SCAN_CLICKABLES_JS), opts))
     return Scan(raw["url"], raw["lang"], [Clickable(**_snake(c)) for c in raw["items"]])
 
 
@@ -511,15 +575,15 @@ async def fill_value(
     locator: Playwright's first locator call on a page costs ~40 ms of set-up.
     """
     if typed and await type_text(page, selector, value):
-        return await page.evaluate(_CHANGED_JS, selector)
-    return await page.evaluate(_SET_VALUE_JS, [selector, value])
+        return await page.evaluate(_deep(_CHANGED_JS), selector)
+    return await page.evaluate(_deep(_SET_VALUE_JS), [selector, value])
 
 
 async def type_text(page: Any, selector: str, value: str) -> bool:
     """Focus the field, select its text and type ``value`` over it (trusted input events), without
     the ``change`` event (`submit_from` fires it for the fields it is given); False, having done
     nothing, when a user could not type into the field."""
-    if not await page.evaluate(_FOCUS_JS, selector):
+    if not await page.evaluate(_deep(_FOCUS_JS), selector):
         return False
     if value:
         await page.keyboard.insert_text(value)
@@ -534,11 +598,11 @@ async def click_like_user(page: Any, selector: str, *, visible: bool = True, tim
     "dispatch". Unlike Playwright's ``click`` it does not wait for the element to stop moving (two
     animation frames, ~35 ms a click): the elements clicked here were just found by a scan."""
     if visible:
-        point = await page.evaluate(_CLICK_POINT_JS, selector)
+        point = await page.evaluate(_deep(_CLICK_POINT_JS), selector)
         if point and point.get("hit"):
             await page.mouse.click(point["x"], point["y"])
             return "click"
-    if not await page.evaluate(_DISPATCH_CLICK_JS, selector):
+    if not await page.evaluate(_deep(_DISPATCH_CLICK_JS), selector):
         raise ToolError(f"the element to click ({selector}) is no longer on the page")
     return "dispatch"
 
@@ -571,14 +635,16 @@ async def submit_from(
     raised with the page back where it was.
     """
     before = page.url
-    found = await page.evaluate(_PREPARE_SUBMIT_JS, [selector, APPLY_WORDS, list((fill or {}).items())])
+    found = await page.evaluate(
+        _deep(_PREPARE_SUBMIT_JS), [selector, APPLY_WORDS, list((fill or {}).items())]
+    )
     watch.clear()  # what the change events set off is not the submit's doing
     point = found.get("point") or {}
     if found.get("how"):
         if point.get("hit"):
             await page.mouse.click(point["x"], point["y"])
         else:
-            await page.evaluate(_DISPATCH_CLICK_JS, f'[{REF_ATTR}="submit"]')
+            await page.evaluate(_deep(_DISPATCH_CLICK_JS), f'[{REF_ATTR}="submit"]')
         method = f"{found['how']}: {found.get('text') or found.get('tag')}"
     else:
         await page.keyboard.press("Enter")  # the field has the focus (the prepare call gave it)
@@ -587,7 +653,7 @@ async def submit_from(
     if method == "enter" and found.get("getForm") and not settled.navigated and not settled.submitted:
         await watch.reset()
         await page.evaluate(
-            "(sel) => { const el = document.querySelector(sel); (el.form || el.closest('form')).requestSubmit(); }",
+            _deep("(sel) => { const el = $q(sel); (el.form || el.closest('form')).requestSubmit(); }"),
             selector,
         )
         method = "form.requestSubmit()"
@@ -788,13 +854,13 @@ _STATE_JS = r"""() => {
 # where to click it, the focus on the field when Enter is to submit; and the page watch armed.
 _PREPARE_SUBMIT_JS = (
     "([sel, words, fill]) => {\n  const values = {};\n"
-    "  for (const [t, value] of fill) { const f = document.querySelector(t); if (!f) continue;\n"
+    "  for (const [t, value] of fill) { const f = $q(t); if (!f) continue;\n"
     "    if (value === null) f.dispatchEvent(new Event('change', {bubbles: true}));\n"
     "    else (" + _SET_VALUE_JS + ")([t, value]);\n"
     "    values[t] = f.value; }\n"
     "  const found = (" + _FIND_SUBMIT_JS + ")([sel, words]);\n"
     "  if (found.how) found.point = (" + _CLICK_POINT_JS + ")('[data-curllm-ref=\"submit\"]');\n"
-    "  else { const el = document.querySelector(sel); if (el) el.focus(); }\n"
+    "  else { const el = $q(sel); if (el) el.focus(); }\n"
     "  (" + _WATCH_JS + ")();\n"
     "  return {...found, values};\n}"
 )

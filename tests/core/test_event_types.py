@@ -9,6 +9,7 @@ from jsonschema import Draft202012Validator
 
 from curllm_core.event_types import (
     CompleteEvent,
+    ConsentEvent,
     ErrorEvent,
     ForwardedEvent,
     InitEvent,
@@ -48,6 +49,10 @@ def test_one_class_per_event_type_and_each_validates():
         UrlStartEvent(url="https://shop.example/"),
         UrlCompleteEvent(url="https://shop.example/", duration_ms=5, title="Shop"),
         UrlCompleteEvent(url="https://shop.example/2", duration_ms=5, error="HTTP 404"),
+        ConsentEvent(action="rejected", mode="reject", url="https://shop.example/", button="Reject all"),
+        ConsentEvent(
+            action="accepted", mode="reject", url="https://cmp.example/f", reason="blocks", frame=True
+        ),
         StepEvent(
             plan_index=1,
             status="running",
