@@ -149,7 +149,7 @@ PAGE_HTML_JS = r"""
   const frame = (c, check) => {
     if (depth >= 3 || framesRead >= 20) return;
     const cs = view.getComputedStyle(c);
-    if (!onScreen(c, cs)) return;  // tracking pixels, closed pop-overs
+    if (!onScreen(c, cs) || c.clientWidth < 2 || c.clientHeight < 2) return;  // tracking pixels, closed pop-overs
     framesRead++;
     let doc = null;
     try { doc = c.contentDocument; } catch (e) { doc = null; }

@@ -1,0 +1,81 @@
+"""`page_html` reads the page a user sees: open shadow roots (slots as their assigned nodes), frames
+in place, and the page behind an open modal despite the aria-hidden the modal sets on it."""
+
+from __future__ import annotations
+
+import pytest
+
+from curllm_core.tool import ToolContext
+from curllm_core.tools.extraction import _html
+from curllm_core.tools.extraction._html import HiddenIndex, parse_html, visible_text
+
+pytestmark = pytest.mark.browser
+
+SHADOW = """<!doctype html><html><body>
+<x-card id="a"><span slot="title">Slotted title</span><span>unslotted light text</span></x-card>
+<x-card id="b"><template shadowrootmode="open"><p class="inner">Declarative <slot>fallback</slot></p></template></x-card>
+<script>
+document.getElementById('a').attachShadow({mode: 'open'}).innerHTML =
+  '<h3><slot name="title"></slot></h3><p class="price">19,99 zł</p><div style="display:none">hidden in shadow</div>';
+document.body.appendChild(Object.assign(document.createElement('div'), {id: 'closed'}))
+  .attachShadow({mode: 'closed'}).innerHTML = '<p>closed root</p>';
+</script></body></html>"""
+
+
+async def test_open_shadow_roots_are_read_where_they_are_shown(page):
+    await page.set_content(SHADOW)
+    for lean in (False, True):
+        html, _ = await _html.page_html(ToolContext(page=page), lean=lean)
+        tree = parse_html(html)
+        card = tree.css_first("x-card")
+        assert visible_text(card.css_first("h3")) == "Slotted title"
+        assert visible_text(card.css_first(".price")) == "19,99 zł"
+        assert "unslotted light text" not in html  # not assigned to a slot: not shown
+        assert (
+            visible_text(tree.css_first(".inner")) == "Declarative fallback"
+        )  # a slot with nothing assigned
+        assert "closed root" not in html  # no script can read a closed root
+        assert ("hidden in shadow" in html) is (not lean)
+
+
+FRAMES = """<!doctype html><html><body><h1>Page</h1>
+<iframe id="shown" style="width:600px;height:300px" srcdoc="<base href='https://shop.example/'><ul><li><a href='p/1'>In a frame</a> 9,99 zł</li></ul>"></iframe>
+<iframe id="pixel" style="width:1px;height:1px" srcdoc="<p>tracking pixel</p>"></iframe>
+<iframe id="none" style="display:none" srcdoc="<p>hidden frame</p>"></iframe>
+</body></html>"""
+
+
+async def test_rendered_frames_are_read_in_place_with_their_links_made_absolute(page):
+    await page.set_content(FRAMES)
+    await page.wait_for_function(
+        "document.getElementById('shown').contentDocument.querySelector('a') !== null"
+    )
+    html, _ = await _html.page_html(ToolContext(page=page))
+    tree = parse_html(html)
+    frame = tree.css_first("[data-curllm-frame]")
+    link = frame.css_first("a")
+    assert visible_text(link) == "In a frame" and link.attributes["href"] == "https://shop.example/p/1"
+    assert "tracking pixel" not in html and "hidden frame" not in html
+    assert len(tree.css("[data-curllm-frame]")) == 1
+
+
+MODAL = """<!doctype html><html><body>
+<div id="app"><ul class="list"><li class="item"><a href="/1">One</a> 1 zł</li><li class="item"><a href="/2">Two</a> 2 zł</li></ul>
+<div class="offscreen-copy" aria-hidden="true" style="position:absolute;left:-9999px">Off-screen copy</div></div>
+<div role="dialog" aria-modal="true" style="position:fixed;top:10px;left:10px">Newsletter <button>Close</button></div>
+<script>document.getElementById('app').setAttribute('aria-hidden', 'true');</script>
+</body></html>"""
+
+
+async def test_the_page_behind_an_open_modal_is_still_seen(page):
+    await page.set_content(MODAL)
+    html, _ = await _html.page_html(ToolContext(page=page), lean=True)
+    tree = parse_html(html)
+    strict = HiddenIndex(tree, strict=True)
+    assert not any(strict(n) for n in tree.css(".item"))  # the modal's aria-hidden says nothing of sight
+    assert strict(tree.css_first(".offscreen-copy"))  # off screen: still not seen
+    # Without a modal, aria-hidden keeps its meaning for whole items.
+    await page.evaluate("document.querySelector('[role=dialog]').remove()")
+    html, _ = await _html.page_html(ToolContext(page=page), lean=True)
+    tree = parse_html(html)
+    assert all(HiddenIndex(tree, strict=True)(n) for n in tree.css(".item"))
