@@ -21,23 +21,10 @@ from datetime import date
 from . import actions, counts, dates, fields, links, order, prices, tables, targets
 from .actions import ACTIONS
 from .base import Fact, Facts, Text
-from .links import known_site_name, site_pattern, sites_pattern
-from .order import SORT_OPTIONS
-from .words import detect_lang, parse_amount, to_int
+from .links import known_site_name, site_pattern
+from .words import detect_lang
 
-__all__ = [
-    "ACTIONS",
-    "SORT_OPTIONS",
-    "Fact",
-    "Facts",
-    "detect_lang",
-    "extract_facts",
-    "known_site_name",
-    "parse_amount",
-    "site_pattern",
-    "sites_pattern",
-    "to_int",
-]
+__all__ = ["ACTIONS", "Fact", "Facts", "detect_lang", "extract_facts", "known_site_name", "site_pattern"]
 
 
 def extract_facts(instruction: str, *, today: date | None = None) -> Facts:
