@@ -116,6 +116,72 @@ def test_a_broken_json_ld_block_leaves_the_other_forms():
     assert extract(html, "https://outdoor.example.com/p/bottle")["product"]["sku"] == "TB-750-GR"
 
 
+def _hostile_page(*blocks: str, body: str = "<h1>Kettle</h1>") -> str:
+    scripts = "".join(f'<script type="application/ld+json">{b}</script>' for b in blocks)
+    return f"<html><head>{scripts}</head><body>{body}</body></html>"
+
+
+_VALID = json.dumps(
+    {
+        "@type": "Product",
+        "name": "Kettle",
+        "sku": "KT-17",
+        "offers": {"price": "39.90", "priceCurrency": "EUR", "availability": "InStock"},
+    }
+)
+
+
+def test_numbers_that_are_not_finite_are_no_numbers():
+    ld = (
+        '{"@type": "Product", "name": "Kettle", "offers": {"price": 1e309, "priceCurrency": "EUR"},'
+        ' "aggregateRating": {"ratingValue": NaN, "reviewCount": -Infinity}}'
+    )
+    product = extract(_hostile_page(ld), "https://shop.example.de/kettle")["product"]
+    assert (product["price"], product["rating"], product["reviews"]) == (None, None, None)
+    json.dumps(product, allow_nan=False)  # the step's output stays valid JSON
+    huge_int = '{"@type": "Product", "name": "Kettle", "offers": {"price": ' + "9" * 400 + "}}"
+    assert extract(_hostile_page(huge_int), "https://shop.example.de/kettle")["product"]["price"] is None
+
+
+def test_a_lone_surrogate_becomes_a_replacement_character():
+    ld = '{"@type": "Product", "name": "Kettle \\ud800", "sku": "KT\\udfff17", "brand": "Aqua\\udc00"}'
+    product = extract(_hostile_page(ld, body="<p>-</p>"), "https://shop.example.de/kettle")["product"]
+    assert product["name"] == "Kettle \ufffd" and product["brand"] == "Aqua\ufffd"
+    json.dumps(product, ensure_ascii=False).encode("utf-8")  # printable as UTF-8
+
+
+@pytest.mark.parametrize("levels", [1_100, 100_000])
+def test_json_ld_nested_too_deep_leaves_the_next_block(levels):
+    deep_list = "[" * levels + "]" * levels
+    deep_product = '{"@graph": ' * levels + _VALID.replace("KT-17", "DEEP") + "}" * levels
+    for bad in (deep_list, deep_product):
+        product = extract(_hostile_page(bad, _VALID), "https://shop.example.de/kettle")["product"]
+        assert (product["sku"], product["price"], product["availability"]) == ("KT-17", 39.9, "InStock")
+
+
+def test_a_huge_json_ld_block_is_skipped():
+    huge = json.dumps({"@type": "Product", "name": "Kettle", "sku": "HUGE", "description": "x" * 3_000_000})
+    product = extract(_hostile_page(huge, _VALID), "https://shop.example.de/kettle")["product"]
+    assert product["sku"] == "KT-17"
+
+
+def test_the_sku_in_the_address_is_a_fallback_only():
+    body = "<h1>Kettle</h1><p class='price'>39,90 €</p>"
+    page = _hostile_page(body=body)
+    assert extract(page, "https://shop.example.de/kettle-4471209")["product"]["sku"] == "4471209"
+    # A canonical address without the number: the number is a session's, not the product's.
+    canonical = '<link rel="canonical" href="https://shop.example.de/kettle">'
+    with_canonical = page.replace("<head>", "<head>" + canonical)
+    assert extract(with_canonical, "https://shop.example.de/kettle-4471209")["product"]["sku"] is None
+    # A page that names no product says no number either.
+    assert (
+        extract("<html><body><h1>Hilfe</h1></body></html>", "https://shop.example.de/hilfe/4471209")[
+            "product"
+        ]["sku"]
+        is None
+    )
+
+
 @pytest.mark.browser
 def test_the_shops_product_page_through_the_cli(tmp_path, browser_path):
     import os

@@ -12,17 +12,14 @@ a header's cart total and a sidebar's promotion never lend their prices or stock
 
 from __future__ import annotations
 
-import html
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urldefrag
 
 from selectolax.lexbor import LexborNode
 
-from ...prices import find_prices, has_currency_mark, parse_price
+from ...prices import find_prices, has_currency_mark
 from ...tool import ToolContext
 from ._html import (
     STRUCK_MARK,
@@ -39,21 +36,19 @@ from ._html import (
     visible_text,
 )
 from ._price_roles import CURRENT, REGULAR, markup, price_classed, text_role
+from ._product_data import fold, jsonld_product, meta_product, microdata_product, same_page
+from ._product_ids import OWN_NUMBER, address_number, labelled
 from ._product_words import (
     ADD_TO_CART,
-    ANY_LABEL,
     BRAND_CLASS,
     CART_IDS,
     IN_STOCK,
-    INLINE_LABEL_RES,
-    LABEL_RES,
     LABEL_START,
     LONE_RATING,
     NET_BEFORE,
     NEXT_LABEL,
     NOT_A_PRICE_AFTER,
     NOT_A_PRICE_BEFORE,
-    NOT_APPLICABLE,
     OTHER_FROM,
     OUT_OF_STOCK,
     PERCENT_OFF,
@@ -84,8 +79,6 @@ FIELDS = (
     "url",
 )
 
-_CODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{1,40}$")
-_GTIN_RE = re.compile(r"^\d{8,14}$")
 #: Euros and cents with the sign between them ("349€99", a French way of writing 349,99 €).
 _SIGN_CENTS_RE = re.compile(r"(\d)([€$£])(\d{2})(?![\d.,])")
 #: A bare amount ("29 990,-", "39.99"): a price when its element says so and the page's currency is known.
@@ -93,7 +86,6 @@ _BARE_PRICE_RE = re.compile(
     r"^[^\d%]{0,20}(?:\d{1,3}(?:[\s.,'’]\d{3})+|\d+)(?:[.,]\d{1,2}|[.,][-–])?[^\d%]{0,20}$"
 )
 _NUMBER_TOKEN_RE = re.compile(r"\d+(?:[\s.,'’]\d+)*")
-_TAG_RE = re.compile(r"<[^>]{0,200}>")
 _SECTION_END = re.compile(r"^h[1-4]$")
 _MAX_BLOCK = 2000  # elements read after the title at most
 #: More different prices than this in the block: a listing, not one product's page.
@@ -109,275 +101,7 @@ _NET = "net"
 _STRUCK_CLASS = re.compile(r"strike|crossed|through|barr[eé]|durchgestrichen|przekre[sś]lon|[sš]krtnut", re.I)
 
 
-# --- structured data -----------------------------------------------------------------------------
-
-
-def _types(node: dict) -> set[str]:
-    t = node.get("@type")
-    return {str(x).rsplit("/", 1)[-1].rsplit(":", 1)[-1] for x in (t if isinstance(t, list) else [t]) if x}
-
-
-def _first(value: Any) -> Any:
-    return value[0] if isinstance(value, list) and value else value
-
-
-def _text(value: Any) -> str | None:
-    """A JSON-LD value as text: an object's name (a Brand given only by its ``@id`` has none),
-    HTML entities and tags some shops leave in it resolved and removed."""
-    value = _first(value)
-    if isinstance(value, dict):
-        value = value.get("name") or value.get("@value")
-    if value is None or isinstance(value, dict | list | bool):
-        return None
-    text = str(value)
-    if "&" in text or "<" in text:
-        text = re.sub(r"\s+([.,;:!?])", r"\1", _TAG_RE.sub(" ", html.unescape(text)))
-    text = re.sub(r"\s+", " ", text).strip()
-    return text or None
-
-
-def _link(value: Any) -> str | None:
-    """A JSON-LD URL: a string, or an ImageObject's/WebPage's ``url``/``contentUrl``/``@id``."""
-    value = _first(value)
-    if isinstance(value, dict):
-        value = value.get("url") or value.get("contentUrl") or value.get("@id")
-        value = _first(value)
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _number(value: Any) -> float | None:
-    value = _first(value)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        price = parse_price(value)
-        return price.amount if price else None
-    return None
-
-
-def _availability(value: Any) -> str | None:
-    """schema.org ItemAvailability in any spelling (URL, short, lower case, "in stock", "oos")."""
-    text = re.sub(r"[\s_-]", "", (_text(value) or "").rsplit("/", 1)[-1].lower())
-    if not text:
-        return None
-    if text in ("oos", "outofstock", "soldout", "discontinued", "outofstockonline"):
-        return "OutOfStock"
-    # Pre-order and back-order can be ordered: the product is on sale, if not on the shelf.
-    if text in (
-        "instock", "limitedavailability", "onlineonly", "instoreonly", "preorder", "presale", "backorder",
-        "madetoorder", "available", "availablefororder",
-    ):  # fmt: skip
-        return "InStock"
-    return None
-
-
-def _same_page(a: str | None, b: str) -> bool:
-    if not a:
-        return False
-    return urldefrag(a)[0].rstrip("/") == urldefrag(b)[0].rstrip("/")
-
-
-def _offer_prices(offer: dict) -> tuple[float | None, float | None, str | None]:
-    """(price, regular price, currency) of an Offer: its price, an AggregateOffer's lowPrice, or its
-    priceSpecification list, where a StrikethroughPrice/ListPrice is the regular price."""
-    price = _number(offer.get("price"))
-    if price is None and "lowPrice" in offer:
-        price = _number(offer.get("lowPrice"))
-    if price is not None and price <= 0:
-        price = None  # "0.00": a template's placeholder (a product with options), never a price
-    currency = _text(offer.get("priceCurrency"))
-    regular = None
-    specs = offer.get("priceSpecification")
-    for spec in specs if isinstance(specs, list) else [specs]:
-        if not isinstance(spec, dict):
-            continue
-        kind = (_text(spec.get("priceType")) or "").rsplit("/", 1)[-1].lower()
-        amount = _number(spec.get("price"))
-        if kind in ("strikethroughprice", "listprice", "msrp", "srp"):
-            regular = regular if regular is not None else amount
-        elif price is None:
-            price = amount
-        currency = currency or _text(spec.get("priceCurrency"))
-    return price, regular, currency
-
-
-def _from_schema_product(node: dict, base: str, page_url: str) -> dict:
-    """A schema.org Product (or a variant) as this tool's fields, from JSON-LD or microdata.
-
-    Of a list of offers, the one for this URL (a variant's own offer, with its own SKU) is taken,
-    else the first.
-    """
-    offers = node.get("offers")
-    offers = [o for o in (offers if isinstance(offers, list) else [offers]) if isinstance(o, dict)]
-    offer = next(
-        (o for o in offers if _same_page(absolute_url(_link(o.get("url")), base), page_url)),
-        None,
-    )
-    own_offer = offer is not None and len(offers) > 1
-    offer = offer or (offers[0] if offers else {})
-    price, regular, currency = _offer_prices(offer)
-    rating = node.get("aggregateRating")
-    rating = rating if isinstance(rating, dict) else {}
-    gtin_keys = ("gtin13", "gtin", "gtin14", "gtin12", "gtin8", "ean", "isbn")
-    gtin = next((node.get(k) for k in gtin_keys if node.get(k)), None)
-    if own_offer or gtin is None:
-        gtin = next((offer.get(k) for k in gtin_keys if offer.get(k)), None) or gtin
-    sku = _text(offer.get("sku")) if own_offer else None
-    out = {
-        "name": _text(node.get("name")),
-        "price": price,
-        "price_regular": regular,
-        "currency": currency,
-        "availability": _availability(offer.get("availability")),
-        "sku": sku or _text(node.get("sku")) or _text(offer.get("sku")),
-        "mpn": _text(node.get("mpn")) or _text(offer.get("mpn")),
-        "gtin": _text(gtin),
-        "brand": _text(node.get("brand")) or _text(node.get("manufacturer")),
-        "description": _text(node.get("description")),
-        "rating": _number(rating.get("ratingValue")),
-        "reviews": _number(rating.get("reviewCount") or rating.get("ratingCount")),
-        "image": absolute_url(_link(node.get("image")), base),
-        "url": page_url if own_offer else absolute_url(_link(node.get("url")), base),
-    }
-    return {k: v for k, v in out.items() if v is not None}
-
-
-# Properties under which a Product is another product, not the page's.
-_OTHER_PRODUCT_KEYS = frozenset(
-    {"isSimilarTo", "isRelatedTo", "isAccessoryOrSparePartFor", "isConsumableFor", "itemListElement",
-     "hasVariant", "isVariantOf", "mainEntityOfPage", "review", "offers"}
-)  # fmt: skip
-
-
-def _products(value: Any, nested: bool = False):
-    """Every Product/ProductGroup node of a JSON-LD document, with whether it is another product's
-    mention (in a list, "similar to", ...)."""
-    if isinstance(value, list):
-        for v in value:
-            yield from _products(v, nested)
-    elif isinstance(value, dict):
-        types = _types(value)
-        if types & {"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"}:
-            yield value, nested
-        for key, v in value.items():
-            if key in ("hasVariant", "offers"):
-                continue  # read with their product
-            yield from _products(v, nested or key in _OTHER_PRODUCT_KEYS)
-
-
-def _jsonld(tree, base: str, page_url: str, title: str | None) -> dict:
-    """The page's own JSON-LD product: the one for this URL or named like the page's title, not a
-    recommended or recently viewed one; for a product group, the variant of this URL over the
-    parent."""
-    found: list[tuple[int, dict]] = []
-    for script in tree.css('script[type="application/ld+json"]'):
-        try:
-            doc = json.loads(script.text() or "", strict=False)
-        except ValueError:
-            continue  # a broken block: the other forms may still say it
-        for node, nested in _products(doc):
-            score = 0 if nested else 1
-            if _same_page(absolute_url(_link(node.get("url")), base), page_url):
-                score += 4
-            if title and _fold(_text(node.get("name")) or "") == _fold(title):
-                score += 2
-            found.append((score, node))
-    if not found:
-        return {}
-    node = max(found, key=lambda f: f[0])[1]  # the first of the best
-    if "ProductGroup" not in _types(node):
-        return _from_schema_product(node, base, page_url)
-    parent = _from_schema_product(node, base, page_url)
-    variants = [v for v in (node.get("hasVariant") or []) if isinstance(v, dict)]
-    own = next(
-        (v for v in variants if _same_page(absolute_url(_link(v.get("url")), base), page_url)),
-        None,
-    )
-    if own is not None:
-        return {**parent, **_from_schema_product(own, base, page_url), "url": page_url}
-    parent.pop("sku", None)  # the group's SKU is nobody's: the variant's is unknown here
-    if len(variants) == 1:
-        parent.update(_from_schema_product(variants[0], base, page_url))
-    parent["_variants"] = [_from_schema_product(v, base, page_url) for v in variants]
-    return parent
-
-
-def _microdata(tree, base: str, page_url: str) -> dict:
-    """schema.org microdata (itemprop) and RDFa (property) of the page's Product."""
-    scope = tree.css_first('[itemtype*="schema.org/Product"], [typeof*="Product"]')
-    if scope is None:
-        return {}
-    node: dict[str, Any] = {}
-    offers: dict[str, Any] = {}
-    rating: dict[str, Any] = {}
-    for el in scope.css("[itemprop], [property]"):
-        if _other_item(el, scope):
-            continue  # a related product's own itemscope inside the page's product
-        prop = (el.attributes.get("itemprop") or el.attributes.get("property") or "").split(":")[-1]
-        if el.tag in ("link", "a"):
-            value = el.attributes.get("href") or el.attributes.get("content")
-        else:
-            value = el.attributes.get("content") or el.attributes.get("src") or visible_text(el)
-        if prop in ("price", "priceCurrency", "availability", "lowPrice"):
-            offers.setdefault(prop, value)
-        elif prop in ("ratingValue", "reviewCount", "ratingCount"):
-            rating.setdefault(prop, value)
-        elif prop == "brand":
-            inner = el.css_first('[itemprop="name"], [property$="name"]')
-            if inner is not None:
-                value = inner.attributes.get("content") or visible_text(inner)
-            node.setdefault("brand", value)
-        elif prop and prop not in node and not ("itemscope" in el.attributes and prop != "offers"):
-            node[prop] = value
-    node["offers"], node["aggregateRating"] = offers, rating
-    out = _from_schema_product(node, base, page_url)
-    out.pop("url", None)  # an itemprop="url" may be an offer's or a breadcrumb's
-    return out
-
-
-def _other_item(el: LexborNode, scope: LexborNode) -> bool:
-    """Whether ``el`` belongs to another Product nested in ``scope`` (an upsell tile with its own
-    ``itemscope``), not to the page's product or its offer, brand or rating."""
-    node = el.parent if "itemscope" in el.attributes else el
-    while node is not None and node.mem_id != scope.mem_id:
-        kind = node.attributes.get("itemtype") or node.attributes.get("typeof") or ""
-        if ("itemscope" in node.attributes or node.attributes.get("typeof")) and "Product" in kind:
-            return True
-        node = node.parent
-    return False
-
-
-def _meta(tree, base: str) -> dict:
-    """OpenGraph and product:/og: meta tags."""
-    tags: dict[str, str] = {}
-    for el in tree.css("meta[property], meta[name]"):
-        key = (el.attributes.get("property") or el.attributes.get("name") or "").lower()
-        if key and key not in tags and el.attributes.get("content"):
-            tags[key] = el.attributes["content"]
-    out = {
-        "name": tags.get("og:title"),
-        "price": _number(
-            tags.get("product:price:amount")
-            or tags.get("og:price:amount")
-            or tags.get("product:price")
-            or tags.get("og:price")
-        ),
-        "currency": tags.get("product:price:currency") or tags.get("og:price:currency"),
-        "availability": _availability(tags.get("product:availability") or tags.get("og:availability")),
-        "brand": tags.get("product:brand") or tags.get("og:brand"),
-        "sku": tags.get("product:retailer_item_id"),
-        "description": tags.get("og:description") or tags.get("description"),
-        "image": absolute_url(tags.get("og:image"), base),
-        "url": absolute_url(tags.get("og:url"), base),
-    }
-    return {k: v for k, v in out.items() if v is not None}
-
-
 # --- what the page shows ---------------------------------------------------------------------
-
-
-def _fold(text: str) -> str:
-    return re.sub(r"\W+", " ", text).strip().lower()
 
 
 def _title(tree, name: str | None) -> LexborNode | None:
@@ -387,10 +111,10 @@ def _title(tree, name: str | None) -> LexborNode | None:
     all_heads = [h for h in tree.css("h1") if visible_text(h)]
     heads = [h for h in all_heads if not _in_chrome(h)]
     if name:
-        folded = _fold(name)
+        folded = fold(name)
 
         def named(el: LexborNode) -> bool:
-            text = _fold(visible_text(el))
+            text = fold(visible_text(el))
             return bool(text) and (
                 text == folded or (text in folded and 2 * len(text) >= len(folded)) or folded in text
             )
@@ -619,74 +343,6 @@ def _beside_discount(el: LexborNode) -> bool:
     return False
 
 
-def _is_code(value: str) -> bool:
-    """A product code: one word of letters, digits and separators, with a digit or written in
-    capitals with a separator ("KP-350", "MCJ-CHR-L"; not "Charcoal")."""
-    return bool(_CODE_RE.match(value)) and (
-        bool(re.search(r"\d", value)) or (value.isupper() and bool(re.search(r"[-_./]", value)))
-    )
-
-
-def _labelled(block_text: list[tuple[LexborNode, str]], specs: list[LexborNode]) -> dict:
-    """SKU, MPN, GTIN and brand as the page labels them: "Kod produktu: KP-350" in one element, or a
-    label element followed by its value (table rows, dt/dd, label/span, heading/div)."""
-    found: dict[str, str | None] = {}
-    rank: dict[str, int] = {}
-
-    def offer(field: str, level: int, value: str | None) -> None:
-        if field in rank and rank[field] <= level:
-            return
-        if value is not None:
-            value = value.strip().rstrip(".,;")
-            if NOT_APPLICABLE.match(value):
-                value = None
-            elif field in ("sku", "mpn") and not _is_code(value):
-                return
-            elif field == "gtin" and not _GTIN_RE.match(value):
-                return
-        rank[field], found[field] = level, value
-        if field == "sku":
-            found["sku_label"] = level  # type: ignore[assignment]
-
-    elements = [el for el, _ in block_text] + specs
-    seen: set[int] = set()
-    for el in elements:
-        if el.mem_id in seen:
-            continue
-        seen.add(el.mem_id)
-        raw = el.text(deep=True)
-        if len(raw) > 300 or not ANY_LABEL.search(raw):
-            continue
-        text = visible_text(el)
-        if not text or len(text) > 160:
-            continue
-        for field, res in LABEL_RES.items():
-            for level, rx in enumerate(res):
-                if rx.match(text):
-                    value_el = el.next
-                    while value_el is not None and (
-                        value_el.tag == "-text" and not (value_el.text_content or "").strip()
-                    ):
-                        value_el = value_el.next
-                    if value_el is None:
-                        continue
-                    value = (
-                        (value_el.text_content or "").strip()
-                        if value_el.tag == "-text"
-                        else visible_text(value_el)
-                    )
-                    offer(field, level, value or None)
-        for field, res in INLINE_LABEL_RES.items():
-            for level, rx in enumerate(res):
-                m = rx.search(text)
-                if m:
-                    value = m.group(1).strip()
-                    if field in ("sku", "mpn", "gtin"):
-                        value = value.split()[0]
-                    offer(field, level, value)
-    return found
-
-
 def _visible(tree, title: LexborNode | None, currency: str | None, stated_price: bool) -> dict:
     """What the product's block shows: prices, availability, labelled identifiers, rating. Without
     a price in the metadata, a block that shows none is read on past its first heading."""
@@ -728,7 +384,7 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         or _stock_words([visible_text(el) for el in _stock_elements(tree)])
         or _cart_button(tree.css(CART_IDS))
     )
-    out.update(_labelled(texts, _spec_rows(tree)))
+    out.update(labelled(texts, _spec_rows(tree)))
     if "brand" not in out:
         out["brand"] = _brand_element(block[:12])
     out.update(_rating(texts))
@@ -873,8 +529,8 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     fallback_currency = default_currency(base)
     h1 = tree.css_first("h1")
     first_title = visible_text(h1) if h1 is not None else None
-    jsonld = _jsonld(tree, base, page_url, first_title)
-    micro, meta = _microdata(tree, base, page_url), _meta(tree, base)
+    jsonld = jsonld_product(tree, base, page_url, first_title)
+    micro, meta = microdata_product(tree, base, page_url), meta_product(tree, base)
     variants = jsonld.pop("_variants", [])
     title_el = tree.css_first("head > title") or tree.css_first("title")
     # The document's title names the product too ("Name : Shop"), when no metadata does: it finds
@@ -909,7 +565,7 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     # A SKU the page prints is this page's variant's, over the metadata's when that has variants
     # (or none), and over any when the page labels it as its own number ("SKU:", "Product code:",
     # "Artikelnummer:"); a stated SKU stands over a listing's number ("Item number:", "Anzeige:").
-    if shown.get("sku") and (variants or not product.get("sku") or shown.get("sku_label") == 0):
+    if shown.get("sku") and (variants or not product.get("sku") or shown.get("sku_label") == OWN_NUMBER):
         product["sku"] = shown["sku"]
         own = next((v for v in variants if v.get("sku") == shown["sku"]), None)
         if own is not None:
@@ -917,6 +573,10 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     for key in ("mpn", "gtin", "brand", "rating", "reviews"):
         if product.get(key) is None and key in shown:
             product[key] = shown[key]
+    if product.get("sku") and product["sku"] == product.get("gtin") and shown.get("sku") != product["sku"]:
+        product["sku"] = None  # the metadata's "SKU" is the barcode: never the shop's number
+    if not product.get("sku") and not shown.get("listing") and (jsonld or micro or product.get("price")):
+        product["sku"] = address_number(page_url, canonical)
     if title is not None and not (jsonld.get("name") or micro.get("name")) and shown.get("name"):
         product["name"] = shown["name"]  # the page's title over og:title, which often adds the shop
     product.setdefault("name", shown.get("name"))
@@ -925,7 +585,7 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     if product.get("price_regular") is not None and product.get("price") is not None:
         if product["price_regular"] <= product["price"]:
             product["price_regular"] = None  # "regular" below the current price is not a discount
-    if not (product.get("url") and _same_page(product["url"], page_url)):
+    if not (product.get("url") and same_page(product["url"], page_url)):
         product["url"] = canonical or product.get("url") or page_url
     if product.get("reviews") is not None:
         product["reviews"] = int(product["reviews"])
