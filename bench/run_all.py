@@ -22,6 +22,7 @@ ORDER = [
     "e2e",
     "fixed_cost",
     "extraction",
+    "product_pages",
     "batch",
     "batch_form",
     "ray",

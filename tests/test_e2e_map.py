@@ -83,3 +83,30 @@ def test_for_each_product_through_the_cli(
     lines = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
     items = [e for e in lines if e["type"] == "step" and "map_item" in e["data"]["extracted_data"]]
     assert len(items) == len(want) and all(e["data"]["status"] == "completed" for e in items)
+
+
+async def test_the_maps_answers_are_the_tools(site_url, page, tmp_path, browser_path):
+    """Each product's answer in "for each product ... get its availability" is what
+    extraction.product_detail says on that product's page in a browser: the map reads the page with
+    the same tool, so what improves the tool improves the map."""
+    import asyncio
+
+    from curllm_core.tool import ToolContext
+    from curllm_core.tools.extraction import product_detail
+
+    done = await asyncio.to_thread(
+        _curllm,
+        "for each product under 80 zł get its availability and sku",
+        "--url",
+        f"{site_url}/",
+        "--format",
+        "json",
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    products = json.loads(done.stdout)["data"]["products"]
+    assert {p["availability"] for p in products} == {"InStock", "OutOfStock"}  # both kinds of page
+    for product in products:
+        await page.goto(product["url"], wait_until="load")
+        own = (await product_detail.run(ToolContext(page=page)))["product"]
+        assert (product["availability"], product["sku"]) == (own["availability"], own["sku"]), product["url"]
