@@ -29,6 +29,8 @@ from .errors import (
 )
 from .files import write_json_atomic
 from .policy import NetworkPolicy
+from .readiness import INIT_JS as READINESS_INIT_JS
+from .readiness import READY_TIMEOUT_MS, wait_ready
 from .urls import normalize_url, parse_web_url
 
 log = logging.getLogger("curllm.browser")
@@ -76,6 +78,8 @@ class BrowserOptions:
     screenshots: str | None = None
     navigation_timeout_ms: int = 30000
     consent: str = "reject"  # what to answer consent dialogs: reject, accept, leave (consent.py)
+    #: How long reading a page waits for its content to be there (readiness.py), at most.
+    ready_timeout_ms: int = READY_TIMEOUT_MS
 
 
 def parse_viewport(text: str) -> tuple[int, int]:
@@ -224,6 +228,9 @@ class Session:
         self.context.set_default_timeout(o.navigation_timeout_ms)
         # Always routed: besides the policy and heavy resources, documents get their charset checked.
         await self.context.route("**/*", self._route)
+        # Every page counts its requests in flight and its DOM changes from its first script on, so
+        # that a wait for its content (readiness.py) costs one look when it is already there.
+        await self.context.add_init_script(READINESS_INIT_JS)
         from .consent import install
 
         await install(self.context, o.consent, self._consent)  # before any page opens
@@ -345,6 +352,8 @@ class Session:
             await page.wait_for_load_state("load", timeout=min(timeout, 5000))
         except PlaywrightTimeout:
             pass
+        # Content rendered after `load` (a listing fetched by script, skeletons): waited for, bounded.
+        await wait_ready(page, self.options.ready_timeout_ms)
         return page
 
     async def screenshot(self, path: Path) -> str | None:

@@ -1,7 +1,8 @@
 """Defaults from a TOML file: ``$CURLLM_CONFIG``, else ``~/.config/curllm/config.toml``.
 
-Keys (all optional): model, locale, user_agent, viewport, proxy, timeout, load_images, concurrency,
-default_url, allow_domains, block_domains, block_private, consent. Command-line options override them.
+Keys (all optional): model, locale, user_agent, viewport, proxy, timeout, ready_timeout, load_images,
+concurrency, default_url, allow_domains, block_domains, block_private, consent. Command-line options
+override them.
 Values are held to the command line's own limits (concurrency 1-64, timeout > 0, a valid viewport
 and domains); a file that is not a regular UTF-8 file of at most 1 MiB is refused with a message.
 """
@@ -21,6 +22,7 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     "viewport": str,
     "proxy": str,
     "timeout": (int, float),
+    "ready_timeout": (int, float),
     "load_images": bool,
     "concurrency": int,
     "default_url": str,
@@ -41,6 +43,7 @@ def config_path() -> Path:
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; /dev/zero is not one
 MAX_CONCURRENCY = 64  # as the CLI's --concurrency
+MAX_READY_TIMEOUT_S = 120  # a wait for a page's content longer than this is a hung page
 
 
 def _check_value(key: str, value) -> str | None:
@@ -51,6 +54,8 @@ def _check_value(key: str, value) -> str | None:
         return f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {value}"
     if key == "timeout" and not (0 < value < math.inf):
         return f"timeout must be a number of seconds greater than 0, got {value}"
+    if key == "ready_timeout" and not (0 <= value <= MAX_READY_TIMEOUT_S):
+        return f"ready_timeout must be a number of seconds from 0 to {MAX_READY_TIMEOUT_S}, got {value}"
     if key == "viewport":
         from .browser import parse_viewport
 

@@ -38,6 +38,10 @@ from ``tests/site/``:
 ``/pc/...`` pages of what is on a page (shadow roots, frames, modals, consent dialogs, embedded data),
 built by ``tests/site_pagecontent.py`` (see its docstring).
 
+``/app/<pattern>?markup=&lang=&delay=`` client-rendered listings (skeletons, items and prices
+fetched after ``load``, load-more, infinite scroll, a virtualized list, a filter that applies itself,
+a custom sort control); ``/app-api/...`` their data. See ``tests/site_apps.py``.
+
 ``/real/<name>.html`` serves a real page snapshot from ``../shared/realpages/`` byte for byte, as
 ``text/html; charset=utf-8`` (404 when the folder or the page is absent; tests skip before that).
 """
@@ -49,9 +53,15 @@ import re
 import sys
 import threading
 from dataclasses import dataclass
+from http import HTTPStatus
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
+
+try:
+    from . import site_apps
+except ImportError:  # run as a script: python tests/site_server.py
+    import site_apps  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_DIR = Path(__file__).resolve().parent / "site"
@@ -76,6 +86,22 @@ def _handler_class() -> type:
         """The shop's handler, plus ``/test/<name>.html`` from tests/site/."""
 
         def route(self, path: str, params: dict[str, str]) -> bool:
+            if path == "/test/app.js":
+                self.send_bytes((SITE_DIR / "app.js").read_bytes(), "text/javascript; charset=utf-8")
+                return True
+            if path.startswith("/app-api/"):
+                status, text = site_apps.api(path, params)
+                self.send_bytes(text.encode(), "application/json; charset=utf-8", HTTPStatus(status))
+                return True
+            if path.startswith("/app/p/"):
+                self.send_html(site_apps.product_page(path.removeprefix("/app/p/")))
+                return True
+            if path.startswith("/app/"):
+                page = site_apps.page(path.removeprefix("/app/"), params)
+                if page is None:
+                    return False
+                self.send_html(page)
+                return True
             if path.startswith("/test/"):
                 name = path.removeprefix("/test/")
                 # only plain file names: no sub-folders, no way out of tests/site/

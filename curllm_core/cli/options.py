@@ -82,6 +82,13 @@ def browser_options(fn: F) -> F:
             help="Time limit of the task, planning included (at least 0.1) (default: config timeout, else none).",
         ),
         option(
+            "--ready-timeout",
+            type=click.FloatRange(min=0),
+            metavar="SECONDS",
+            help="How long reading a page waits for its content (network quiet, DOM stable, no loading "
+            "placeholders); 0 reads it as it is (default: config ready_timeout, else 5).",
+        ),
+        option(
             "--headful",
             is_flag=True,
             help="Show the browser window. Needs a display (DISPLAY or WAYLAND_DISPLAY); "
@@ -180,6 +187,7 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
         load_images=bool(params.get("load_images") or config.get("load_images")),
         screenshots=params.get("screenshots"),
         consent=(params.get("consent") or config.get("consent") or "reject").lower(),
+        ready_timeout_ms=ready_timeout_ms(params.get("ready_timeout"), config.get("ready_timeout")),
     )
     policy = NetworkPolicy(
         allow=tuple(params.get("allow_domain") or config.get("allow_domains", ())),
@@ -192,6 +200,17 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
         parse_upstream(browser.proxy)  # a proxy the egress proxy cannot chain to: exit 2, not a failed step
     timeout = params.get("timeout") or config.get("timeout")
     return RunOptions(url=url, data=data or {}, browser=browser, policy=policy, timeout_s=timeout)
+
+
+def ready_timeout_ms(*seconds: float | None) -> int:
+    """The readiness bound in ms: the first of ``seconds`` given (the option, then the config), else
+    the default."""
+    from ..readiness import READY_TIMEOUT_MS
+
+    for value in seconds:
+        if value is not None:
+            return int(value * 1000)
+    return READY_TIMEOUT_MS
 
 
 def read_json_arg(value: str, what: str) -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..browser import Browser, parse_viewport
+from ..config import MAX_READY_TIMEOUT_S
 from ..errors import BrowserError, CurllmError, UsageError
 from ..event_types import ErrorEvent
 from ..events import EventBus, QueueSink, with_result
@@ -38,6 +39,7 @@ OPTION_KEYS = (
     "viewport",
     "load_images",
     "consent",
+    "ready_timeout",
     "block_domains",
     "cache",
     "max_replans",
@@ -174,6 +176,18 @@ def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) ->
             problems.append(f"options.consent must be one of {', '.join(MODES)}, not {o['consent']!r}")
         else:
             browser = replace(browser, consent=o["consent"])
+    ready = o.get("ready_timeout")
+    if ready is not None:
+        if (
+            isinstance(ready, bool)
+            or not isinstance(ready, int | float)
+            or not 0 <= ready <= MAX_READY_TIMEOUT_S
+        ):
+            problems.append(
+                f"options.ready_timeout must be a number of seconds from 0 to {MAX_READY_TIMEOUT_S}"
+            )
+        else:
+            browser = replace(browser, ready_timeout_ms=int(ready * 1000))
     policy = base.policy
     blocks = o.get("block_domains")
     if blocks is not None:

@@ -19,6 +19,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ...errors import BadParams
 from ...prices import currency_for_domain
+from ...readiness import timeout_for, wait_ready
 from ...text import collapse_space
 from ...tool import require_page
 from ...urls import host_of
@@ -274,6 +275,9 @@ async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) 
     frame of another origin costs one more call, in that frame, made at the same time as the others.
     """
     page = require_page(ctx)
+    # Content still on its way (a listing fetched after `load`, skeletons) is waited for, bounded;
+    # a page already complete and quiet costs one look.
+    await wait_ready(page, timeout_for(ctx))
     result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES, mark_hidden, False])
     if "gzip" in result:
         html = zlib.decompress(base64.b64decode(result["gzip"]), wbits=31).decode("utf-8")

@@ -1,0 +1,103 @@
+"""The size a listing states of itself ("80 products", "Wyniki 1–24 z 312", "12 von 42 Produkten",
+"Showing 1-20 of 95 results"), to compare what was read with it.
+
+`stated_total(texts)` is pure: it takes short visible texts holding a number and returns the
+listing's total, or None when the page states none (or states several that disagree). A range or
+"N of M" form wins over a bare "M products" (a sidebar's "Laptops 10 products" is no total);
+several different bare counts state nothing. `read_stated_total(page)` gathers the texts in one
+browser call (visible text nodes with a digit and a count word, at most 40 of them).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..text import fold
+
+# Nouns a listing counts itself in (folded: no accents, ł as l), PL/EN/DE.
+_NOUN = (
+    r"(?:products?|results?|items?|articles?|offers?|listings?|matches|hits|"
+    r"produkt\w*|wynik\w*|ofert\w*|artykul\w*|pozycj\w*|przedmiot\w*|rzecz\w*|ogloszen\w*|"
+    r"artikel\w*|ergebnis\w*|treffer|angebot\w*|eintrag\w*|eintrage\w*)"
+)
+_NUM = r"(\d{1,3}(?:[ .,\u00a0\u202f]\d{3})+|\d+)"
+_DASH = r"\s*[-–—]\s*"
+# "1-20 of 95", "1–24 z 312", "1 - 12 von 42", "12 of 95", "12 von 42", "12 z 312"
+_OF = re.compile(
+    r"(?:\b\d+"
+    + _DASH
+    + r")?\b\d+\s+(?:of|z|ze|von|aus)\s+"
+    + _NUM
+    + r"(?!\s*[.,]\d)(?:\s+"
+    + _NOUN
+    + r")?\b"
+)
+# "95 results", "80 products", "312 wyników", "42 Produkte", "(42 Artikel)"
+_COUNT = re.compile(r"\b" + _NUM + r"\s+" + _NOUN + r"\b")
+# words that make a number something else than the listing's size
+_NOT = re.compile(
+    r"\b(?:page|pages|strona|strony|stron|seite|seiten|stars?|gwiazd\w*|sterne?|reviews?|opini\w*|bewertung\w*|ratings?|ocen\w*)\b"
+)
+
+# Visible short texts with a digit and a count word; whole small blocks (a toolbar's line), not
+# the page's text at once. One call; no layout unless a text passes the cheap word test.
+STATED_TEXTS_JS = r"""(re) => {
+  const word = new RegExp(re, "i");
+  const out = [];
+  const walk = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(), seen = 0; n && seen < 30000 && out.length < 40; n = walk.nextNode(), seen++) {
+    const t = n.data;
+    if (t.length > 300 || !/\d/.test(t)) continue;
+    const el = n.parentElement;
+    if (!el || el.closest("script, style, noscript, template, option")) continue;
+    const block = el.closest("p, div, span, li, h1, h2, h3, h4, header, label, strong, small") || el;
+    const text = (block.textContent || "").replace(/\s+/g, " ").trim();
+    if (text.length > 160 || !word.test(text)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) continue;
+    if (!out.includes(text)) out.push(text);
+  }
+  return JSON.stringify(out);
+}"""
+_WORD_JS = r"\d\s*(?:products?|results?|items?|articles?|offers?|produkt|wynik|ofert|pozycj|artikel|ergebnis|treffer|angebot)|\d\s+(?:of|z|ze|von|aus)\s+\d"
+
+
+def _number(raw: str) -> int:
+    return int(re.sub(r"\D", "", raw))
+
+
+def stated_total(texts: list[str]) -> int | None:
+    """The total the listing states in ``texts`` (short visible texts), or None."""
+    ranged: list[int] = []
+    bare: list[int] = []
+    for text in texts:
+        folded = fold(text)
+        if _NOT.search(folded):
+            continue
+        m = _OF.search(folded)
+        if m:
+            ranged.append(_number(m.group(1)))
+            continue
+        bare.extend(_number(m.group(1)) for m in _COUNT.finditer(folded))
+    for found in (ranged, bare):
+        values = set(found)
+        if len(values) == 1:
+            return values.pop()
+        if len(values) > 1 and found is ranged:
+            return None  # two listings' "of N" on one page: no one total to compare with
+    return None
+
+
+async def read_stated_total(page: Any) -> int | None:
+    """The total ``page``'s listing states of itself, or None (one browser call)."""
+    texts = json.loads(await page.evaluate(STATED_TEXTS_JS, _WORD_JS))
+    return stated_total(texts)
+
+
+def shortfall(stated: int | None, read: int) -> str | None:
+    """A warning when fewer items were read than the page states it has; None when not fewer."""
+    if stated is None or read >= stated:
+        return None
+    return f"the page states {stated} items and {read} were read: the result may miss {stated - read} of them"
