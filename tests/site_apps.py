@@ -3,7 +3,8 @@
 Served by ``tests/site_server.py`` under ``/app/<pattern>`` with the query ``markup`` (``soup``:
 utility classes, ``bem``, ``hashed``: CSS-module class names, ``testid``: ``data-testid``
 attributes), ``lang`` (``pl``, ``en``, ``de``) and ``delay`` (ms the item API holds its answer,
-default 600: the request is in flight meanwhile, as on a real network). Every page is an empty
+default 600: the request is in flight meanwhile, as on a real network); ``bare=1`` leaves the
+skeletons and the loading line out (nothing says content is coming). Every page is an empty
 shell at ``load``: skeleton cards and a "Loading…"/"Ładowanie…"/"Wird geladen…" line, then a script
 "hydrates" (``hydrate`` ms later, default 200) and fetches the items from ``/app-api/items``; the
 prices come from a second request (``/app-api/prices``), their slots grey until then. Each page
@@ -234,6 +235,8 @@ def page(pattern: str, params: dict[str, str]) -> str | None:
     c, w = CLASSES[markup], WORDS[lang]
     skeletons = "".join(_skeleton(markup) for _ in range(4))
     loading = f'<p role="status" class="{c["count"]}">{html.escape(w["loading"])}</p>'
+    if params.get("bare"):  # an empty shell: nothing says that content is coming
+        skeletons = loading = ""
     controls = ""
     if pattern == "filter":
         controls = (

@@ -335,6 +335,14 @@ class Execution:
         _, produces = step_io(manifest, params, self.registry)
         if not markup.empty(result.result, produces) or self.page is None:
             return manifest, params, result
+        if result.success and await self.settling():
+            # The page was still at work (a timer about to render, a request in flight): read it once
+            # more when that is done, before any other tool is tried or EMPTY_OUTPUT said.
+            again = await self.attempts(index, step, manifest, params, data)
+            if again.success:
+                result = again
+                if not markup.empty(result.result, produces):
+                    return manifest, params, result
         tool = manifest.parameter_for("tool")
         tried = {params[tool] if tool and isinstance(params.get(tool), str) else manifest.key}
         best = result
@@ -350,6 +358,20 @@ class Execution:
                     break
         self.record(result)
         return manifest, params, best
+
+    async def settling(self) -> bool:
+        """Whether the task's page is still at work, counting work it scheduled (short timers); when
+        it is, wait (bounded by the readiness timeout) until it is done. False when it is quiet."""
+        from .. import readiness
+
+        try:
+            look = await readiness.probe(self.page)
+        except Exception:  # a page gone or being replaced: nothing to wait for here
+            return False
+        if readiness.verdict(look, strict=True) is None:
+            return False
+        await readiness.wait_ready(self.page, self.options.browser.ready_timeout_ms, strict=True)
+        return True
 
     def record(self, result: StepResult) -> None:
         if any(r is result for r in self.steps[-3:]):

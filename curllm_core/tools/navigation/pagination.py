@@ -18,6 +18,8 @@ from urllib.parse import urldefrag
 
 from ...errors import ToolError
 from ...event_types import UrlCompleteEvent, UrlStartEvent
+from ...prices import filter_by_price
+from ...readiness import timeout_for
 from ...sites import same_site
 from ...text import fold
 from ...tool import ToolContext, require_page
@@ -31,6 +33,8 @@ from ..page_helpers import (
     scan_clickables,
     words,
 )
+from ..stated_count import read_stated_total, shortfall
+from .more_on_page import More, read_more
 
 NEXT_WORDS = (
     r"next|next page|nastepna|nastepna strona|nastepne|dalej|kolejna|kolejna strona|weiter|nachste|"
@@ -137,6 +141,13 @@ async def find_next_link(page: Any) -> NextLink | None:
     return best
 
 
+def identity(item: Any) -> str:
+    """What makes two list items one: the url, else the whole item."""
+    if isinstance(item, dict) and item.get("url"):
+        return f"url:{item['url']}"
+    return "json:" + json.dumps(item, sort_keys=True, default=str)
+
+
 def merge(total: dict[str, Any], output: dict[str, Any], seen: dict[str, set]) -> int:
     """Add one page's extraction output to ``total``; the number of new list items."""
     added = 0
@@ -145,11 +156,7 @@ def merge(total: dict[str, Any], output: dict[str, Any], seen: dict[str, set]) -
             bucket = total.setdefault(key, [])
             keys = seen.setdefault(key, set())
             for item in value:
-                ident = (
-                    f"url:{item['url']}"
-                    if isinstance(item, dict) and item.get("url")
-                    else "json:" + json.dumps(item, sort_keys=True, default=str)
-                )
+                ident = identity(item)
                 if ident in keys:
                     continue
                 keys.add(ident)
@@ -188,7 +195,10 @@ async def run(
 ) -> dict:
     """Extract this page and up to ``max_pages - 1`` following pages; concatenate what was extracted.
 
-    ``limit`` caps the items over all pages ("the first 10"): reading stops once there are enough.
+    A page without a next link is read to its end by its own mechanism (`more_on_page`: a load-more
+    button, infinite scroll, a virtualized list), each load counting as a page. ``limit`` caps the
+    items over all pages ("the first 10"): reading stops once there are enough. What was read is
+    compared with the size the listing states of itself (`stated_count`): fewer is a warning.
     """
     page = require_page(ctx)
     run_tool = getattr(ctx, "run_tool", None)
@@ -206,6 +216,10 @@ async def run(
     seen: dict[str, set] = {}
     urls: list[str] = []
     counts: list[int] = []
+    read = 0  # items read before any price bound left some out: what the page's own count counts
+    read_here = 0
+    warned = False
+    more: More | None = None
     stopped = "max_pages"
     while True:
         urls.append(page.url)
@@ -214,6 +228,8 @@ async def run(
             raise ToolError(f"pagination: {extract} returned {type(output).__name__}, not an object")
         added = merge(total, output, seen)
         counts.append(added)
+        read_here = added + int(output.get("dropped") or 0)
+        read += read_here
         ctx.log.debug("pagination: page %d (%s) added %d items", len(urls), page.url, added)
         # The "next" page repeated what we have: a loop or the end. A page whose items the extraction
         # left out by its own bounds ("dropped": none in the price range) is no end.
@@ -225,6 +241,7 @@ async def run(
             break
         if len(urls) >= max_pages:
             if await find_next_link(page) is not None:
+                warned = True
                 ctx.warn(
                     f"read {_pages(max_pages)} and the listing goes on (max_pages={max_pages}): what was "
                     "filtered, ordered or counted covers those pages only"
@@ -234,11 +251,35 @@ async def run(
             break
         if loop.time() > finish_by:
             stopped = "time_limit"  # return what we have rather than be cancelled with nothing
+            warned = True
             ctx.warn(f"read {_pages(len(urls))} before the step's time ran out; the listing goes on")
             break
         link = await find_next_link(page)
         if link is None:
             stopped = "no_next_link"
+            # The rest of this page's listing, by its own mechanism (load more, scrolling).
+            stated = await read_stated_total(page)
+            reader = _MoreReader(ctx, total, seen, extract, params, limit)
+            more = await read_more(
+                page,
+                reader.read,
+                enough=reader.enough,
+                max_loads=max_pages - len(urls),
+                finish_by=finish_by,
+                ready_timeout_ms=timeout_for(ctx),
+                scroll_anyway=stated is not None and read < stated,
+            )
+            if more.mechanism is not None:
+                stopped = more.stopped
+                counts[-1] += reader.added
+                read = read - read_here + len(reader.ids)
+                total = reader.finish(total)
+            if more.bound:
+                warned = True
+                ctx.warn(
+                    f"read {read} items by {more.mechanism or 'scrolling'} and the listing goes on "
+                    f"({more.stopped}): what was filtered, ordered or counted covers those only"
+                )
             break
         if link.href and urldefrag(link.href)[0] in {urldefrag(u)[0] for u in urls}:
             stopped = "next_link_already_visited"
@@ -265,10 +306,71 @@ async def run(
         if not changed:
             stopped = "next_control_did_nothing"
             break
+    enough = limit is not None and any(isinstance(v, list) and len(v) >= limit for v in total.values())
     if limit:
         total = {k: v[:limit] if isinstance(v, list) else v for k, v in total.items()}
-    total["pagination"] = {"pages": len(urls), "urls": urls, "items_per_page": counts, "stopped": stopped}
+    report: dict[str, Any] = {"pages": len(urls), "urls": urls, "items_per_page": counts, "stopped": stopped}
+    if more is not None and more.mechanism is not None:
+        report["more"] = {"mechanism": more.mechanism, "loads": more.loads, "scrolls": more.steps}
+    # The listing's own size against what was read (before price bounds left items out): fewer is
+    # said, unless a bound already said the listing goes on or the count asked for was reached.
+    if not warned and not enough:
+        try:
+            stated = await read_stated_total(page)
+        except PlaywrightError:
+            stated = None
+        report["read"], report["stated_total"] = read, stated
+        gap = shortfall(stated, read)
+        if gap is not None:
+            ctx.warn(gap)
+    total["pagination"] = report
     return total
+
+
+class _MoreReader:
+    """Reads the page as a load or a scroll left it: the extraction without its price bounds (rows
+    read once are counted once, by identity, whether in range or not), merged into the pager's total;
+    `finish` applies the price bounds to everything at the end."""
+
+    def __init__(
+        self, ctx: ToolContext, total: dict, seen: dict, extract: str, params: dict, limit: int | None
+    ):
+        assert ctx.run_tool is not None  # the pager checked it first
+        self.run_tool = ctx.run_tool
+        self.total, self.seen, self.extract, self.limit = total, seen, extract, limit
+        self.bounds = (params.get("min_price"), params.get("max_price"))
+        self.params = {k: v for k, v in params.items() if k not in ("min_price", "max_price")}
+        self.ids: set[str] = set()
+        self.added = 0
+
+    async def read(self) -> int:
+        output = await self.run_tool(self.extract, **self.params)
+        if not isinstance(output, dict):
+            raise ToolError(f"pagination: {self.extract} returned {type(output).__name__}, not an object")
+        new = 0
+        for value in output.values():
+            if isinstance(value, list):
+                for item in value:
+                    ident = identity(item)
+                    if ident not in self.ids:
+                        self.ids.add(ident)
+                        new += 1
+        self.added += merge(self.total, output, self.seen)
+        return new
+
+    def kept(self, items: list) -> list:
+        lo, hi = self.bounds
+        if lo is None and hi is None:
+            return items
+        return filter_by_price([i for i in items if isinstance(i, dict)], lo, hi)
+
+    def enough(self) -> bool:
+        return bool(self.limit) and any(
+            isinstance(v, list) and len(self.kept(v)) >= (self.limit or 0) for v in self.total.values()
+        )
+
+    def finish(self, total: dict) -> dict:
+        return {k: self.kept(v) if isinstance(v, list) else v for k, v in total.items()}
 
 
 def _pages(n: int) -> str:
