@@ -94,6 +94,8 @@ async def test_three_shop_pages_collect_24_products(page, site_url, on_page):
         "urls": [site_url + "/", site_url + "/?strona=2", site_url + "/?strona=3"],
         "items_per_page": [8, 8, 8],
         "stopped": "no_next_link",
+        "read": 24,
+        "stated_total": 24,  # "24 produkty": what was read is all there is
     }
     assert SHOP_CARD_PAGES == out["pagination"]["urls"]  # the extraction ran once on every page
 

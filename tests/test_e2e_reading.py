@@ -1,0 +1,82 @@
+"""Pages as they are served today, end to end: the real `curllm` command against the test site's
+client-rendered listings (tests/site_apps.py: items fetched after `load`, skeletons, prices from a
+second request, load-more, infinite scroll, a virtualized list, a listing that shows fewer items
+than it states), in four markups and PL/EN/DE. Every answer is exact, or says what it missed.
+
+The server holds each API answer for the page's ``delay`` (ms): the requests are in flight
+meanwhile, as on a real network, and curllm must wait for them; no test sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import site_apps
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def curllm(*args: str, tmp: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache")})
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=env, timeout=180
+    )
+    assert "Traceback" not in out.stderr, out.stderr
+    return out
+
+
+def expected(pattern: str, lang: str, hi: float = float("inf")) -> list[tuple[str, float]]:
+    return [(p["name"], p["price"]) for p in site_apps.catalogue(lang, site_apps.PATTERNS[pattern]) if p["price"] <= hi]
+
+
+def run(site_url: str, tmp: Path, instruction: str, page: str) -> dict:
+    out = curllm(instruction, "--url", f"{site_url}/app/{page}", "--format", "json", tmp=tmp)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+CURRENCY = {"pl": "PLN", "en": "GBP", "de": "EUR"}
+
+
+@pytest.mark.parametrize(
+    ("page", "lang", "instruction", "hi"),
+    [
+        # rendered after load: skeletons, then the items, then their prices by a second request
+        ("render?markup=bem&lang=pl&delay=900", "pl", "znajdź wszystkie produkty", None),
+        ("render?markup=testid&lang=de&delay=400", "de", "alle Produkte", None),
+        # an empty shell: nothing says content is coming; the empty first read is read again
+        ("render?markup=soup&lang=en&bare=1&hydrate=900&delay=300", "en", "find all products", None),
+        # read to the end by the page's own mechanism, in any markup and language
+        ("loadmore?markup=hashed&lang=de&delay=300", "de", "Produkte unter 300 €", 300),
+        ("scroll?markup=testid&lang=pl&delay=300", "pl", "produkty poniżej 200 zł", 200),
+        ("virtual?markup=soup&lang=en&delay=300", "en", "products under £150", 150),
+    ],
+)
+def test_every_item_exactly(browser_path, site_url, tmp_path, page, lang, instruction, hi):
+    pattern = page.split("?")[0]
+    result = run(site_url, tmp_path, instruction, page)
+    got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
+    assert got == sorted(expected(pattern, lang, float("inf") if hi is None else hi))
+    assert {p["currency"] for p in result["data"]["products"]} == {CURRENCY[lang]}
+    assert not result.get("warnings"), result.get("warnings")
+
+
+def test_an_order_over_the_whole_listing_behind_a_load_more_button(browser_path, site_url, tmp_path):
+    result = run(site_url, tmp_path, "the 5 cheapest products", "loadmore?markup=bem&lang=en&delay=300")
+    got = [(p["name"], p["price"]) for p in result["data"]["products"]]
+    assert got == sorted(expected("loadmore", "en"), key=lambda t: t[1])[:5]
+
+
+def test_a_listing_that_shows_fewer_items_than_it_states_says_so(browser_path, site_url, tmp_path):
+    result = run(site_url, tmp_path, "Produkte unter 300 €", "short?markup=bem&lang=de&delay=300")
+    got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
+    shown = site_apps.catalogue("de", 42)[:12]  # the page shows its first 12 and never more
+    assert got == sorted((p["name"], p["price"]) for p in shown if p["price"] <= 300)
+    assert any("states 42 items and 12 were read" in w for w in result["warnings"]), result.get("warnings")
