@@ -370,6 +370,13 @@ class SubmitUndone(SubmitFailed):
     undone = True
 
 
+class NoEffect(ToolError):
+    """A filter, sort or submit after which the page's listing did not change: a failed optional
+    step (the validation steps still hold the answer to what was asked)."""
+
+    code = "NO_EFFECT"
+
+
 def is_transient(exc: BaseException) -> bool:
     """Worth another attempt: the class says so (or a third-party exception's ``transient``), or a
     Playwright ``TimeoutError``."""

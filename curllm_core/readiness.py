@@ -105,10 +105,11 @@ INIT_JS = r"""
   };
   const IO = window.IntersectionObserver && IntersectionObserver.prototype;
   if (IO) { const obs = IO.observe; IO.observe = function () { R.scroll++; return obs.apply(this, arguments); }; }
-  // The parser building the page is no change: records delivered before DOMContentLoaded's
-  // listeners run (this one is the first) are its own.
+  // The parser building the page is no change: records delivered until the task after
+  // DOMContentLoaded (the parser's last ones may come with it) are its own.
   R.parsed = document.readyState !== "loading";
-  document.addEventListener("DOMContentLoaded", () => { R.parsed = true; }, {capture: true, once: true});
+  document.addEventListener("DOMContentLoaded", () => { st.call(window, () => { R.parsed = true; }, 0); },
+                            {capture: true, once: true});
   const observe = () => {
     new MutationObserver((records) => {
       if (!R.parsed) return;

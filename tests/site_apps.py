@@ -257,6 +257,7 @@ body {{ font-family: sans-serif; margin: 0 2rem; }}
 [data-testid=skeleton-card], .product-tile--skeleton, .Skeleton_card__p0Lq7, .animate-pulse {{ background: #ddd; min-height: 160px; }}
 .price-wait {{ display: inline-block; background: #ddd; width: 60px; height: 18px; }}
 .card {{ min-height: 220px; }}
+.hidden {{ display: none; }}
 [role=listbox] {{ border: 1px solid #999; background: white; }}
 [role=option], .dd-item {{ padding: 4px; cursor: pointer; }}
 </style></head>

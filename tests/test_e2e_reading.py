@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import site_apps
+from tests import site_apps
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -33,7 +33,11 @@ def curllm(*args: str, tmp: Path) -> subprocess.CompletedProcess:
 
 
 def expected(pattern: str, lang: str, hi: float = float("inf")) -> list[tuple[str, float]]:
-    return [(p["name"], p["price"]) for p in site_apps.catalogue(lang, site_apps.PATTERNS[pattern]) if p["price"] <= hi]
+    return [
+        (p["name"], p["price"])
+        for p in site_apps.catalogue(lang, site_apps.PATTERNS[pattern])
+        if p["price"] <= hi
+    ]
 
 
 def run(site_url: str, tmp: Path, instruction: str, page: str) -> dict:
@@ -80,3 +84,41 @@ def test_a_listing_that_shows_fewer_items_than_it_states_says_so(browser_path, s
     shown = site_apps.catalogue("de", 42)[:12]  # the page shows its first 12 and never more
     assert got == sorted((p["name"], p["price"]) for p in shown if p["price"] <= 300)
     assert any("states 42 items and 12 were read" in w for w in result["warnings"]), result.get("warnings")
+
+
+@pytest.mark.parametrize(
+    ("page", "lang", "instruction", "lo", "hi"),
+    [
+        # a filter that applies itself: inputs with a debounce, no button
+        ("filter?markup=bem&lang=pl&delay=300", "pl", "produkty od 100 do 200 zł", 100, 200),
+        ("filter?markup=testid&lang=de&delay=300", "de", "Produkte zwischen 50 und 150 €", 50, 150),
+    ],
+)
+def test_a_filter_that_applies_itself_is_waited_for(
+    browser_path, site_url, tmp_path, page, lang, instruction, lo, hi
+):
+    result = run(site_url, tmp_path, instruction, page)
+    got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
+    want = sorted((p["name"], p["price"]) for p in site_apps.catalogue(lang, 24) if lo <= p["price"] <= hi)
+    assert got == want
+    form = result["steps"][0]
+    assert form["tool"] == "forms.price_filter" and form["success"], result["errors"]
+
+
+@pytest.mark.parametrize(
+    ("page", "lang", "instruction", "chosen"),
+    [
+        ("sort?markup=hashed&lang=en&delay=300", "en", "the 5 cheapest products", "Price: low to high"),
+        ("sort?markup=testid&lang=pl&delay=300", "pl", "5 najtańszych produktów", "Cena: od najniższej"),
+        # a div dropdown without roles
+        ("sort?markup=soup&lang=de&delay=300", "de", "die 5 günstigsten Produkte", "Preis aufsteigend"),
+    ],
+)
+def test_a_custom_sort_control_is_used(browser_path, site_url, tmp_path, page, lang, instruction, chosen):
+    result = run(site_url, tmp_path, instruction, page)
+    got = [(p["name"], p["price"]) for p in result["data"]["products"]]
+    want = sorted(((p["name"], p["price"]) for p in site_apps.catalogue(lang, 24)), key=lambda t: t[1])[:5]
+    assert got == want
+    sort = result["steps"][0]
+    assert sort["tool"] == "forms.dropdown_select" and sort["success"], result["errors"]
+    assert sort["result"]["dropdown_select"]["selected"]["text"] == chosen

@@ -3,11 +3,12 @@ in a real browser on local pages (PL/EN/DE, served over http and opened as files
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from curllm_core.errors import SubmitFailed
+from curllm_core.errors import NoEffect, SubmitFailed
 from tests.conftest import realpage
 
 pytestmark = pytest.mark.browser
@@ -90,11 +91,12 @@ async def test_real_snapshots_whose_filter_form_breaks_the_page(
     assert page.url == url
 
 
-async def test_a_filter_that_does_nothing_is_reported_as_submitted_without_effect(page, site_url, on_page):
+async def test_a_filter_that_does_nothing_fails_saying_so(page, site_url, on_page):
     url = f"{site_url}/test/inert-filter.html"
     await page.goto(url)
-    report = (await on_page("forms.price_filter", max=150))["price_filter"]
-    assert report["submitted"] and report["method"] == "button: Filtruj" and report["navigated"] is False
+    with pytest.raises(NoEffect) as caught:
+        await on_page("forms.price_filter", max=150)
+    assert "applied (button: Filtruj), and the listing did not change" in caught.value.message
     assert page.url == url and await page.locator("#lista li").count() == 24
 
 
@@ -133,8 +135,11 @@ async def test_an_animation_or_a_poller_is_not_waited_on_as_a_reaction(page, on_
     from curllm_core.tools.page_helpers import _STATE_JS, PageWatch
 
     await page.set_content(BUSY_PAGE)
-    report = (await on_page("forms.price_filter", max=10))["price_filter"]
-    assert report["submitted"] and report["navigated"] is False
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(NoEffect):  # the listing did not change, the poller notwithstanding
+        await on_page("forms.price_filter", max=10)
+    assert loop.time() - started < 2.5  # the poller's timer is not a debounce: not waited for long
     async with PageWatch(page) as watch:
         await page.click("button")
         await page.wait_for_timeout(400)

@@ -1,4 +1,6 @@
-"""Choose an option in a native ``<select>`` by its visible label or value, and let the page react.
+"""Choose an option in a ``<select>`` by its visible label or value, and let the page react; a
+custom control (an ARIA listbox or combobox, a div dropdown: `custom_select`) when no native select
+offers it.
 
 Matching is case-, accent- and space-insensitive: exact label first, then value, then "contains".
 Sort orders are also understood by meaning when no label matches ("price ascending" picks
@@ -14,9 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import OptionNotFound, ToolError
+from ...errors import NoEffect, OptionNotFound, ToolError
 from ...text import fold, squash
 from ...tool import ToolContext, require_page
+from ..listing_change import fingerprint, wait_changed
 from ..page_helpers import (
     REF_ATTR,
     Field,
@@ -25,6 +28,7 @@ from ..page_helpers import (
     undo_broken,
     words,
 )
+from .custom_select import choose_custom
 
 PRICE = r"price|cen\w*|preis\w*|prix|precio|koszt|cost"
 ASC = (
@@ -175,7 +179,22 @@ async def run(
         raise ToolError("dropdown_select needs a non-empty option")
     scan = await scan_fields(page)
     pick = choose(scan.items, str(option), field)
+    shown = await fingerprint(page)
     if pick is None:
+        # Not a native select: an ARIA listbox or combobox, or a div dropdown.
+        chosen = await choose_custom(page, str(option), option_score, ctx.emit)
+        if chosen is not None:
+            custom: dict[str, Any] = {
+                "field": {"tag": chosen.kind, "label": chosen.toggle},
+                "selected": {"text": chosen.text, "value": chosen.value},
+                "changed": chosen.changed,
+                "submitted": False,
+                "navigated": chosen.settled.navigated,
+            }
+            await undo_broken(page, chosen.settled, scan.url, f"choosing {chosen.text!r}")
+            await _changed_or_fail(ctx, page, shown, chosen.changed, chosen.text)
+            custom["url"] = page.url
+            return {"dropdown_select": custom}
         selects = [f for f in scan.items if f.tag == "select"]
         known = (
             "; ".join(
@@ -232,3 +251,14 @@ async def run(
         )
     report["url"] = page.url
     return {"dropdown_select": report}
+
+
+async def _changed_or_fail(ctx: ToolContext, page: Any, shown: str, changed: bool, text: str) -> None:
+    """A choice in a custom control that changed it and left the page's listing as it was did nothing:
+    the step fails (optional: the order and filters are still checked by the validation steps) and
+    says so. (A native select keeps its contract: it may be one field of a form submitted later.)"""
+    if not changed or await wait_changed(page, shown):
+        return
+    why = f"{text!r} was chosen and the page's listing did not change: it may not sort or filter by it"
+    ctx.warn(why)
+    raise NoEffect(f"{why} ({page.url})")

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import FieldNotFound, ToolError
+from ...errors import FieldNotFound, NoEffect, ToolError
 from ...tool import ToolContext, require_page
+from ..listing_change import fingerprint, wait_changed
 from ..page_helpers import (
     Field,
     PageWatch,
@@ -117,6 +118,10 @@ def choose_fields(fields: list[Field], want_min: bool, want_max: bool) -> Choice
     return Choice(single["min"] if want_min else None, single["max"] if want_max else None)
 
 
+def _range(filled: dict[str, str | None]) -> str:
+    return " to ".join(f"{side} {value}" for side, value in filled.items() if value is not None)
+
+
 def format_amount(value: float, field: Field, lang: str) -> str:
     """The number as the field expects it: "150", or "149,99" in a Polish/German text field."""
     text = f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
@@ -167,10 +172,20 @@ async def run(
     if submit:
         last = choice.max if max is not None and choice.max else choice.min
         assert last is not None  # a field was filled (missing ones were reported above)
+        shown = await fingerprint(page)
         async with PageWatch(page, arm=False, emit=ctx.emit) as watch:
             outcome = await submit_from(page, last.selector, watch, what="the price filter", fill=values)
         filled.update({side: outcome["values"].get(sel, filled[side]) for side, sel in pending.items()})
         report.update(submitted=True, method=outcome["method"], navigated=outcome["navigated"])
+        # A filter that applies itself (a debounced input) is given time; one that changed nothing
+        # is said, and the listing is read as it is (the validation step filters it).
+        if not await wait_changed(page, shown):
+            why = (
+                f"the price filter was filled ({_range(filled)}) and applied ({outcome['method']}), and "
+                "the listing did not change: it may not filter, or everything shown is in range"
+            )
+            ctx.warn(why)
+            raise NoEffect(f"{why} on {page.url}")
     ctx.log.debug("price_filter filled %s on %s", filled, scan.url)
     report["url"] = page.url
     return {"price_filter": report}
