@@ -33,6 +33,7 @@ from ..item_fields import WORDS as FIELD_WORDS
 from ..manifest import CATEGORY_ORDER
 from ..plan import Plan, check_plan, normalise_plan
 from ..registry import Registry
+from ..text import fold
 from .base import Planned
 from .each import with_map
 from .examples import example_checks, example_hint, example_steps
@@ -120,7 +121,7 @@ def plan_with_rules(
     steps += example_steps(page_tools, facts, text, used)
     steps += example_checks(guards, text, out_key, used)
     steps += _place_count(steps, ext, guards, facts, out_key, used)
-    steps += _pager_for_filtered_listing(steps, page_tools, ext, used)
+    steps += _pager_for_filtered_listing(steps, page_tools, ext, used, whole=wants_whole_listing(text))
     if not any(is_pager(st.manifest) for st in steps):
         # On one page the order step alone is exact; the page's own sort control would only risk
         # the page (a saved page's form leads nowhere) for nothing.
@@ -516,11 +517,26 @@ def _guard_purpose(group: str, out_key: str) -> str:
     return PURPOSE.get(group, "checks the items").replace("items", out_key)
 
 
+#: "All the products", "wszystkie produkty", "alle Angebote": the whole listing is asked for.
+_WHOLE_LISTING = re.compile(
+    r"\b(?:all|wszystki\w*|alle[nrs]?|samtliche\w*)\s+(?:(?:the|of the|these|die|der|den)\s+)?"
+    r"(?:\w+\s+)?(?:products?|items?|offers?|results?|listings?|deals?|produkt\w*|ofert\w*|wynik\w*|"
+    r"przedmiot\w*|towar\w*|artikel\w*|angebot\w*|ergebnis\w*)\b"
+)
+
+
+def wants_whole_listing(text: str) -> bool:
+    """Whether the instruction asks for every item of a listing ("all products", "alle Produkte")."""
+    return _WHOLE_LISTING.search(fold(text)) is not None
+
+
 def _pager_for_filtered_listing(
-    steps: list[Draft], page_tools: list[Scored], ext: Draft | None, used: set[str]
+    steps: list[Draft], page_tools: list[Scored], ext: Draft | None, used: set[str], *, whole: bool = False
 ) -> list[Draft]:
     """A listing bounded or ordered by price is read to its end: the items asked for (in the range,
-    the cheapest) rarely all sit on page one.
+    the cheapest) rarely all sit on page one. So is a listing asked for whole ("all products"), unless
+    the instruction says itself how to get more (a scroll, a click): the pager reads it by the page's
+    own mechanism (next links, load more, scrolling).
 
     Added only with an extraction, a price form step or an order by price, and no pager yet; the
     extraction is the pager's fallback, so a page without next links still gives its own items. A
@@ -533,7 +549,13 @@ def _pager_for_filtered_listing(
     by_price = any(serves(st.manifest, "price") for st in steps if st.manifest.category == "forms") or any(
         st.group == "order" and "price" in st.params.values() for st in steps
     )
-    if not by_price:
+    # (products: a listing of articles or search results has its own pagers' words, "all pages")
+    whole = (
+        whole
+        and "products" in ext.manifest.produces
+        and not any(st.manifest.category == "navigation" for st in steps)
+    )
+    if not (by_price or whole):
         return []
     pager = pick_tool([c for c in page_tools if is_pager(c.manifest) and c.manifest.key not in used], "pages")
     if pager is None:
@@ -545,8 +567,9 @@ def _pager_for_filtered_listing(
         params["limit"] = ext.params.pop("limit")
     used.add(pager.manifest.key)
     what = f"the first {params['limit']} items" if params else "all the items"
+    asked = "in the price range or by price" if by_price else "of the listing"
     reason = (
-        f"{PURPOSE['pages']}: {what} in the price range or by price are asked for, and a "
+        f"{PURPOSE['pages']}: {what} {asked} are asked for, and a "
         f"listing rarely fits on one page; {ext.manifest.key} takes over if it fails"
     )
     return [
