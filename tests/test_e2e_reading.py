@@ -59,6 +59,7 @@ CURRENCY = {"pl": "PLN", "en": "GBP", "de": "EUR"}
         ("render?markup=soup&lang=en&bare=1&hydrate=900&delay=300", "en", "find all products", None),
         # read to the end by the page's own mechanism, in any markup and language
         ("loadmore?markup=hashed&lang=de&delay=300", "de", "Produkte unter 300 €", 300),
+        ("loadmore?markup=testid&lang=pl&delay=300", "pl", "wszystkie produkty", None),
         ("scroll?markup=testid&lang=pl&delay=300", "pl", "produkty poniżej 200 zł", 200),
         ("virtual?markup=soup&lang=en&delay=300", "en", "products under £150", 150),
     ],
