@@ -132,6 +132,7 @@ async def browser_answers(pages: list[tuple[str, str, dict]], tmp: Path) -> dict
                 html_seen, _ = await product_detail.page_html(ctx, mark_hidden=True)
                 # The page's own address, as the browser would have had it (the file's is not).
                 out[pid] = product_detail.extract(html_seen, truth["url"])["product"]
+                print(f"browser: {len(out)}/{len(pages)}", file=sys.stderr, flush=True)
             finally:
                 await page.close()
                 path.unlink()

@@ -116,6 +116,61 @@ def test_a_broken_json_ld_block_leaves_the_other_forms():
     assert extract(html, "https://outdoor.example.com/p/bottle")["product"]["sku"] == "TB-750-GR"
 
 
+@pytest.mark.parametrize(
+    ("lang", "label", "stock", "availability"),
+    [
+        ("pl", "Kod produktu:", "Produkt chwilowo niedostępny", "OutOfStock"),
+        ("en", "Product code:", "Sold out", "OutOfStock"),
+        ("de", "Art.-Nr.:", "Derzeit nicht lieferbar", "OutOfStock"),
+        ("sl", "Šifra:", "Ni na zalogi", "OutOfStock"),
+        ("hr", "Šifra proizvoda:", "Nije dostupno", "OutOfStock"),
+        ("ro", "Cod produs:", "Stoc epuizat", "OutOfStock"),
+        ("pt", "Referência:", "Esgotado", "OutOfStock"),
+        ("ru", "Артикул:", "Нет в наличии", "OutOfStock"),
+        ("da", "Varenummer:", "Udsolgt", "OutOfStock"),
+        ("el", "Κωδικός προϊόντος:", "Εξαντλημένο", "OutOfStock"),
+        ("zh", "商品编号：", "缺货", "OutOfStock"),
+        ("he", "קוד מוצר:", "המוצר אינו במלאי", "OutOfStock"),
+        ("ko", "상품번호:", "일시품절", "OutOfStock"),
+        ("sk", "Kód produktu:", "Na sklade", "InStock"),
+        ("fi", "Tuotekoodi:", "Varastossa", "InStock"),
+        ("el", "Κωδικός προϊόντος:", "Διαθέσιμο", "InStock"),
+        ("ro", "Cod produs:", "În stoc", "InStock"),
+    ],
+)
+def test_stock_words_and_sku_labels_of_many_languages(lang, label, stock, availability):
+    """A page's own stock line and SKU label, in plain markup, in the languages shops write; a
+    sold-out line wins over JSON-LD left at InStock."""
+    ld = json.dumps({"@type": "Product", "name": "Model X2", "offers": {"price": "49.00", "priceCurrency": "EUR",
+                     "availability": "https://schema.org/InStock"}})  # fmt: skip
+    html = (
+        f'<html lang="{lang}"><head><script type="application/ld+json">{ld}</script></head><body><main>'
+        f"<h1>Model X2</h1><p class='price'>49,00 €</p><p>{stock}</p><div><span>{label}</span> "
+        "<span>MX2-440</span></div></main></body></html>"
+    )
+    product = extract(html, "https://shop.example.com/model-x2")["product"]
+    assert (product["availability"], product["sku"]) == (availability, "MX2-440")
+
+
+@pytest.mark.parametrize(
+    ("stated", "label", "want"),
+    [
+        ("KT-17", "Art.-Nr.:", "KT-17"),  # de: a carousel's number below never overrides the stated SKU
+        ("Czajnik Pro 17", "Kod produktu:", "KT-17"),  # pl: a name in the SKU field yields to the label
+        ("Kettle Pro 17", "Product code:", "KT-17"),  # en
+    ],
+)
+def test_a_label_in_a_box_far_below_the_product(stated, label, want):
+    ld = json.dumps({"@type": "Product", "name": "Kettle", "sku": stated, "offers": {"price": "39.90"}})
+    value = "XX-999" if want == stated else want
+    html = (
+        f'<html><head><script type="application/ld+json">{ld}</script></head><body><main><h1>Kettle</h1>'
+        "<p class='price'>39,90 €</p></main><h2>Customers also bought</h2>"
+        f"<div class='tile'><div>{label}</div><div>{value}</div></div></body></html>"
+    )
+    assert extract(html, "https://shop.example.com/kettle")["product"]["sku"] == want
+
+
 def _hostile_page(*blocks: str, body: str = "<h1>Kettle</h1>") -> str:
     scripts = "".join(f'<script type="application/ld+json">{b}</script>' for b in blocks)
     return f"<html><head>{scripts}</head><body>{body}</body></html>"

@@ -27,8 +27,10 @@ OUT_OF_STOCK = re.compile(
     r"ni na zalogi|ni dobavljivo|nedostupno|nije (?:dostupno|dostupan|na stanju|na zalihi)|rasprodano|"
     r"vypredan[eéý]|nie je (?:skladom|na sklade)|stoc epuizat|indisponibil|nu este [iî]n stoc|"
     r"esgotado|indispon[ií]vel|sem stock|sem estoque|nincs rakt[aá]ron|elfogyott|t[uü]kendi|stokta yok|"
-    r"nav noliktav[aā]|nav pieejams|нет в наличии|распродано|нет на складе|немає в наявності)(?![^\W\d_])"
-    r"|在庫切れ|売り切れ|品切れ|품절|일시품절|אזל מהמלאי|אינו במלאי|לא במלאי",  # no spaces between Japanese words: no word boundaries either
+    r"nav noliktav[aā]|nav pieejams|нет в наличии|распродано|нет на складе|немає в наявності|"
+    r"udsolgt|utsolgt|ikke på lager|loppu varastosta|tilapäisesti loppu|εξαντλημένο|μη διαθέσιμο|"
+    r"изчерпан|няма наличност|h[eế]t h[aà]ng|stok habis|غير متوفر|نفذت الكمية)(?![^\W\d_])"
+    r"|在庫切れ|売り切れ|品切れ|缺货|售罄|无货|품절|일시품절|אזל מהמלאי|אינו במלאי|לא במלאי|สินค้าหมด",  # no spaces between Japanese words: no word boundaries either
     re.I,
 )
 IN_STOCK = re.compile(
@@ -38,8 +40,9 @@ IN_STOCK = re.compile(
     r"(?:auf|an) lager|lieferbar|sofort verf[uü]gbar|verf[uü]gbar|vorr[aä]tig|"
     r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|"
     r"na zalogi|dobavljivo|na stanju|dostupno|na sklade|skladom|[iî]n stoc|em stock|em estoque|dispon[ií]vel|"
-    r"rakt[aá]ron|stokta(?: var)?|noliktav[aā]|в наличии|есть на складе|є в наявності)(?![^\W\d_])"
-    r"|在庫あり|재고 있음|במלאי",
+    r"rakt[aá]ron|stokta(?: var)?|noliktav[aā]|в наличии|есть на складе|є в наявності|"
+    r"på lager|varastossa|διαθέσιμο|σε απόθεμα|в наличност|c[oò]n h[aà]ng|tersedia|متوفر)(?![^\W\d_])"
+    r"|在庫あり|有货|现货|재고 있음|במלאי",
     re.I,
 )
 #: Picking up in a store, a separate matter from whether the product can be bought.
@@ -118,7 +121,9 @@ _LABELS = {
         r"num[ée]ro (?:d'article|de produit)|cod(?:ul)? produs|[sš]ifra(?: (?:proizvoda|artikla|izdelka))?|"
         r"k[oó]d (?:produktu|tovaru|proizvoda)|katalogov[eé] [cč][ií]slo|tootekood|preces kods|prek[eė]s kodas|"
         r"cikksz[aá]m|term[eé]kk[oó]d|[uü]r[uü]n kodu|артикул|код товара|код продукта|קוד מוצר|מק\"ט|"
-        r"商品番号|品番|상품번호|상품코드|품번",
+        r"varenummer|varenr\.?|artikelnr\.?|tuotekoodi|tuotenumero|κωδικός(?: προϊόντος)?|κωδ\.|"
+        r"код на продукта|kod produktu|m[aã] s[aả]n ph[aẩ]m|kode produk|"
+        r"商品番号|品番|商品コード|商品编号|商品編號|货号|상품번호|상품코드|품번",
         # A shorter word that is a product number on a product's page, after the ones above.
         r"kod|k[oó]d|indeks|symbol|r[ée]f[ée]rence|r[ée]f\.?|ref\.?|referencia|refer[eê]ncia|codice|c[oó]digo|"
         r"style|код",

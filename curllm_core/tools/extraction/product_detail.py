@@ -37,7 +37,7 @@ from ._html import (
 )
 from ._price_roles import CURRENT, REGULAR, markup, price_classed, text_role
 from ._product_data import fold, jsonld_product, meta_product, microdata_product, same_page
-from ._product_ids import OWN_NUMBER, address_number, labelled
+from ._product_ids import OWN_NUMBER, address_number, is_code, labelled
 from ._product_words import (
     ADD_TO_CART,
     BRAND_CLASS,
@@ -385,6 +385,13 @@ def _visible(tree, title: LexborNode | None, currency: str | None, stated_price:
         or _cart_button(tree.css(CART_IDS))
     )
     out.update(labelled(texts, _spec_rows(tree)))
+    # Plain boxes anywhere on the page fill what the block and the tables leave open; a SKU found
+    # there (perhaps a carousel's) never overrides the metadata's.
+    boxed = labelled([], _label_boxes(tree))
+    if "sku" in boxed and "sku" not in out:
+        boxed["sku_label"] = max(boxed.get("sku_label") or 0, OWN_NUMBER + 1)
+    for key, value in boxed.items():
+        out.setdefault(key, value)
     if "brand" not in out:
         out["brand"] = _brand_element(block[:12])
     out.update(_rating(texts))
@@ -480,8 +487,14 @@ def _spec_rows(tree) -> list[LexborNode]:
         raw = el.text(deep=True)
         if len(raw) <= 60 and LABEL_START.match(raw) and not _in_chrome(el):
             out.append(el)
-    # A label in a plain box of its own ("<div>Item number:</div><div>302474151804</div>"): its own
-    # text, read without its descendants', with a colon (cheap on a page of thousands of boxes).
+    return out
+
+
+def _label_boxes(tree) -> list[LexborNode]:
+    """Labels in plain boxes of their own anywhere on the page ("<div>Item number:</div><div>
+    302474151804</div>" in a description tab): each box's own text, read without its descendants',
+    with a colon (cheap on a page of thousands of boxes)."""
+    out = []
     for el in tree.css("div, span"):
         own = el.text(deep=False).strip()
         if (":" in own or "：" in own) and len(own) <= 60 and LABEL_START.match(own) and not _in_chrome(el):
@@ -565,7 +578,13 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
     # A SKU the page prints is this page's variant's, over the metadata's when that has variants
     # (or none), and over any when the page labels it as its own number ("SKU:", "Product code:",
     # "Artikelnummer:"); a stated SKU stands over a listing's number ("Item number:", "Anzeige:").
-    if shown.get("sku") and (variants or not product.get("sku") or shown.get("sku_label") == OWN_NUMBER):
+    stated_sku = product.get("sku")
+    if shown.get("sku") and (
+        variants
+        or not stated_sku
+        or shown.get("sku_label") == OWN_NUMBER
+        or not is_code(stated_sku)  # a model's name in the SKU field ("OPTIPLEX 9010 TOWER")
+    ):
         product["sku"] = shown["sku"]
         own = next((v for v in variants if v.get("sku") == shown["sku"]), None)
         if own is not None:
