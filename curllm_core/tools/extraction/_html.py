@@ -394,6 +394,42 @@ def hidden_in_tree(node: LexborNode, cache: dict[int, bool] | None = None, *, st
     return result
 
 
+class PageShare:
+    """The share of the page's text an element holds (memoised per element). A page's chrome (a menu,
+    a sidebar, a footer) is a small part of it; a wrapper holding most of the text is its content,
+    whatever its class says."""
+
+    def __init__(self, tree: LexborHTMLParser) -> None:
+        self.tree = tree
+        self.total: int | None = None
+        self.memo: dict[int, float] = {}
+
+    def __call__(self, node: LexborNode) -> float:
+        key = node.mem_id
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        if self.total is None:
+            body = self.tree.body
+            self.total = len(body.text(deep=True, strip=True)) if body is not None else 0
+        if node.tag in ("html", "body"):
+            value = 1.0
+        else:
+            value = len(node.text(deep=True, strip=True)) / self.total if self.total else 0.0
+        self.memo[key] = value
+        return value
+
+    def holds_most(self, node: LexborNode) -> bool:
+        """Whether ``node``, flagged hidden by a class name, holds the page's main heading or most of
+        its text. A page does not hide its heading or most of itself: without the page's CSS (a saved page) such a class
+        ("snippet-hidden", "results-hidden") names a state of something inside, not the wrapper's
+        own. The ``hidden`` attribute and inline styles are always believed."""
+        attrs = node.attributes
+        if "hidden" in attrs or HIDDEN_MARK in attrs or _HIDDEN_STYLE_RE.search(attrs.get("style") or ""):
+            return False
+        return node.css_first("h1") is not None or self(node) >= 0.5
+
+
 class HiddenIndex:
     """`hidden_in_tree` for many nodes of one tree: the hidden elements are found by one CSS query
     (in C), then each question is a walk up the parents, memoised. ``strict`` as in `hidden_in_tree`."""
@@ -423,22 +459,27 @@ class HiddenIndex:
         self.roots: set[int] = set()
         self.memo: dict[int, bool] = {}
         if tree is not None:
+            page = PageShare(tree)
             for node in tree.css(", ".join(self._LOOSE + self._STRICT if strict else self._LOOSE)):
                 # The query over-approximates (display:block matches [style*=display]); confirm each.
-                if hidden_self(node, screen_reader=strict) or (
-                    strict and node.attributes.get("aria-hidden") == "true"
-                ):
+                if (
+                    hidden_self(node, screen_reader=strict)
+                    or (strict and node.attributes.get("aria-hidden") == "true")
+                ) and not page.holds_most(node):
                     self.roots.add(node.mem_id)
 
     @classmethod
     def pair(cls, tree: LexborHTMLParser) -> tuple[HiddenIndex, HiddenIndex]:
         """The loose and the strict index of ``tree`` from a single query."""
         loose, strict = cls(), cls()
+        page = PageShare(tree)
         for node in tree.css(", ".join(cls._LOOSE + cls._STRICT)):
-            if hidden_self(node, screen_reader=False):
+            if hidden_self(node, screen_reader=False) and not page.holds_most(node):
                 loose.roots.add(node.mem_id)
                 strict.roots.add(node.mem_id)
-            elif hidden_self(node, screen_reader=True) or node.attributes.get("aria-hidden") == "true":
+            elif (
+                hidden_self(node, screen_reader=True) or node.attributes.get("aria-hidden") == "true"
+            ) and not page.holds_most(node):
                 strict.roots.add(node.mem_id)
         return loose, strict
 

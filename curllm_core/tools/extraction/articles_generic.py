@@ -12,8 +12,14 @@ How the list is found (see `find_items`):
    keeps its results and not the answer box between them).
 3. **The list** is the group with the most blocks holding a title link (posts, results) or, failing
    that, holding a body text and no title link (comments); ties go to the outer level, which holds
-   the whole item. Groups inside navigation, headers, footers, asides, sidebars, "related" boxes or ad
-   blocks count a quarter.
+   the whole item. Blocks count by how much they read like records (`_record_likeness`): text beside
+   the title (a teaser, a date), titles of a few words rather than one- or two-word labels, one title
+   per block (not a menu's column). Groups inside navigation, headers, footers, asides, sidebars,
+   "related" boxes or ad blocks count a quarter, unless that container holds a large share of the
+   page's text (a layout wrapper named "has-sidebar") or, named so by class, the page's main heading;
+   a list under the main heading counts double. Links whose words repeat on three links or more
+   beside a rarer link in the same record ("Learn More", a collection's name) are its actions, never
+   its title.
 4. **Every block** becomes an item: ``title`` and ``url`` from its title link (a heading's link
    first; a redirect link that carries its target in the query gives the target), or for a comment
    its text (``title`` shortened, ``text`` whole) and its permalink; then, where the block shows
@@ -43,6 +49,7 @@ from ...tool import ToolContext
 from ._html import (
     GLUE_TAGS,
     HiddenIndex,
+    PageShare,
     absolute_url,
     apply_limit,
     classes,
@@ -57,6 +64,9 @@ from ._html import (
 MIN_GROUP = 2
 MAX_LEVELS = 12  # how far up from an anchor an item may start
 DECOY_FACTOR = 0.25
+REPEATED_LABEL = 3  # links with the same words: an action every record carries
+CONTENT_SHARE = 0.3
+HEADING_FACTOR = 2.0  # a list under the page's main heading  # of the page's text: a container holding more is content, not chrome
 SPREAD_FACTOR = 0.4  # weight of a group whose members mostly have a parent of their own
 MIN_BODY_CHARS = 40
 MAX_TITLE = 300  # a longer link text is a teaser paragraph, not a title
@@ -140,6 +150,8 @@ _DECOY_PARTS = frozenset(
     }
 )
 _DECOY_TAGS = frozenset({"nav", "header", "footer", "aside"})
+# Compound class words of chrome: "topnav", "channelnav", "mainmenu", "masthead", "flyout", "dropdown".
+_CHROME_SUFFIXES = ("nav", "menu", "masthead", "flyout", "dropdown", "megamenu")
 # Filter and facet boxes ("Radeon RX (259)"): links that narrow the list, not items of it.
 _FILTER_RE = re.compile(r"filter|facet|refine|refinement", re.IGNORECASE)
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -253,7 +265,7 @@ class _Anchors:
 
 
 def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> list[LexborNode]:
-    links = []
+    links: list[tuple[LexborNode, str, bool]] = []
     for link in body.css("a[href]"):
         href = (link.attributes.get("href") or "").strip()
         if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:")):
@@ -262,8 +274,51 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> list[LexborNode]
         if _PROFILE_RE.search(href):  # a link to a person is an author, never a title
             continue
         if _title_like(text) and not hidden(link) and _stands_alone(link, text):
-            links.append(link)
-    return links
+            links.append((link, text.casefold(), True))
+        elif _LETTER_RE.search(text):
+            links.append((link, text.casefold(), False))
+    return _without_actions(links)
+
+
+def _without_actions(links: list[tuple[LexborNode, str, bool]]) -> list[LexborNode]:
+    """The title links (flagged True among the page's links) without the actions records carry: words
+    repeated on three links or more ("Share Memories and Condolences", "Learn More", "Public Profile")
+    whose record also holds a link with words of its own (repeated less). Records may share their
+    titles ("Star Wars" on four platforms): a repeated text with no rarer link beside it stays."""
+    # A link in a heading is a title however often it is printed (one result shown in two boxes).
+    seen = Counter(text for link, text, _ in links if not _in_heading(link))
+    if not any(n >= REPEATED_LABEL for n in seen.values()):
+        return [link for link, _, title in links if title]
+    # Per ancestor: the repeated texts inside it, and the fewest repeats of a link text inside it.
+    inside: dict[int, Counter[str]] = defaultdict(Counter)
+    rarest: dict[int, int] = {}
+    for link, text, _ in links:
+        node = link.parent
+        for _ in range(MAX_LEVELS):
+            if node is None or node.tag in ("body", "html"):
+                break
+            if seen[text] >= REPEATED_LABEL:
+                inside[node.mem_id][text] += 1
+            key = node.mem_id
+            rarest[key] = min(rarest.get(key, seen[text]), seen[text])
+            node = node.parent
+    kept = []
+    for link, text, title in links:
+        if not title:
+            continue
+        action = False
+        if seen.get(text, 0) >= REPEATED_LABEL:
+            node = link.parent
+            for _ in range(MAX_LEVELS):
+                if node is None or node.tag in ("body", "html") or inside[node.mem_id][text] > 1:
+                    break  # out of its record: the next one's copy is inside
+                if rarest[node.mem_id] < seen[text]:
+                    action = True
+                    break
+                node = node.parent
+        if not action:
+            kept.append(link)
+    return kept
 
 
 def _find_bodies(body: LexborNode, hidden: HiddenIndex) -> list[LexborNode]:
@@ -382,9 +437,11 @@ def _cluster(group: _Group) -> list[LexborNode]:
     return members
 
 
-def _decoy(node: LexborNode, memo: dict[int, float]) -> float:
+def _decoy(node: LexborNode, memo: dict[int, float], share: PageShare, heading: _MainHeading) -> float:
     """A quarter for lists inside navigation, headers, footers, sidebars, related boxes, filter boxes
-    and ad blocks."""
+    and ad blocks. A container holding a large share of the page's text is its content, whatever its
+    tag or class says (a layout "has-sidebar", a "fixed-header" wrapper, a results "filter" form), and
+    so is a container whose class sounds like chrome around the page's main heading."""
     chain: list[int] = []
     current: LexborNode | None = node.parent
     result = 1.0
@@ -393,25 +450,66 @@ def _decoy(node: LexborNode, memo: dict[int, float]) -> float:
             result = memo[current.mem_id]
             break
         chain.append(current.mem_id)
-        if current.tag in _DECOY_TAGS or current.attributes.get("role") in (
+        parts = _class_parts(current)
+        landmark = current.tag in _DECOY_TAGS or current.attributes.get("role") in (
             "navigation",
             "banner",
             "contentinfo",
-        ):
-            result = DECOY_FACTOR
-            break
-        parts = _class_parts(current)
-        if parts & _DECOY_PARTS or parts & _AD_PARTS:
-            result = DECOY_FACTOR
-            break
-        # A filter box; unless it wraps the page's content (a form around everything).
-        if any(_FILTER_RE.search(p) for p in parts) and current.css_first("h1, h2, main, article") is None:
+        )
+        named = (
+            any(p.endswith(_CHROME_SUFFIXES) for p in parts)
+            or bool(parts & _DECOY_PARTS or parts & _AD_PARTS)
+            # A filter box; unless it wraps the page's content (a form around everything).
+            or (
+                any(_FILTER_RE.search(p) for p in parts)
+                and current.css_first("h1, h2, main, article") is None
+            )
+        )
+        if (landmark or (named and current.mem_id not in heading.chain)) and share(current) < CONTENT_SHARE:
             result = DECOY_FACTOR
             break
         current = current.parent
     for key in chain:
         memo[key] = result
     return result
+
+
+class _MainHeading:
+    """The page's main heading (its first visible ``h1`` that is no logo link) and whether a block
+    sits under it: after it, inside a container they share below the page's top level (a list in the
+    same column as the heading, not a menu before it or a footer far below)."""
+
+    def __init__(self, body: LexborNode, hidden: HiddenIndex) -> None:
+        self.node: LexborNode | None = None
+        self.chain: dict[int, int] = {}
+        self.order: dict[int, int] | None = None
+        self.body = body
+        for h1 in body.css("h1"):
+            if hidden(h1) or not visible_text(h1) or h1.css_first("a") is not None:
+                continue
+            if h1.parent is not None and h1.parent.tag == "a":
+                continue
+            self.node = h1
+            break
+        if self.node is not None:
+            current: LexborNode | None = self.node.parent
+            depth = 0
+            while current is not None and current.tag not in ("body", "html"):
+                self.chain[current.mem_id] = depth
+                current = current.parent
+                depth += 1
+
+    def leads(self, member: LexborNode) -> bool:
+        if self.node is None:
+            return False
+        current: LexborNode | None = member.parent
+        while current is not None and current.mem_id not in self.chain:
+            current = current.parent
+        if current is None:
+            return False  # they share only the body
+        if self.order is None:
+            self.order = {n.mem_id: i for i, n in enumerate(self.body.traverse())}
+        return self.order.get(self.node.mem_id, 0) < self.order.get(member.mem_id, 0)
 
 
 @dataclass
@@ -422,7 +520,9 @@ class _Choice:
     depth: int
 
 
-def _best_group(groups: list[_Group], kind: str) -> _Choice | None:
+def _best_group(
+    groups: list[_Group], kind: str, share: PageShare, title_ids: set[int], heading: _MainHeading
+) -> _Choice | None:
     """The list of the page: the best-scoring group; ties go to the outer level (it holds the whole
     item). Comments must show who or when (most of them an author, a date or points): paragraphs of
     an article are not comments."""
@@ -445,8 +545,12 @@ def _best_group(groups: list[_Group], kind: str) -> _Choice | None:
             parents = len({m.parent.mem_id for m in chosen if m.parent is not None})
             if parents > max(2, len(chosen) / 3):
                 score *= SPREAD_FACTOR
-            factor = _decoy(chosen[0], decoy_memo)
+            factor = _decoy(chosen[0], decoy_memo, share, heading)
             score *= factor
+            if what == "posts":
+                score *= _record_likeness(chosen, title_ids)
+            if heading.leads(chosen[0]):
+                score *= HEADING_FACTOR
             if factor < 1 and score < MIN_GROUP:
                 continue  # a few links in a footer or menu are no list
             options.append(_Choice(what, chosen, score, group.depth))
@@ -455,6 +559,30 @@ def _best_group(groups: list[_Group], kind: str) -> _Choice | None:
         if choice.kind == "posts" or _signed(choice.members):
             return choice
     return None
+
+
+def _record_likeness(members: list[LexborNode], title_ids: set[int], sample: int = 24) -> float:
+    """How much the blocks read like records rather than a menu's entries, up to 1: records show
+    more than their title (a teaser, a date, a source: text outside links), and their titles read as
+    names or sentences rather than one- or two-word labels."""
+    probe = members[:sample]
+    rich = 0
+    words = 0
+    single = 0
+    for member in probe:
+        if not _several_items(member, title_ids):
+            single += 1
+        link = _title_link(member, title_ids)
+        title = visible_text(link) if link is not None else ""
+        words += min(len(title.split()), 8)
+        text = member.text(deep=True, strip=True)
+        linked = sum(len(a.text(deep=True, strip=True)) for a in member.css("a"))
+        if len(text) - linked >= 15:
+            rich += 1
+    rich_share = rich / len(probe)
+    wordy = min(1.0, words / len(probe) / 4)
+    # Blocks that each hold a list of their own (the columns of a mega-menu) are no records.
+    return (0.15 + 0.85 * rich_share) * max(0.1, wordy * wordy) * (0.25 + 0.75 * single / len(probe))
 
 
 def _signed(members: list[LexborNode], sample: int = 8) -> bool:
@@ -916,7 +1044,13 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     hidden, strict_hidden = HiddenIndex.pair(tree)
     title_links = _find_title_links(body, hidden)
     bodies = _find_bodies(body, hidden)
-    choice = _best_group(_groups(title_links, bodies), kind)
+    choice = _best_group(
+        _groups(title_links, bodies),
+        kind,
+        PageShare(tree),
+        _anchor_ids(title_links),
+        _MainHeading(body, hidden),
+    )
     if choice is None:
         return None, []
     title_ids = _anchor_ids(title_links)

@@ -1,0 +1,163 @@
+"""articles_generic: the page's list among its chrome, decided by what the items are and where they sit.
+
+Generated pages (property-style) in five markups (utility-class soup, BEM, hashed CSS-module classes,
+data-testid attributes, a table) and three languages (EN/PL/DE): a few records beside a mega-menu of
+many more links, a footer sitemap, a class-named "hidden" wrapper around the content, a wrapper whose
+class or tag sounds like chrome ("has-sidebar", "fixed-header", a filter form, a ``<header>``) holding
+the whole content, and an action or collection link carried by every record ("Learn More")."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from curllm_core.tools.extraction import articles_generic
+from tests.tools.test_extraction_helpers import assert_valid_output
+
+WORDS = {
+    "en": {
+        "titles": [
+            "How the city rebuilt its old harbour",
+            "A beginner's guide to sourdough bread",
+            "Why trains run late in the winter",
+            "Ten lessons from a failed startup",
+            "The quiet return of the fountain pen",
+            "What we learned from a year of cycling",
+            "Inside the workshop of a violin maker",
+        ],
+        "snippet": "A longer text about the subject that a reader sees under the title of the result.",
+        "action": "Learn More",
+        "collection": "Community Library",
+        "menu": ["Home", "News", "Sports", "Weather", "Travel", "Culture", "Science", "Music"],
+        "date": "Mar 3, 2017",
+    },
+    "pl": {
+        "titles": [
+            "Jak miasto odbudowało stary port",
+            "Przepis na chleb na zakwasie dla początkujących",
+            "Dlaczego pociągi zimą się spóźniają",
+            "Dziesięć lekcji z nieudanego startupu",
+            "Cichy powrót pióra wiecznego",
+            "Czego nauczył nas rok jazdy rowerem",
+            "W pracowni lutnika od środka",
+        ],
+        "snippet": "Dłuższy tekst o temacie, który czytelnik widzi pod tytułem wyniku wyszukiwania.",
+        "action": "Zobacz więcej",
+        "collection": "Biblioteka gminna",
+        "menu": ["Start", "Wiadomości", "Sport", "Pogoda", "Podróże", "Kultura", "Nauka", "Muzyka"],
+        "date": "3 marca 2017",
+    },
+    "de": {
+        "titles": [
+            "Wie die Stadt ihren alten Hafen wieder aufbaute",
+            "Sauerteigbrot für Anfänger erklärt",
+            "Warum Züge im Winter später kommen",
+            "Zehn Lehren aus einem gescheiterten Startup",
+            "Die leise Rückkehr des Füllers",
+            "Was wir aus einem Jahr Radfahren gelernt haben",
+            "Zu Besuch in der Werkstatt eines Geigenbauers",
+        ],
+        "snippet": "Ein längerer Text über das Thema, den man unter dem Titel des Treffers liest.",
+        "action": "Mehr erfahren",
+        "collection": "Gemeindebibliothek",
+        "menu": ["Start", "Nachrichten", "Sport", "Wetter", "Reisen", "Kultur", "Wissen", "Musik"],
+        "date": "3. März 2017",
+    },
+}
+
+MARKUPS = ("utility", "bem", "hashed", "testid", "table")
+
+
+def _cls(rng: random.Random, markup: str, role: str) -> str:
+    """A class (or data-testid) attribute for a part of the page in the chosen markup."""
+    if markup == "utility":
+        return f'class="flex {rng.choice(["p-2", "px-4", "mt-3"])} {rng.choice(["text-sm", "gap-2"])}"'
+    if markup == "bem":
+        return f'class="block__{role} block__{role}--{rng.choice(["wide", "plain"])}"'
+    if markup == "hashed":
+        return f'class="{role[:3]}_{rng.randrange(16**5):05x} x{rng.randrange(16**4):04x}"'
+    if markup == "testid":
+        return f'data-testid="{role}"'
+    return ""
+
+
+def _record(rng, markup, lang, i, title, words, extras) -> str:
+    url = f"/r/{i}-{rng.randrange(1000)}"
+    head = f'<h3 {_cls(rng, markup, "title")}><a href="{url}">{title}</a></h3>'
+    parts = [head, f"<p {_cls(rng, markup, 'text')}>{words['snippet']}</p>"]
+    if "date" in extras:
+        parts.append(f"<span>{words['date']}</span>")
+    if "action" in extras:
+        parts.append(f'<a href="{url}?more=1">{words["action"]}</a>')
+    if "collection" in extras:
+        parts.insert(0, f'<a href="/collection/{rng.randrange(3)}">{words["collection"]}</a>')
+    if markup == "table":
+        return f"<tr><td>{'</td><td>'.join(parts)}</td></tr>"
+    return f"<div {_cls(rng, markup, 'item')}>{''.join(parts)}</div>"
+
+
+def _mega_menu(rng, markup, words) -> str:
+    """Many more links than records, in columns, without a nav landmark or a nav-sounding class."""
+    columns = []
+    for c in range(rng.randint(4, 7)):
+        links = "".join(
+            f'<li><a href="/m/{c}/{k}">{rng.choice(words["menu"])} {rng.choice(words["menu"])}</a></li>'
+            for k in range(rng.randint(6, 12))
+        )
+        columns.append(f"<div {_cls(rng, markup, 'col')}><b>{words['menu'][c]}</b><ul>{links}</ul></div>")
+    return f"<div {_cls(rng, markup, 'top')}>{''.join(columns)}</div>"
+
+
+def _sitemap(rng, markup, words) -> str:
+    links = "".join(
+        f'<li><a href="/s/{k}">{rng.choice(words["menu"])} {rng.choice(words["menu"])}</a></li>'
+        for k in range(rng.randint(15, 30))
+    )
+    return f"<div {_cls(rng, markup, 'bottom')}><ul>{links}</ul></div>"
+
+
+WRAPPERS = (
+    '<div class="layout has-sidebar">{}</div>',
+    '<div class="fixed-header" id="content">{}</div>',
+    '<form class="results-filter">{}</form>',
+    "<header>{}</header>",
+    '<div class="snippet-hidden">{}</div>',
+    '<div class="results is-hidden">{}</div>',
+    "<div>{}</div>",
+)
+
+
+def generated_page(seed: int) -> tuple[str, list[str]]:
+    rng = random.Random(seed)
+    lang = rng.choice(list(WORDS))
+    words = WORDS[lang]
+    markup = MARKUPS[seed % len(MARKUPS)]
+    titles = rng.sample(words["titles"], rng.randint(3, 7))
+    extras = {e for e in ("date", "action", "collection") if rng.random() < 0.5}
+    records = "".join(_record(rng, markup, lang, i, t, words, extras) for i, t in enumerate(titles))
+    listing = f"<table><tbody>{records}</tbody></table>" if markup == "table" else f"<div>{records}</div>"
+    content = f"<h1>{rng.choice(words['menu'])}</h1>{listing}"
+    wrapper = WRAPPERS[seed % len(WRAPPERS)]
+    html = (
+        f"<html><body>{_mega_menu(rng, markup, words)}{wrapper.format(content)}"
+        f"{_sitemap(rng, markup, words)}</body></html>"
+    )
+    return html, titles
+
+
+@pytest.mark.parametrize("seed", range(35))
+def test_records_win_over_chrome(seed):
+    html, titles = generated_page(seed)
+    out = articles_generic.extract(html, "https://gen.example/search")
+    assert_valid_output("articles_generic", out)
+    assert [a["title"] for a in out["articles"]] == titles, html
+
+
+def test_a_page_hidden_by_its_attribute_stays_hidden():
+    """The ``hidden`` attribute and inline styles are believed whatever they wrap: only a class name
+    on a wrapper of most of the page is read as a state of something inside."""
+    html, titles = generated_page(6)
+    inner = html.split("<body>", 1)[1].split("</body>", 1)[0]
+    hidden_page = f'<html><body><div style="display:none">{inner}</div><p>Nothing to see</p></body></html>'
+    assert articles_generic.extract(hidden_page, "https://gen.example/")["articles"] == []
