@@ -97,5 +97,8 @@ class TerminalSink:
             self.console.print(f"[{style}]{icon}[/{style}] {safe(data['message'])}{ms}")
         elif kind == "url_complete":
             self.console.print(f"[dim]· opened {safe(data.get('url'))} ({data.get('duration_ms')} ms)[/dim]")
+        elif kind == "consent":
+            button = f" ({safe(data['button'])})" if data.get("button") else ""
+            self.console.print(f"[dim]· consent dialog {safe(data.get('action'))}{button}[/dim]")
         elif kind == "error":
             self.console.print(f"[red]✗ {safe(data.get('message'))}[/red]")

@@ -148,6 +148,8 @@ def _progress_message(event: dict) -> str:
         return f"opened {data.get('url')} ({data.get('status')}, {data.get('duration_ms')} ms)"
     if kind == "init":
         return f"task started ({data.get('planner')})"
+    if kind == "consent":
+        return f"consent dialog {data.get('action')}" + (f" ({data['button']})" if data.get("button") else "")
     if kind == "complete":
         return f"complete: ok={data.get('ok')}, {data.get('items')} item(s)"
     return f"{kind}: {data.get('message', '')}"

@@ -292,7 +292,10 @@ async def _fill_frames(page: Any, html: str, slots: list[dict], args: list) -> s
     """``html`` with each slot of a frame of another origin filled with that frame's body, read in the
     frame itself (one call per frame, all at once, each bounded by FRAME_READ_TIMEOUT_S). A frame is
     found by its address, else by its name; a frame not found or not answering leaves its slot empty."""
-    children = [f for f in page.frames if f != page.main_frame]
+    # A frame that failed to load shows the browser's error page: not the page's content.
+    children = [
+        f for f in page.frames if f != page.main_frame and f.url.startswith(("http:", "https:", "file:"))
+    ]
     used: set[int] = set()
 
     def find(slot: dict) -> Any:
