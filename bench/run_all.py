@@ -24,6 +24,7 @@ ORDER = [
     "extraction",
     "product_pages",
     "readiness",
+    "pagecontent",
     "batch",
     "batch_form",
     "ray",

@@ -217,6 +217,10 @@ def test_a_key_a_model_echoes_is_scrubbed_from_everything_written(tmp_path, fake
         ('viewport = "huge"', "viewport must look like 1280x800"),
         ('block_domains = ["localhost:8080"]', "block_domains[0] 'localhost:8080' has a port"),
         ('model = ""', "model is empty"),
+        (
+            'consent = "sometimes"',
+            "consent: 'sometimes' is not a consent mode: use one of reject, accept, leave",
+        ),
     ],
 )
 def test_config_values_out_of_range_exit_2(tmp_path, text, words):

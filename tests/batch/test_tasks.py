@@ -83,6 +83,11 @@ def test_a_plan_as_json_text_or_a_file_next_to_the_task_file(tmp_path):
         ({"id": "a", "instruction": "find", "data": [1]}, "BAD_TASK", "data must be an object"),
         ({"id": "a", "instruction": "find", "timeout": -1}, "BAD_TASK", "timeout must be a positive"),
         ({"id": "a", "instruction": "find", "timeout": "soon"}, "BAD_TASK", "timeout must be a number"),
+        (
+            {"id": "a", "instruction": "find", "consent": "maybe"},
+            "BAD_TASK",
+            "use one of reject, accept, leave",
+        ),
         ({"id": "a", "plan": 7}, "BAD_TASK", "plan must be"),
         ({"id": "a", "url": "not a url", "instruction": "find"}, "BAD_URL", "bad URL 'not a url'"),
         ({"id": "a", "url": "http://", "instruction": "find"}, "BAD_URL", "bad URL"),

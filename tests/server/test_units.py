@@ -81,6 +81,17 @@ async def test_slots_run_some_queue_some_and_refuse_the_rest():
     assert (slots.running, slots.waiting) == (0, 0)
 
 
+def test_a_request_may_choose_its_consent_answer():
+    from curllm_core.server.tasks import _run_options
+
+    settings = ServerSettings().checked()
+    chosen = _run_options(settings, parse_task({"instruction": "x", "options": {"consent": "leave"}}), None)
+    assert chosen.browser.consent == "leave"
+    assert _run_options(settings, parse_task({"instruction": "x"}), None).browser.consent == "reject"
+    with pytest.raises(HTTPError, match="options.consent must be one of reject, accept, leave"):
+        _run_options(settings, parse_task({"instruction": "x", "options": {"consent": "yes"}}), None)
+
+
 def test_sse_message_is_the_events_line():
     event = {"type": "step", "data": {"message": "two\nlines", "price": "150 zł"}}
     message = sse_message(event).decode()
