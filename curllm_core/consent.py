@@ -161,7 +161,8 @@ CONSENT_JS = r"""
   ];
   const CONSENT_TEXT = /cookie|ciasteczk|consent|zgod|prywatnosc|rodo|datenschutz|einwillig|privacy|confidentialite|consentement|traceur|privacidad|consentimiento|riservatezza|consenso|gdpr|dsgvo|rgpd/;
   const BOXY = /cookie|consent|gdpr|privacy|rodo|cmp|notice|banner|overlay|modal|dialog/i;
-  const BUTTONS = 'button, [role=button], a, input[type=button], input[type=submit], [onclick]';
+  // Buttons, and what is styled as one (a hand-made banner's <div class="btn">, listened to by script).
+  const BUTTONS = 'button, [role=button], a, input[type=button], input[type=submit], [onclick], [class*=btn i], [class*=button i]';
   const handled = new WeakSet();
   let settingsOpened = false, finished = false;
 
@@ -260,7 +261,7 @@ CONSENT_JS = r"""
     const boxes = new Map();  // box -> {kind: [buttons]}
     for (const root of roots()) {
       for (const el of root.querySelectorAll(BUTTONS)) {
-        if (leaves(el)) continue;
+        if (leaves(el) || el.querySelector(BUTTONS)) continue;  // a row of buttons is not one of them
         const kind = kindOf(el);
         if (!kind || !shown(el)) continue;
         const box = boxOf(el);

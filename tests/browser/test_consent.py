@@ -107,6 +107,17 @@ async def test_reject_presses_the_least_consent_offered(page, lang, text, labels
 
 
 @pytest.mark.browser
+async def test_a_div_styled_as_a_button_is_one(page):
+    html = BANNER.format(
+        lang="de", cls="cc-window", filler="", text="Diese Website verwendet Cookies.",
+        buttons='<div class="cc-buttons"><div class="cc-btn cc-allow">Alle akzeptieren</div>'
+        '<div class="cc-btn cc-deny">Ablehnen</div></div>',
+    ).replace("querySelectorAll('button')", "querySelectorAll('.cc-btn')")  # fmt: skip
+    title, reports = await answer(page, html, "reject")
+    assert title == "Ablehnen" and [r.action for r in reports] == ["rejected"]
+
+
+@pytest.mark.browser
 async def test_accept_presses_accept(page):
     html = BANNER.format(
         lang="es",

@@ -144,6 +144,31 @@ def test_listings_are_found_by_their_shape(doc, want):
     assert names_prices(emb.listing([doc], BASE, None)) == want
 
 
+def test_a_price_range_gives_its_lower_end_and_cents_are_told_by_the_price_shown():
+    storefront = {"collection": {"products": {"nodes": [
+        {"title": "Mug", "onlineStoreUrl": "https://shop.example/m",
+         "priceRange": {"maxVariantPrice": {"amount": "30.0", "currencyCode": "CAD"},
+                        "minVariantPrice": {"amount": "12.0", "currencyCode": "CAD"}}},
+        {"title": "Bowl", "onlineStoreUrl": "https://shop.example/b",
+         "priceRange": {"minVariantPrice": {"amount": "18.5", "currencyCode": "CAD"}}},
+    ]}}}  # fmt: skip
+    assert names_prices(emb.listing([storefront], BASE, None)) == [
+        ("Mug", 12.0, "CAD", "https://shop.example/m"),
+        ("Bowl", 18.5, "CAD", "https://shop.example/b"),
+    ]
+    minor = {"hits": [
+        {"name": "Czajnik", "url": "/c", "price": 12999, "priceFormatted": "129,99 zł"},
+        {"name": "Toster", "url": "/t", "price": 8900, "priceFormatted": "89,00 zł"},
+        {"name": "Kubek", "url": "/k", "price": 25, "priceFormatted": "25,00 zł"},
+    ]}  # fmt: skip
+    got = names_prices(emb.listing([minor], "https://sklep.example.pl/", "PLN"))
+    assert [(n, p, c) for n, p, c, _ in got] == [
+        ("Czajnik", 129.99, "PLN"),
+        ("Toster", 89.0, "PLN"),
+        ("Kubek", 25.0, "PLN"),
+    ]
+
+
 def test_a_regular_price_beside_the_price_is_kept_apart():
     doc = {
         "list": [

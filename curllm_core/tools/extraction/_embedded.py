@@ -74,8 +74,13 @@ _REGULAR_KEY = re.compile(
     r"(?i)regular|original|was|old|list|compare|strike|before|rrp|msrp|base|initial|undiscounted"
 )
 _NOT_PRICE = re.compile(
-    r"(?i)unit|per|shipping|deliver|tax|vat|min_?order|range|count|currency|format|label|type|id$|text$|html"
+    r"(?i)unit|per|shipping|deliver|tax|vat|min_?order|count|currency|format|label|type|id$|text$|html|display"
 )
+#: A price written out for display ("priceFormatted": "129,99 zł"): no price of its own, but it says
+#: whether a bare integer beside it counts in cents.
+_SHOWN_PRICE = re.compile(r"(?i)(price|amount).*(format|display|text|label)|(format|display).*(price|amount)")
+#: Of an object's price keys, the upper end of a range is looked at last ("priceRange": {"min...", "max..."}).
+_UPPER = re.compile(r"(?i)max|upper|high|to$")
 _CENTS_KEY = re.compile(r"(?i)cent|minor")
 _CURRENCY_KEY = re.compile(r"(?i)^(?:price_?)?currency(?:_?code)?$")
 _AMOUNT_KEYS = (
@@ -214,7 +219,9 @@ def _amount(
                     price = _amount(v, currency, default, depth + 1, cents=bool(_CENTS_KEY.search(k)))
                     if price is not None:
                         return price
-        for k, v in value.items():  # priceInfo: {"salePrice": ...}
+        keys = sorted(value, key=lambda k: bool(_UPPER.search(k)))  # priceRange: the lower end first
+        for k in keys:  # priceInfo: {"salePrice": ...}
+            v = value[k]
             if _PRICE_KEY.search(k) and not _REGULAR_KEY.search(k) and not _NOT_PRICE.search(k):
                 price = _amount(v, currency, default, depth + 1, cents=bool(_CENTS_KEY.search(k)))
                 if price is not None:
@@ -228,6 +235,7 @@ def record(obj: dict, base: str, default: str | None) -> dict | None:
     is looked through."""
     name = url = None
     price = regular = None
+    shown: list[Price] = []
     own = next(
         (v for k, v in obj.items() if isinstance(k, str) and _CURRENCY_KEY.match(k) and isinstance(v, str)),
         "",
@@ -246,6 +254,10 @@ def record(obj: dict, base: str, default: str | None) -> dict | None:
                 url = absolute_url(clean_text(value), base) if "/" in value or "." in value else None
                 if url is not None:
                     continue
+        if isinstance(value, str) and _SHOWN_PRICE.search(key):
+            if (seen := _amount(value, currency, default)) is not None:
+                shown.append(seen)
+            continue
         if _PRICE_KEY.search(key) and not _NOT_PRICE.search(key):
             cents = bool(_CENTS_KEY.search(key))
             if _REGULAR_KEY.search(key):
@@ -257,6 +269,14 @@ def record(obj: dict, base: str, default: str | None) -> dict | None:
         if len(inner) == 1:
             return record(inner[0], base, default)
         return None
+    if price is None and shown:
+        price = shown[0]
+    elif price is not None and shown and not any(abs(s.amount - price.amount) < 0.005 for s in shown):
+        # The page shows the price beside a bare number: the number counts in cents when it is the
+        # shown price times 100 (12999 beside "129,99 zł").
+        hundredth = next((s for s in shown if abs(s.amount * 100 - price.amount) < 0.5), None)
+        if hundredth is not None:
+            price = Price(hundredth.amount, price.currency or hundredth.currency)
     out: dict[str, Any] = {"name": name, "price": price, "url": url}
     if regular is not None and price is not None and regular.amount > price.amount:
         out["price_regular"] = regular
