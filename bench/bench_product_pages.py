@@ -113,7 +113,7 @@ async def browser_answers(pages: list[tuple[str, str, dict]], tmp: Path) -> dict
     out: dict[str, dict] = {}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=find_browser(), headless=True)
-        context = await browser.new_context(java_script_enabled=False)
+        context = await browser.new_context()
 
         async def only_the_file(route):
             if route.request.url.startswith("file:"):
@@ -127,9 +127,11 @@ async def browser_answers(pages: list[tuple[str, str, dict]], tmp: Path) -> dict
             path.write_text(html, encoding="utf-8")
             page = await context.new_page()
             try:
-                await page.goto(path.as_uri(), wait_until="load", timeout=30_000)
+                # A saved page's scripts may hold its load event forever (their network is cut): the
+                # document itself is complete at DOMContentLoaded.
+                await page.goto(path.as_uri(), wait_until="domcontentloaded", timeout=60_000)
                 ctx = ToolContext(page=page, manifest=manifest)
-                html_seen, _ = await product_detail.page_html(ctx, mark_hidden=True)
+                html_seen, _ = await asyncio.wait_for(product_detail.page_html(ctx, mark_hidden=True), 120)
                 # The page's own address, as the browser would have had it (the file's is not).
                 out[pid] = product_detail.extract(html_seen, truth["url"])["product"]
                 print(f"browser: {len(out)}/{len(pages)}", file=sys.stderr, flush=True)

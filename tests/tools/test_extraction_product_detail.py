@@ -136,6 +136,9 @@ def test_a_broken_json_ld_block_leaves_the_other_forms():
         ("fi", "Tuotekoodi:", "Varastossa", "InStock"),
         ("el", "Κωδικός προϊόντος:", "Διαθέσιμο", "InStock"),
         ("ro", "Cod produs:", "În stoc", "InStock"),
+        ("es", "Número de artículo de Mercado:", "Agotado", "OutOfStock"),
+        ("pl", "Numer przedmiotu Aukcje:", "Dostępny", "InStock"),
+        ("de", "Markt-Artikelnummer:", "Auf Lager", "InStock"),
     ],
 )
 def test_stock_words_and_sku_labels_of_many_languages(lang, label, stock, availability):

@@ -128,8 +128,11 @@ _LABELS = {
         r"kod|k[oó]d|indeks|symbol|r[ée]f[ée]rence|r[ée]f\.?|ref\.?|referencia|refer[eê]ncia|codice|c[oó]digo|"
         r"style|код",
         # A marketplace's number for the listing: the product's number when nothing else names one.
-        r"(?:\w+ )?item (?:number|id)|listing (?:number|id)|num[ée]ro (?:dell'oggetto|oggetto|de l'objet)(?: \w+)?|"
-        r"n[uú]mero (?:del art[ií]culo|de art[ií]culo|do an[uú]ncio)|objektnummer|post id|ad (?:id|number|no\.?)|"
+        # A marketplace's own name may stand before or after it ("X item number", "X-Artikelnummer",
+        # "Número de artículo de X").
+        r"(?:\w+[ -])?(?:item (?:number|id)|artikelnummer|numer przedmiotu|num[ée]ro (?:dell'oggetto|oggetto|de "
+        r"l'objet)|n[uú]mero (?:del art[ií]culo|de art[ií]culo|do an[uú]ncio))(?: (?:de |di )?\w+)?|"
+        r"listing (?:number|id)|objektnummer|post id|ad (?:id|number|no\.?)|"
         r"anzeige(?:nnummer|n-id|-nr\.?)?|angebotsnummer|numer ogłoszenia|id ogłoszenia|oglas(?: id| br\.?)?|"
         r"id oglasa|n° (?:de l')?annonce|r[ée]f[ée]rence de l'annonce|номер объявления|объявление №|딜번호",
     ],
