@@ -174,6 +174,21 @@ def test_a_label_in_a_box_far_below_the_product(stated, label, want):
     assert extract(html, "https://shop.example.com/kettle")["product"]["sku"] == want
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Available from these sellers.",
+        "Erhältlich bei diesen Anbietern.",
+        "Disponibile presso questi venditori.",
+    ],
+)
+def test_a_product_other_sellers_sell_is_in_stock(words):
+    html = f"<html><body><main><h1>Desk Fan 30 cm</h1><p>{words}</p></main></body></html>"
+    assert extract(html, "https://market.example.com/desk-fan")["product"]["availability"] == "InStock"
+    bare = "<html><body><main><h1>Desk Fan 30 cm</h1><p>Quiet, three speeds.</p></main></body></html>"
+    assert extract(bare, "https://market.example.com/desk-fan")["product"]["availability"] is None
+
+
 def _hostile_page(*blocks: str, body: str = "<h1>Kettle</h1>") -> str:
     scripts = "".join(f'<script type="application/ld+json">{b}</script>' for b in blocks)
     return f"<html><head>{scripts}</head><body>{body}</body></html>"

@@ -41,7 +41,10 @@ IN_STOCK = re.compile(
     r"en stock|disponible|disponibile|op voorraad|leverbaar|skladem|i lager|"
     r"na zalogi|dobavljivo|na stanju|dostupno|na sklade|skladom|[iî]n stoc|em stock|em estoque|dispon[ií]vel|"
     r"rakt[aá]ron|stokta(?: var)?|noliktav[aā]|в наличии|есть на складе|є в наявності|"
-    r"på lager|varastossa|διαθέσιμο|σε απόθεμα|в наличност|c[oò]n h[aà]ng|tersedia|متوفر)(?![^\W\d_])"
+    r"på lager|varastossa|διαθέσιμο|σε απόθεμα|в наличност|c[oò]n h[aà]ng|tersedia|متوفر|"
+    # A marketplace page without its own offer: other sellers sell it.
+    r"available from these sellers|erh[aä]ltlich bei diesen anbietern|disponibile presso questi venditori|"
+    r"disponible aupr[eè]s de ces vendeurs|disponible con estos vendedores)(?![^\W\d_])"
     r"|在庫あり|有货|现货|재고 있음|במלאי",
     re.I,
 )
