@@ -229,9 +229,19 @@ PAGE_HTML_JS = r"""
     if (document.body) walk(document.body, !!(lean || mark));
     return {html: out.slice(1).join(''), frames};
   }
-  if (mark) out[0] = '<!DOCTYPE html><html data-curllm-styled="">';
+  // A page may make its <html> or <body> the product's microdata or RDFa scope: those attributes stay.
+  const scope = (el) => {
+    let s = '';
+    for (const name of ['itemscope', 'itemtype', 'itemid', 'itemprop', 'vocab', 'typeof', 'resource', 'prefix']) {
+      if (el.hasAttribute(name)) s += ' ' + name + '="' + attr(el.getAttribute(name)) + '"';
+    }
+    return s;
+  };
+  out[0] = '<!DOCTYPE html><html' + (mark ? ' data-curllm-styled=""' : '') + scope(document.documentElement) + '>';
   if (document.head) { out.push('<head>'); walk(document.head, false); out.push('</head>'); }
-  if (document.body) { out.push('<body>'); walk(document.body, !!(lean || mark)); out.push('</body>'); }
+  if (document.body) {
+    out.push('<body' + scope(document.body) + '>'); walk(document.body, !!(lean || mark)); out.push('</body>');
+  }
   out.push('</html>');
   return {html: out.join(''), frames};
 }
