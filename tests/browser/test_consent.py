@@ -178,5 +178,5 @@ def test_modes_are_checked():
     ],
 )
 def test_reports_are_checked_like_any_input(payload, want):
-    got = consent.parse_report(payload, "reject", "https://a.example/")
+    got = consent.parse_report(payload, "reject")
     assert (got.action, got.button, len(got.reason)) == want if want else got is None
