@@ -598,3 +598,52 @@ def test_rule_planner_limit_is_documented():
     from curllm_core.planner.rules import MAX_INSTRUCTION_CHARS
 
     assert f"{MAX_INSTRUCTION_CHARS:,} characters" in own_text(read("rule-planner.md"), "Limits")
+
+
+def test_rule_planner_operations(builtin_registry):
+    """Every example of "Operations on items" plans the step its row names, with those parameters."""
+    from curllm_core.planner.rules import plan_with_rules
+
+    problems = []
+    for row in _rows("Operations on items"):
+        ticks = ticked(row[1])
+        what, expected = ticks[0], json.loads(ticks[1])
+        for lang, cell in zip(("en", "pl", "de"), row[2:5], strict=True):
+            examples = _quoted(cell)
+            problems += [f"{row[0]}: no {lang} example"] if not examples else []
+            for ex in examples:
+                plan = plan_with_rules(ex, "https://shop.example/", builtin_registry).plan
+                if what == "format":
+                    if plan.format != expected:
+                        problems.append(f"{ex!r}: format {plan.format!r}, the docs say {expected!r}")
+                    continue
+                steps = [s.parameters for s in plan.steps if s.tool == what]
+                if not any(all(p.get(k) == v for k, v in expected.items()) for p in steps):
+                    problems.append(f"{ex!r}: {what} {steps}, the docs say {expected}")
+    assert not problems, "rule-planner.md, Operations on items: " + "; ".join(problems)
+
+
+def test_rule_planner_refusals(builtin_registry):
+    """Every example of "Every word accounted for" is refused by name, in a warning or in the error."""
+    from curllm_core.errors import PlanningError
+    from curllm_core.planner.facts import extract_facts
+    from curllm_core.planner.facts.operations import REFUSALS
+    from curllm_core.planner.rules import plan_with_rules
+
+    problems, rows = [], _rows("Every word accounted for")
+    assert len(rows) == len(REFUSALS), f"refusals documented {len(rows)}, the planner's {len(REFUSALS)}"
+    for row in rows:
+        for lang, cell in zip(("en", "pl", "de"), row[1:4], strict=True):
+            for ex in _quoted(cell) or [f"(no {lang} example)"]:
+                if not extract_facts(ex).get("refused"):
+                    problems.append(f"{ex!r} is not refused")
+                    continue
+                try:
+                    said = " ".join(
+                        plan_with_rules(ex, "https://shop.example/", builtin_registry).plan.warnings
+                    )
+                except PlanningError as e:
+                    said = e.message
+                if "not done" not in said and "nothing the instruction asks for" not in said:
+                    problems.append(f"{ex!r}: {said!r} names no refusal")
+    assert not problems, "rule-planner.md, Every word accounted for: " + "; ".join(problems)

@@ -69,7 +69,7 @@ def example_steps(page_tools: list[Scored], facts: Facts, instruction: str, used
         for params, tokens, ex_facts in example_facts(m):
             if (
                 ex_facts.kinds()
-                or not params
+                or (not params and m.source == "builtin")
                 or len(tokens) < 2
                 or not tokens <= words
                 or not complete(m, params)
@@ -105,8 +105,10 @@ def example_checks(guards: list[Scored], instruction: str, out_key: str, used: s
         for params, tokens, ex_facts in example_facts(m):
             keyed = with_data_key(m, dict(params), out_key)
             if (
-                ex_facts.kinds()
-                or not params
+                # An operation ("in stock", "without duplicates") is what a check's example may say;
+                # a tool added from outside is planned for its example with or without parameters.
+                {k for k in ex_facts.kinds() if not k.startswith("op_")}
+                or (not params and m.source == "builtin")
                 or len(tokens) < 2
                 or not tokens <= words
                 or not complete(m, keyed)
@@ -119,6 +121,8 @@ def example_checks(guards: list[Scored], instruction: str, out_key: str, used: s
                     keyed,
                     f"the instruction contains its example {ex_facts.instruction!r}",
                     (CATEGORY_ORDER["validation"], 0, 0, 0),
+                    # The operations the example says are this step's: no built-in step repeats them.
+                    group=",".join(sorted(k for k in ex_facts.kinds() if k.startswith("op_"))) or None,
                 )
             )
             break

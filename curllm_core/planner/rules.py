@@ -38,10 +38,13 @@ from .base import Planned
 from .each import with_map
 from .examples import example_checks, example_hint, example_steps
 from .extraction import extraction_step
-from .facts import Fact, Facts, extract_facts, known_site_name, site_pattern
+from .facts import ACTIONS, Fact, Facts, extract_facts, known_site_name, site_pattern
+from .facts.base import Text, negated
 from .fitting import adapt_fields, complete, fill, fit_value, param_for, serves, with_data_key
+from .ledger import fact_spans, is_name_like, leftover, phrases, tokens
 from .memo import properties_of, trigger_rx
 from .named_sites import named_sites
+from .operations import answer_key, operation_steps
 from .scoring import Scored, pick_tool, score_tools
 from .steps import (
     GROUPS,
@@ -84,18 +87,29 @@ def plan_with_rules(
     scored = score_tools(text, url, registry, facts)
     eligible = [s for s in scored if s.eligible]
     kind, kind_words = wanted_kind(text, facts, registry)
+    not_done = unsupported_actions(facts, eligible)
+    objects = _object_of_action(text, kind_words, facts, not_done) if kind is not None else []
+    if objects:
+        # "reserve a table for four": the table is what to reserve, not data to read.
+        kind, kind_words = None, ""
     if kind is None:
         kind, kind_words = kind_by_fields(facts, registry)
-    not_done = unsupported_actions(facts, eligible)
-    if not _asks_for_something(facts, kind, eligible, not_done):
-        if not_done:
+    refused = list(facts.get("refused") or ())
+    facts, name_words = _with_name_words(facts, registry)
+    if not _asks_for_something(facts, kind, eligible, not_done, objects):
+        unknown = phrases(text, leftover(text, *_accounted(facts, registry, [])))
+        said = f"; not understood: {_quoted(unknown)}" if unknown else ""
+        if refused or not_done:
+            parts = [why for _, why in refused] + (
+                [f"{_names(not_done)}: no installed tool does that"] if not_done else []
+            )
             raise PlanningError(
-                f"nothing the instruction asks for can be done: {_names(not_done)} (no installed tool "
-                "does that; curllm reads pages: say what to get, e.g. the cheapest products, links to PDF files)"
+                f"nothing the instruction asks for can be done: {'; '.join(parts)}{said} (curllm reads "
+                "pages: say what to get, e.g. the cheapest products, links to PDF files)"
             )
         raise PlanningError(
-            "the instruction names nothing to get from the page: say what to get (products, articles, links, "
-            'tables, ...) or what to do, e.g. "the 5 cheapest products" or "links to PDF files"'
+            f"the instruction names nothing to get from the page{said}: say what to get (products, articles, "
+            'links, tables, ...) or what to do, e.g. "the 5 cheapest products" or "links to PDF files"'
         )
     facts, link_warnings = _resolve_link_target(facts, kind, registry, url)
 
@@ -119,7 +133,14 @@ def plan_with_rules(
     steps = _action_steps(facts, page_tools, guards, out_key, ext, used)
     steps += _trigger_steps(eligible, {g.manifest.key for g in guards}, facts, out_key, data_only, used)
     steps += example_steps(page_tools, facts, text, used)
-    steps += example_checks(guards, text, out_key, used)
+    by_example = example_checks(guards, text, out_key, used)
+    steps += by_example
+    # The operations on items, unless a tool's example (a plugin's) already does them.
+    taken_ops = {kind for st in by_example for kind in (st.group or "").split(",") if kind}
+    checks = [s for s in eligible if s.manifest.category == "validation"]
+    op_steps, op_missing = operation_steps(facts, checks, out_key, skip=taken_ops)
+    used.update(st.manifest.key for st in op_steps)
+    steps += op_steps
     steps += _place_count(steps, ext, guards, facts, out_key, used)
     steps += _pager_for_filtered_listing(steps, page_tools, ext, used, whole=wants_whole_listing(text))
     if not any(is_pager(st.manifest) for st in steps):
@@ -130,21 +151,33 @@ def plan_with_rules(
     steps = _fold_into_pager(steps, ext)
     if not steps:
         raise PlanningError("nothing to do: the instruction names no data to get and no check to run")
+    answer = answer_key(steps, out_key)
+    if answer != out_key:  # the answer is a number about the items: no choice of their fields
+        steps = [st for st in steps if st.group != "select"]
     doc: dict[str, Any] = {
         "plan": [doc_step(st) for st in steps],
-        "expected_output": out_key,
+        "expected_output": answer,
         "instruction": instruction,
         "url": url,
         "planner": "rules",
     }
+    if "format" in facts:
+        doc["format"] = facts.get("format")
     warnings = list(link_warnings)
     if not_done:
         warnings.append(
             f"not done: {_names(not_done)} (no installed tool does that); the plan only gets the {out_key}"
         )
+    warnings += [f"not done: {why} ({said!r})" for said, why in refused]
+    warnings += [f"{word!r} is read as a word the {out_key}' names contain" for word in name_words]
+    warnings += [f"not done: {said!r} (no installed tool does that)" for said in op_missing]
+    planned = [st.manifest for st in steps] + ([ext.manifest] if ext is not None else [])
+    unknown = phrases(text, leftover(text, *_accounted(facts, registry, planned)))
+    if unknown:
+        warnings.append(f"not understood: {_quoted(unknown)} (the plan does not use these words)")
     if warnings:
         doc["warnings"] = warnings
-    if not data_only:
+    if not data_only and answer == out_key:
         doc = with_map(doc, text, registry, out_key)  # "for each product ...": each on its own page
     plan = _check(doc, registry, initial_keys)
     return Planned(plan, [f"{s.tool}: {s.description}" for s in plan.steps], "rules")
@@ -263,11 +296,15 @@ def unsupported_actions(facts: Facts, eligible: list[Scored]) -> list[tuple[str,
 
 
 #: Facts that are no request by themselves.
-_NO_REQUEST = {"actions", "option_implied", "strict", "link_target_unknown"}
+_NO_REQUEST = {"actions", "option_implied", "strict", "link_target_unknown", "refused", "format"}
 
 
 def _asks_for_something(
-    facts: Facts, kind: str | None, eligible: list[Scored], not_done: list[tuple[str, str]]
+    facts: Facts,
+    kind: str | None,
+    eligible: list[Scored],
+    not_done: list[tuple[str, str]],
+    objects: list[tuple[int, int]] = [],  # noqa: B006 (never changed)
 ) -> bool:
     """Whether the instruction asks for anything the tools can do: a kind of data, a fact a tool
     takes, a tool's trigger outside the words of an action no tool does, or an action a tool does."""
@@ -277,7 +314,7 @@ def _asks_for_something(
     actions = (fact.value if fact is not None else ()) or ()
     if len(actions) > len(not_done):
         return True
-    spans = [(start, end) for _, start, end in actions]
+    spans = [(start, end) for _, start, end in actions] + list(objects)
     for s in eligible:
         for trigger in s.manifest.triggers:
             rx = trigger_rx(trigger)
@@ -615,3 +652,152 @@ def _check(doc: dict, registry: Registry, initial_keys: set[str] | frozenset) ->
                 ) from None
             doc = {**doc, "plan": keep}
     raise PlanningError("the rule planner could not make a valid plan")
+
+
+def _quoted(found: list[str]) -> str:
+    """Phrases quoted for a message (a long one cut, at most 8, with how many more)."""
+    shown = [repr(f if len(f) <= 60 else f[:59] + "…") for f in found[:8]]
+    more = f" and {len(found) - 8} more" if len(found) > 8 else ""
+    return ", ".join(shown) + more
+
+
+def _object_of_action(
+    text: str, kind_words: str, facts: Facts, not_done: list[tuple[str, str]]
+) -> list[tuple[int, int]]:
+    """Where the words naming the kind are the object of an action no tool does ("reserve a table
+    for four", "book a table") when no other word names what to read; else nothing."""
+    fact = facts.fact("actions")
+    if fact is None or not not_done or not kind_words:
+        return []
+    undone = {name for name, _ in not_done}
+    for name, _, end in fact.value:
+        if name not in undone:
+            continue
+        after = text[end:]
+        m = re.match(r"\s*(?:(?:a|an|the|my|our|one|two|some|ein\w*|den|die|das|mi|moj\w*)\s+)*", after, re.I)
+        start = end + (m.end() if m else 0)
+        if (
+            text[start : start + len(kind_words)].lower() == kind_words.lower()
+            or text.lower().find(kind_words.lower(), end - len(kind_words), end) >= 0
+        ):
+            if not any(x.start() != start for x in re.finditer(re.escape(kind_words), text, re.I)):
+                return [(start, start + len(kind_words))]
+    return []
+
+
+_STATIC_WORDS: dict[str, tuple[re.Pattern, frozenset[str]]] = {}
+#: The static words' places in the last instruction read (the ledger reads it twice).
+_LAST_STATIC: dict[str, tuple[str, list[tuple[int, int]]]] = {}
+
+
+def _static_words(registry: Registry) -> tuple[re.Pattern, frozenset[str]]:
+    """One pattern of every word that names a kind, a field or a per-item request, and the words of
+    the installed tools' sites (once per set of installed tools)."""
+    from .each import ALL_ITEMS, DETAILS, EACH_ITEM, PER_ITEM, WITH_FIELD
+
+    key = registry.fingerprint
+    if key not in _STATIC_WORDS:
+        patterns = [*KIND_WORDS.values(), *(rf"\b(?:{rx})\w*" for rx in FIELD_WORDS.values())]
+        patterns += [rx.pattern for rx in (EACH_ITEM, PER_ITEM, ALL_ITEMS, DETAILS, WITH_FIELD)]
+        words: set[str] = set()
+        for m in registry.tools.values():
+            if m.category == "extraction":
+                patterns += [
+                    rf"\b{re.escape(k[:-1] if k.endswith('s') and len(k) > 4 else k)}\w*" for k in m.produces
+                ]
+            for site in m.sites:
+                words.update(part for part in site.split(".") if len(part) > 2)
+                words.add(site)
+        if len(_STATIC_WORDS) > 8:
+            _STATIC_WORDS.clear()
+        _STATIC_WORDS[key] = (re.compile("|".join(f"(?:{p})" for p in patterns), re.I), frozenset(words))
+    return _STATIC_WORDS[key]
+
+
+def _accounted(
+    facts: Facts, registry: Registry, planned: list[Any]
+) -> tuple[list[tuple[int, int]], set[str]]:
+    """What the ledger counts as used: the facts' words, the words that name kinds and fields, the
+    sites the installed tools know, and the triggers and examples of the planned tools."""
+    text = facts.instruction
+    spans, words = fact_spans(facts)
+    static, site_words = _static_words(registry)
+    words |= site_words
+    last = _LAST_STATIC.get(registry.fingerprint)
+    if last is None or last[0] != text:
+        last = (text, [(x.start(), x.end()) for x in static.finditer(text)])
+        _LAST_STATIC.clear()
+        _LAST_STATIC[registry.fingerprint] = last
+    spans += last[1]
+    for m in planned:
+        for trigger in m.triggers:
+            rx = trigger_rx(trigger)
+            spans += [(x.start(), x.end()) for x in rx.finditer(text)] if rx else []
+        for example in m.examples:
+            words.update(w for _, _, w in tokens(str(example.get("instruction", ""))))
+    # A negated request ("don't buy anything") is understood: it is not asked for.
+    if re.search(r"(?i)n'?t\b|\bnot\b|\bnever\b|\bnie\b|\bnicht\b|\bkein", text):
+        for pattern in ACTIONS.values():
+            rx = trigger_rx(pattern)
+            spans += (
+                [(x.start(), x.end()) for x in rx.finditer(text) if negated_at(text, x.start())] if rx else []
+            )
+    return spans, words
+
+
+def _with_name_words(facts: Facts, registry: Registry) -> tuple[Facts, list[str]]:
+    """A brand or model beside the listing's noun ("Philips kettles", "wiertarki Bosch", "Bosch-Bohrer",
+    "RTX 4090 cards") as a word the items' names must contain (an ``op_text`` fact)."""
+    text = facts.instruction
+    spans, words = _accounted(facts, registry, [])
+    rest = leftover(text, spans, words)
+    if not rest:
+        return facts, []
+    kinds = [(x.start(), x.end()) for rx in KIND_WORDS.values() for x in re.finditer(rx, text, re.I)]
+    starts = {a for a, _ in kinds} | {a for a, _, _ in rest}
+    ends = {b for _, b in kinds} | {b for _, b, _ in rest}
+    found: list[tuple[int, int, str]] = []
+    for start, end, word in rest:
+        parts = word.split("-")
+        if len(parts) == 2 and parts[0][:1].isupper() and parts[1][:1].isupper():
+            found.append((start, start + len(parts[0]), parts[0]))  # "Bosch-Bohrer"
+            continue
+        if not is_name_like(word, start, text, facts.lang):
+            continue
+        near = any(end + d in starts for d in range(3)) or any(start - d in ends for d in range(3))
+        if near:
+            found.append((start, end, word))
+    if not found:
+        return facts, []
+    joined: list[tuple[int, int, str]] = []
+    for start, end, word in found:  # "RTX 4090" is one name
+        if joined and start - joined[-1][1] <= 1:
+            joined[-1] = (joined[-1][0], end, text[joined[-1][0] : end])
+        else:
+            joined.append((start, end, word))
+    extra = [
+        Fact(
+            "op_text",
+            tuple({"field": "name", "word": w} for _, _, w in joined),
+            joined[0][0],
+            " / ".join(w for _, _, w in joined),
+        )
+    ]
+    old = facts.fact("op_text")
+    if old is not None:
+        extra = [
+            Fact(
+                "op_text",
+                (*old.value, *extra[0].value),
+                min(old.start, extra[0].start),
+                f"{old.text} / {extra[0].text}",
+            )
+        ]
+    return Facts(text, [*extra, *(f for f in facts if f.kind != "op_text")], facts.lang), [
+        w for _, _, w in joined
+    ]
+
+
+def negated_at(text: str, pos: int) -> bool:
+    """Whether the words at ``pos`` are negated ("don't buy")."""
+    return negated(Text(text), pos)

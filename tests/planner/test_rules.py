@@ -971,7 +971,8 @@ def test_every_kind_is_in_the_table_in_three_languages(kind):
 )
 def test_what_no_tool_does_is_named_in_the_plan(registry, instruction, named):
     planned = plan_with_rules(instruction, SHOP, registry)
-    assert len(planned.plan.warnings) == 1, planned.plan.warnings
+    # The action is one warning; words the plan does not use ("my boss") may be another.
+    assert len([w for w in planned.plan.warnings if w.startswith("not done: ")]) == 1, planned.plan.warnings
     warning = planned.plan.warnings[0]
     assert warning.startswith("not done: ") and all(f"{n} (" in warning for n in named), warning
     assert planned.plan.to_dict()["warnings"] == planned.plan.warnings

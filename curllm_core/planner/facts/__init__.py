@@ -5,7 +5,8 @@ found and the words it came from (for the planner's reasoning). It knows nothing
 rule planner fits facts to the parameters a manifest actually declares (`planner.fitting`).
 
 One module per kind of fact, each holding its passes and the words only they read: `dates`,
-`counts` (thresholds, pages, scrolls, rows, how many items), `order`, `targets` (quoted strings,
+`counts` (thresholds, pages, scrolls, rows, how many items), `operations` (filters, groups,
+aggregates, the output format, refusals by name), `order`, `targets` (quoted strings,
 click targets, categories, search terms), `links`, `fields`, `prices`, `actions`, `tables`; the
 vocabulary they share is `words`, the types `base`.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from . import actions, counts, dates, fields, links, order, prices, tables, targets
+from . import actions, counts, dates, fields, links, operations, order, prices, tables, targets
 from .actions import ACTIONS
 from .base import Fact, Facts, Text
 from .links import known_site_name, site_pattern
@@ -40,6 +41,7 @@ def extract_facts(instruction: str, *, today: date | None = None) -> Facts:
     quoted = targets.quoted_strings(t)
     dates.read_dates(t, found, lang, today or date.today())
     counts.read_scores(t, found)
+    operations.read_operations(t, found, quoted)
     counts.read_pages(t, found)
     counts.read_scrolls(t, found)
     counts.read_rows(t, found)

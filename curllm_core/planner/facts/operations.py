@@ -1,0 +1,437 @@
+"""Operations on the items the instruction asks for (PL/EN/DE), as facts whose values are the
+parameters of the operation, in the names the built-in tools use (`validation.filter_text`,
+`filter_number`, `filter_flags`, `distinct_items`, `per_group`, `aggregate`):
+
+- ``op_number``: bounds on a numeric field ("fewer than 5 replies", "rated above 4", "between 10 and
+  50 comments", "mit mindestens 100 Bewertungen"): ``({"field", "below"|"at_most"|...}, ...)``;
+- ``op_text``: text to match ("written by dang", "linking to youtube.com", "whose title mentions
+  wireless", "starting with A"): ``({"field", "equals"|"domain"|"contains"|...}, ...)``;
+- ``op_flags``: ``{"in_stock": True, "sponsored": False, ...}``;
+- ``op_distinct``: ``{}`` or ``{"field": "name"}``;
+- ``op_group``: ``{"group_by", "pick", "field"}`` ("the cheapest offer from each seller");
+- ``op_aggregate``: ``(("count", None), ("average", "price"), ...)``;
+- ``format``: the output format named ("as CSV", "jako CSV", "als CSV", "in JSON");
+- ``refused``: ``((what, message), ...)``: what curllm will not do, said by name (converting
+  currencies without rates, installing software, a judgement of taste).
+
+The pass runs before the price pass and masks what it reads, so "fewer than 5 replies" is no price.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .base import Fact, Text, negated
+
+# --- numeric fields -----------------------------------------------------------------------------------
+
+#: Numeric fields by the words that name them (a count of something the item has, or its rating).
+NUMBER_FIELDS: dict[str, str] = {
+    "comments": r"comments?|replies|reply|answers?|komentarz\w*|odpowiedz\w*|odpowiedzi|kommentar\w*|antwort\w*",
+    "points": r"points?|pts|upvotes?|votes?|score|karma|punkt\w*|głos\w*|glos\w*|stimm\w*",
+    "reviews": r"reviews?|ratings|opini\w*|recenzj\w*|rezension\w*|bewertungen",
+    "rating": r"stars?|rating|rated|gwiazd\w*|ocen\w*|sterne?n?|bewertung|bewertet\w*",
+}
+_NUMBER_FIELD = "|".join(f"(?P<{k}>{v})" for k, v in NUMBER_FIELDS.items())
+_NUM = r"(\d+(?:[.,]\d+)?)"
+_BELOW = r"(?:fewer than|less than|under|below|<|mniej niż|mniej niz|poniżej|ponizej|weniger als|unter)"
+_AT_MOST = r"(?:at most|no more than|up to|max(?:imum)?\.?|≤|<=|najwyżej|najwyzej|maksymalnie|co najwyżej|höchstens|hoechstens|maximal|bis zu)"
+_ABOVE = (
+    r"(?:more than|over|above|greater than|>|powyżej|powyzej|ponad|więcej niż|wiecej niz|mehr als|über|ueber)"
+)
+_AT_LEAST = r"(?:at least|min(?:imum)?\.?|≥|>=|co najmniej|przynajmniej|minimum|mindestens|mind\.|ab)"
+_BETWEEN = r"(?:between|między|miedzy|pomiędzy|pomiedzy|zwischen|from|od|von)"
+_AND = r"(?:and|a|i|do|to|und|bis|-|–)"
+_CMP = {"below": _BELOW, "at_most": _AT_MOST, "above": _ABOVE, "at_least": _AT_LEAST}
+
+
+def _said(t: Text, m: re.Match) -> str:
+    """The words a match read, as the instruction says them (quotes included)."""
+    return t.original[m.start() : m.end()]
+
+
+def _num(text: str) -> float | int:
+    value = float(text.replace(",", "."))
+    return int(value) if value == int(value) else value
+
+
+def _field_of(m: re.Match) -> str:
+    return next(k for k in NUMBER_FIELDS if m.group(k))
+
+
+def _numbers(t: Text, facts: list[Fact]) -> None:
+    found: list[tuple[int, dict, str]] = []
+    # "between 10 and 50 comments", "z oceną między 4 a 5", "zwischen 3 und 5 Sternen"
+    for pattern in (
+        rf"(?<!\w){_BETWEEN}\s+{_NUM}\s*{_AND}\s*{_NUM}\s+(?:{_NUMBER_FIELD})(?!\w)",
+        rf"(?<!\w)(?:{_NUMBER_FIELD})\s+(?:(?:of|with|z|mit|von|w|między|miedzy|from)\s+)?{_BETWEEN}\s+{_NUM}\s*{_AND}\s*{_NUM}(?![\d.,]?\d)",
+    ):
+        for m in t.finditer(pattern):
+            low, high = [g for g in m.groups() if g and re.fullmatch(r"\d+(?:[.,]\d+)?", g)][:2]
+            value = {"field": _field_of(m), "at_least": _num(low), "at_most": _num(high)}
+            found.append((m.start(), value, _said(t, m)))
+            t.mask(m.start(), m.end())
+    for bound, cmp in _CMP.items():
+        # "fewer than 5 replies", "at least 100 reviews", "mit über 4 Sternen"
+        for m in t.finditer(rf"(?<!\w){cmp}\s*{_NUM}\s+(?:{_NUMBER_FIELD})\b"):
+            found.append((m.start(), {"field": _field_of(m), bound: _num(m.group(1))}, _said(t, m)))
+            t.mask(m.start(), m.end())
+        # "rated above 4", "rating of at least 4.5", "z oceną powyżej 4", "Bewertung über 4"
+        for m in t.finditer(
+            rf"(?<!\w)(?:{_NUMBER_FIELD})\s+(?:(?:of|with|z|mit|von)\s+)?{cmp}\s*{_NUM}(?![\d.,]?\d)"
+        ):
+            found.append(
+                (m.start(), {"field": _field_of(m), bound: _num(m.group(m.lastindex or 0))}, _said(t, m))
+            )
+            t.mask(m.start(), m.end())
+    if found:
+        found.sort(key=lambda f: f[0])
+        facts.append(
+            Fact("op_number", tuple(f[1] for f in found), found[0][0], " / ".join(f[2] for f in found))
+        )
+
+
+# --- text ---------------------------------------------------------------------------------------------
+
+_NAME = r"([^\s,;:!?\"'„“”]+)"
+_AUTHOR = (
+    r"(?:(?:written|posted|submitted|authored|created|made|sent)\s+by|by\s+(?:the\s+)?(?:user|author)|"
+    r"from\s+(?:the\s+)?(?:user|author)|"
+    r"(?:napisan\w*|dodan\w*|opublikowan\w*)\s+przez|autorstwa|od\s+użytkownika|od\s+uzytkownika|użytkownika|"
+    r"uzytkownika|autora|"
+    r"(?:geschrieben|verfasst|gepostet|eingereicht)\s+von|von\s+(?:dem\s+)?(?:nutzer|benutzer|autor|user)|"
+    r"des\s+(?:nutzers|benutzers|autors))"
+)
+_DOMAIN = r"([a-z0-9-]+(?:\.[a-z0-9-]+)+)"
+_LINKING = (
+    r"(?:linking|pointing|leading|going)\s+to|links?\s+to|with\s+links?\s+to|"
+    r"(?:linkując\w*|prowadząc\w*|prowadzac\w*)\s+(?:do|na)|z\s+link\w*\s+do|"
+    r"(?:verlinken|verweisen|führen|fuehren)\s+(?:auf|zu|nach)|mit\s+links?\s+(?:zu|auf)|die\s+auf"
+)
+_MENTION = (
+    r"(?:mention(?:s|ing)?|contain(?:s|ing)?|includ(?:es|ing)|with\s+the\s+words?|"
+    r"zawierając\w*|zawierajac\w*|ze\s+słowem|ze\s+slowem|z\s+(?:słowem|slowem|frazą|fraza)|o\s+słowie|"
+    r"enthält|enthalten\w*|mit\s+dem\s+wort)"
+)
+_STARTS = (
+    r"(?:start(?:s|ing)?\s+with|begin(?:s|ning)?\s+with|zaczynając\w*\s+się\s+od|zaczynajac\w*\s+sie\s+od|"
+    r"(?:beginnen|beginnt|anfangen|anfängt)\s+mit|die\s+mit)"
+)
+_TEXT_FIELD = r"(?:title|name|headline|tytu\w*|nazw\w*|titel|namen?)"
+
+
+def _value(m: re.Match, group: int, quoted: list[tuple[int, int, str]]) -> str:
+    """The value a match read: a word, or a quoted string (masked by the quote pass), taken from the
+    quotes so that no later pass reads it as a search term."""
+    if not m.group(group).startswith(";"):
+        return m.group(group)
+    start = m.start(group)
+    for entry in list(quoted):
+        if entry[0] == start:
+            quoted.remove(entry)
+            return entry[2]
+    return m.group(group)
+
+
+def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[int, int, str]]) -> None:
+    found: list[tuple[int, dict, str]] = []
+    for m in t.finditer(rf"(?<!\w){_AUTHOR}\s+{_NAME}"):
+        if not negated(t, m.start()):
+            found.append((m.start(), {"field": "author", "equals": m.group(1)}, _said(t, m)))
+            t.mask(m.start(), m.end())
+    if not kind_is_links:
+        for m in t.finditer(
+            rf"(?<!\w)(?:{_LINKING})\s+(?:the\s+)?(?:site\s+|stron\w*\s+|seite\s+)?{_DOMAIN}"
+        ):
+            found.append((m.start(), {"domain": m.group(1).lower()}, _said(t, m)))
+            t.mask(m.start(), m.end())
+    for m in (
+        ()
+        if kind_is_links
+        else t.finditer(
+            rf"(?:(?:whose|with\s+(?:a|the)?|where\s+the|w|im|mit)\s+)?(?:{_TEXT_FIELD}\s+)?{_MENTION}\s+(?:the\s+word\s+|słowo\s+|slowo\s+|frazę\s+|fraze\s+|das\s+wort\s+)?"
+            r"(;+|\w[\w-]*)"
+        )
+    ):
+        value = _value(m, 1, quoted)
+        if value.lower() in _NOT_A_TERM:
+            continue
+        found.append((m.start(), {"field": "name", "contains": value}, _said(t, m)))
+        t.mask(m.start(), m.end())
+    for m in t.finditer(rf"(?<!\w){_STARTS}\s+(;+|\w[\w-]*)(?:\s+(?:beginnen|beginnt|anfangen|anfängt))?"):
+        value = _value(m, 1, quoted)
+        found.append((m.start(), {"field": "name", "starts_with": value}, _said(t, m)))
+        t.mask(m.start(), m.end())
+    if found:
+        found.sort(key=lambda f: f[0])
+        facts.append(
+            Fact("op_text", tuple(f[1] for f in found), found[0][0], " / ".join(f[2] for f in found))
+        )
+
+
+#: Words after "about"/"über" that say how much, not what about ("about 10", "über 50").
+_NOT_A_TERM = frozenset("the a an it this that them these those".split())
+
+# --- flags --------------------------------------------------------------------------------------------
+
+FLAG_WORDS: dict[tuple[str, bool], str] = {
+    ("in_stock", False): (
+        r"out\s+of\s+stock|sold\s+out|unavailable|niedostępn\w*|niedostepn\w*|wyprzedan\w*|ausverkauft|"
+        r"nicht\s+(?:auf\s+lager|lieferbar|verfügbar|verfuegbar|vorrätig)"
+    ),
+    ("in_stock", True): (
+        r"in\s+stock|available\s+now|(?:currently\s+)?available(?!\s+(?:in|on|for))|dostępn[eay]\b|dostepn[eay]\b|"
+        r"na\s+stanie|w\s+magazynie|auf\s+lager|lieferbar\w*|verfügbar\w*|verfuegbar\w*|vorrätig\w*|vorraetig\w*"
+    ),
+    ("on_sale", True): (
+        r"on\s+sale|discounted|reduced|with\s+a\s+discount|w\s+promocji|przecenion\w*|promocyjn\w*|"
+        r"na\s+wyprzedaży|na\s+wyprzedazy|im\s+angebot|reduziert\w*|rabattiert\w*|im\s+sale"
+    ),
+    ("free_shipping", True): (
+        r"free\s+(?:shipping|delivery|postage)|ships?\s+(?:for\s+)?free|"
+        r"(?:darmow\w*|bezpłatn\w*|bezplatn\w*)\s+(?:dostaw\w*|wysyłk\w*|wysylk\w*)|"
+        r"(?:kostenlos\w*|gratis)\s+(?:versand|lieferung)|versandkostenfrei\w*"
+    ),
+    ("sponsored", False): (
+        r"not\s+sponsored|non-?sponsored|no\s+(?:ads|sponsored\w*)|without\s+(?:ads|sponsored\w*)|"
+        r"(?:exclud\w*|skip\w*|ignor\w*|drop\w*)\s+(?:the\s+)?(?:ads|sponsored\w*)|"
+        r"bez\s+(?:reklam|sponsorowan\w*)|niesponsorowan\w*|pomiń\s+reklamy|"
+        r"ohne\s+(?:werbung|anzeigen|gesponsert\w*)|keine\s+(?:werbung|anzeigen)|nicht\s+gesponsert\w*"
+    ),
+}
+
+
+def _flags(t: Text, facts: list[Fact]) -> None:
+    wanted: dict[str, bool] = {}
+    first: tuple[int, str] | None = None
+    for (flag, state), pattern in FLAG_WORDS.items():
+        if flag in wanted:
+            continue
+        m = t.search(rf"(?<!\w)(?:{pattern})(?!\w)")
+        if not m:
+            continue
+        wanted[flag] = state if not negated(t, m.start()) else not state
+        if first is None or m.start() < first[0]:
+            first = (m.start(), _said(t, m))
+        t.mask(m.start(), m.end())
+    if wanted and first:
+        facts.append(Fact("op_flags", wanted, first[0], first[1]))
+
+
+# --- distinct, groups, aggregates ---------------------------------------------------------------------
+
+_DISTINCT = (
+    r"(?:without|no|remove|drop)\s+(?:the\s+)?(?:duplicates?|doubles?|repeats?)|de-?duplicat\w*|"
+    r"(?:each|every)\s+(?:\w+\s+)?only\s+once|only\s+once|unique|distinct|"
+    r"bez\s+(?:duplikatów|duplikatow|powtórzeń|powtorzen|dubli)|(?:każd\w*|kazd\w*)\s+(?:\w+\s+)?tylko\s+raz|"
+    r"tylko\s+raz|unikaln\w*|"
+    r"ohne\s+(?:duplikate|doppelte?\w*|wiederholungen)|keine\s+(?:duplikate|doppelten)|"
+    r"(?:jede\w*)\s+(?:\w+\s+)?nur\s+einmal|nur\s+einmal|eindeutig\w*"
+)
+_BY_NAME = r"\s+(?:by|po|nach)\s+(?:the\s+)?(?P<by>names?|titles?|nazw\w*|tytu\w*|namen?|titel|links?|urls?|adres\w*)"
+
+
+def _distinct(t: Text, facts: list[Fact]) -> None:
+    m = t.search(rf"(?<!\w)(?:{_DISTINCT})(?!\w)(?:(?:\s+\w+)?{_BY_NAME})?")
+    if not m:
+        return
+    value: dict = {}
+    by = (m.group("by") or "").lower()
+    if by:
+        value["field"] = "url" if re.match(r"link|url|adres", by) else "name"
+    facts.append(Fact("op_distinct", value, m.start(), _said(t, m)))
+    t.mask(m.start(), m.end())
+
+
+GROUP_FIELDS: dict[str, str] = {
+    "brand": r"brands?|makers?|manufacturers?|mark[ia]|marki|marce|producent\w*|marken?|hersteller\w*",
+    "seller": (
+        r"sellers?|shops?|stores?|merchants?|vendors?|retailers?|sklep\w*|sprzedaw\w*|sprzedawcy|"
+        r"händler\w*|haendler\w*|verkäufer\w*|verkaeufer\w*|geschäft\w*|anbieter\w*"
+    ),
+    "author": r"authors?|users?|posters?|autor\w*|użytkownik\w*|uzytkownik\w*|nutzer\w*|benutzer\w*",
+    "site": r"sites?|domains?|websites?|domen\w*|stron\w*|seiten?|webseiten?",
+    "category": r"categor(?:y|ies)|kategori\w*",
+}
+_GROUP_FIELD = "|".join(f"(?P<{k}>{v})" for k, v in GROUP_FIELDS.items())
+_EACH = (
+    r"(?:(?:from|of|for|in|by)\s+(?:each|every)|per|"
+    r"(?:z|dla|od|w)?\s*(?:każd\w*|kazd\w*)|na\s+(?:każd\w*|kazd\w*)|"
+    r"(?:von|für|fuer|aus|bei)?\s*(?:jede[mnrs]?)|pro)"
+)
+#: Which item of each group a superlative picks, and by which field.
+_PICKS: list[tuple[str, str, str]] = [
+    (
+        r"cheapest|lowest[- ]priced|least expensive|najtańsz\w*|najtansz\w*|günstigst\w*|guenstigst\w*|billigst\w*",
+        "lowest",
+        "price",
+    ),
+    (r"most expensive|priciest|najdroższ\w*|najdrozsz\w*|teuerst\w*", "highest", "price"),
+    (
+        r"best[- ]rated|highest[- ]rated|top[- ]rated|najlepiej ocenian\w*|najwyżej ocenian\w*|bestbewertet\w*",
+        "highest",
+        "rating",
+    ),
+    (r"most (?:points|upvoted)|top|najwięcej punktów|meisten punkte\w*", "highest", "points"),
+    (r"first|pierwsz\w*|erste\w*", "first", ""),
+]
+
+
+def _group(t: Text, facts: list[Fact]) -> None:
+    m = t.search(rf"(?<!\w){_EACH}\s+(?:{_GROUP_FIELD})(?!\w)")
+    if not m:
+        return
+    group_by = next(k for k in GROUP_FIELDS if m.group(k))
+    value: dict = {"group_by": group_by, "pick": "first"}
+    start = m.start()
+    # The superlative that says which item of each group: before it ("the cheapest offer from each").
+    before = t.text[max(0, m.start() - 60) : m.start()]
+    for pattern, pick, field in _PICKS:
+        sup = re.search(rf"(?<!\w)(?:the\s+|die\s+|der\s+|das\s+)?(?:{pattern})(?!\w)[^;]*$", before, re.I)
+        if sup:
+            value["pick"] = pick
+            if field:
+                value["field"] = field
+            start = max(0, m.start() - 60) + sup.start()
+            # The superlative picks within each group: no order and no "the one" of the whole list.
+            head = re.match(rf"(?:the\s+|die\s+|der\s+|das\s+)?(?:{pattern})", before[sup.start() :], re.I)
+            t.mask(start, start + (len(head.group(0)) if head else 0))
+            break
+    facts.append(Fact("op_group", value, start, t.original[start : m.end()]))
+    t.mask(m.start(), m.end())
+
+
+AGGREGATES: dict[str, str] = {
+    "count": (
+        r"how\s+many|count\s+(?:the|all|of)|(?:the\s+)?(?:total\s+)?number\s+of\s+(?=(?:\w+\s+){0,2}?"
+        r"(?:products?|items?|offers?|results?|stories|articles?|posts?|links?|listings?|entries))|"
+        r"ile\b|ilość\s+(?=\w*\s*(?:produkt|ofert|wynik|artyku|post|link))|"
+        r"(?<!ą\s)liczb\w*\s+(?=(?:\w+\s+)?(?:produkt|ofert|wynik|artyku|post|link|wpis))|"
+        r"wie\s+viele|anzahl\s+(?:der|an)\s+(?=\w*\s*(?:produkt|angebot|ergebnis|artikel|beitr|link))|"
+        r"zähle|zaehle"
+    ),
+    "average": r"averag\w*|mean|avg|on\s+average|średni\w*|sredni\w*|przeciętn\w*|durchschnitt\w*|mittlere\w*",
+    "median": r"median\w*",
+    "sum": r"sum\s+of|total\s+(?=price|cost|points|comments|reviews|value)|summe|suma\b|sumę|łączn\w*|lacznie|insgesamt|gesamt\w*",
+    "min": r"minimum|minimal\w*|minimaln\w*|najniższ\w*\s+(?=cen)|mindest\w*",
+    "max": r"maximum|maksymaln\w*|maximal\w*|höchstpreis",
+}
+_AGG_FIELD = {
+    "price": r"prices?|cost\w*|pay|cen[aąęyo]\w*|koszt\w*|kosztuj\w*|preis\w*|kost\w*",
+    "points": r"points?|score|upvotes?|votes?|punkt\w*|głos\w*|punkte?n?|stimmen",
+    "comments": r"comments?|replies|komentarz\w*|kommentar\w*",
+    "rating": r"ratings?|stars?|ocen\w*|bewertung\b|sterne?",
+    "reviews": r"reviews?|opini\w*|rezension\w*",
+}
+
+
+def _aggregates(t: Text, facts: list[Fact]) -> None:
+    found: list[tuple[int, str, str | None, str]] = []
+    for op, pattern in AGGREGATES.items():
+        for m in t.finditer(rf"(?<!\w)(?:{pattern})"):
+            if op in ("min", "max") and re.match(
+                r"\s*(?:price\s+|cena\s+|preis\s+)?(?:of\s+)?\d", t.text[m.end() :]
+            ):
+                continue  # "maximum 100 zł" is a bound, not a question
+            field = None
+            end = m.end()
+            if op != "count":
+                # The field named near it: "average price", "średnia cena", "Durchschnittspreis", "cost on average".
+                window = t.text[max(0, m.start() - 40) : m.end() + 40]
+                hits = [
+                    (abs((max(0, m.start() - 40) + f.start()) - m.start()), name)
+                    for name, rx in _AGG_FIELD.items()
+                    for f in re.finditer(rf"(?:{rx})", window, re.I)
+                ]
+                field = min(hits)[1] if hits else "price"
+                near = re.match(rf"\s*(?:of\s+(?:the\s+)?)?(?:{_AGG_FIELD[field]})", t.text[m.end() :], re.I)
+                if near:
+                    end = m.end() + near.end()
+            found.append((m.start(), op, field, t.original[m.start() : end]))
+            t.mask(m.start(), end)
+            break
+    if found:
+        found.sort()
+        facts.append(
+            Fact(
+                "op_aggregate",
+                tuple((op, field) for _, op, field, _ in found),
+                found[0][0],
+                " / ".join(f[3] for f in found),
+            )
+        )
+
+
+# --- output format and refusals -----------------------------------------------------------------------
+
+FORMATS: dict[str, str] = {
+    "csv": r"csv|spreadsheet|excel",
+    "jsonl": r"jsonl|json\s*lines|ndjson",
+    "json": r"json",
+    "table": r"(?:table|tabel[iaę]|tabelle)(?=\s*[.!]?\s*$)",
+}
+_AS = r"(?:as|in|to|into|jako|w\s+formacie|do|als|im\s+format|in\s+form\s+(?:of|von)|format)"
+
+
+def _format(t: Text, facts: list[Fact]) -> None:
+    for fmt, pattern in FORMATS.items():
+        article = r"|(?:an?|eine?n?|the)\s+" if fmt != "table" else ""
+        m = t.search(
+            rf"(?<!\w)(?:{_AS}\s+(?:an?\s+|einer?\s+)?{article})(?:{pattern})"
+            r"(?:[- ](?:file|datei|plik\w*|format))?(?!\w)"
+        )
+        if m:
+            facts.append(Fact("format", fmt, m.start(), _said(t, m)))
+            t.mask(m.start(), m.end())
+            return
+
+
+#: What curllm will not do, said by name: (pattern, what was asked, why not).
+REFUSALS: list[tuple[str, str]] = [
+    (
+        r"(?:prices?\s+)?(?:in|to|into|w|na|in)\s+(?P<cur>dollars?|usd|euros?|eur|pounds?|gbp|złot\w*|zloty|pln|dolar\w*|franken|chf)\b"
+        r"(?=\s*(?:$|[,.;!?]|please|bitte|proszę|prosze))|convert\w*|przelicz\w*|umrechn\w*|rechne\s+\w+\s+um",
+        "converting prices to another currency needs exchange rates, which curllm does not have",
+    ),
+    (
+        r"install\w*|instaluj\w*|zainstaluj\w*|download\s+and\s+run|pobierz\s+i\s+uruchom",
+        "installing software is not something curllm does",
+    ),
+    (
+        r"looks?\s+(?:the\s+)?(?:best|nicest|prettiest|good|better)|(?:the\s+)?(?:nicest|prettiest|most\s+beautiful|best[- ]looking|coolest)|"
+        r"should\s+i\s+(?:buy|choose|pick|get)|worth\s+(?:it|buying)|(?:najładniejsz|najladniejsz|najpiękniejsz|najpiekniejsz)\w*|"
+        r"wygląda\w*\s+najlepiej|warto\s+kupić|(?:am\s+)?schönste\w*|schoenste\w*|sieht\s+\w*\s*am\s+besten\s+aus|lohnt\s+sich",
+        "'{}' is a judgement, not data on the page",
+    ),
+]
+
+
+def _refusals(t: Text, facts: list[Fact]) -> None:
+    found: list[tuple[int, str, str]] = []
+    for pattern, why in REFUSALS:
+        m = t.search(rf"(?<!\w)(?:{pattern})(?!\w)")
+        if m and not negated(t, m.start()):
+            said = t.original[m.start() : m.end()].strip()
+            found.append((m.start(), said, why.format(said)))
+            t.mask(m.start(), m.end())
+    if found:
+        found.sort()
+        facts.append(Fact("refused", tuple((said, why) for _, said, why in found), found[0][0], found[0][1]))
+
+
+def read_operations(t: Text, facts: list[Fact], quoted: list[tuple[int, int, str]]) -> None:
+    """Every operation on items the instruction states (see the module's docstring). A quoted
+    string an operation takes ("mentions 'rust'") is taken out of ``quoted``."""
+    kind_is_links = bool(
+        t.search(r"(?<!\w)(?:links?|urls?|hrefs?|linki|linków|linkow|odnośnik\w*|odnosnik\w*)(?!\w)")
+    ) and not t.search(
+        r"(?<!\w)(?:articles?|stories|posts?|comments?|beiträge|artykuł\w*|wpis\w*|komentarz\w*)(?!\w)"
+    )
+    _format(t, facts)
+    _refusals(t, facts)
+    _aggregates(t, facts)
+    _numbers(t, facts)
+    _flags(t, facts)
+    _distinct(t, facts)
+    _group(t, facts)
+    _text(t, facts, kind_is_links, quoted)

@@ -1,0 +1,293 @@
+"""The operations on items planned from PL/EN/DE wording (other wordings than the docs' examples), the
+ledger (every word used, or quoted as not understood), refusals by name, and a property: an unknown
+word spliced into an instruction is quoted in a warning or in the PLANNING_FAILED message, never lost."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from curllm_core.errors import PlanningError
+from curllm_core.planner.rules import plan_with_rules
+from curllm_core.plugins import load_registry
+
+SHOP = "https://shop.example/list"
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry()
+
+
+def steps_of(plan, tool: str) -> list[dict]:
+    return [s.parameters for s in plan.steps if s.tool == tool]
+
+
+@pytest.mark.parametrize(
+    "instruction, tool, params",
+    [
+        # a word in the name: a brand before or after the noun, a German compound, a model number
+        ("show me the three cheapest Bosch drills", "validation.filter_text", {"word": "Bosch"}),
+        ("najtańsze wiertarki Makita", "validation.filter_text", {"word": "Makita"}),
+        ("die günstigsten Makita-Bohrer", "validation.filter_text", {"word": "Makita"}),
+        ("the cheapest X200 offers under 900 zł", "validation.filter_text", {"word": "X200"}),
+        # contains / starts with / author / domain
+        ("posts that mention 'rust' in the title", "validation.filter_text", {"contains": "rust"}),
+        ("items containing the word steel", "validation.filter_text", {"contains": "steel"}),
+        ("wpisy zawierające słowo 'python'", "validation.filter_text", {"contains": "python"}),
+        ("stories beginning with 'Launch HN'", "validation.filter_text", {"starts_with": "Launch HN"}),
+        ("posts submitted by pg", "validation.filter_text", {"field": "author", "equals": "pg"}),
+        (
+            "wpisy napisane przez kowalski",
+            "validation.filter_text",
+            {"field": "author", "equals": "kowalski"},
+        ),
+        ("Beiträge von Nutzer anna", "validation.filter_text", {"field": "author", "equals": "anna"}),
+        ("stories pointing to github.com", "validation.filter_text", {"domain": "github.com"}),
+        ("artykuły prowadzące do wikipedia.org", "validation.filter_text", {"domain": "wikipedia.org"}),
+        ("Beiträge, die auf nytimes.com verweisen", "validation.filter_text", {"domain": "nytimes.com"}),
+        # numbers on any numeric field
+        ("posts with less than 10 comments", "validation.filter_number", {"field": "comments", "below": 10}),
+        (
+            "discussions with no more than 3 answers",
+            "validation.filter_number",
+            {"field": "comments", "at_most": 3},
+        ),
+        ("posty z mniej niż 20 punktami", "validation.filter_number", {"field": "points", "below": 20}),
+        (
+            "Artikel mit höchstens 7 Kommentaren",
+            "validation.filter_number",
+            {"field": "comments", "at_most": 7},
+        ),
+        ("products rated above 4.5", "validation.filter_number", {"field": "rating", "above": 4.5}),
+        ("produkty z oceną powyżej 4", "validation.filter_number", {"field": "rating", "above": 4}),
+        ("Produkte mit über 50 Bewertungen", "validation.filter_number", {"field": "reviews", "above": 50}),
+        (
+            "stories between 10 and 50 points",
+            "validation.filter_number",
+            {"field": "points", "at_least": 10, "at_most": 50},
+        ),
+        (
+            "wpisy z liczbą komentarzy między 5 a 15",
+            "validation.filter_number",
+            {"field": "comments", "at_least": 5, "at_most": 15},
+        ),
+        # flags
+        ("offers currently in stock", "validation.filter_flags", {"in_stock": True}),
+        ("products that are sold out", "validation.filter_flags", {"in_stock": False}),
+        ("produkty na stanie", "validation.filter_flags", {"in_stock": True}),
+        ("lieferbare Angebote", "validation.filter_flags", {"in_stock": True}),
+        ("discounted products", "validation.filter_flags", {"on_sale": True}),
+        ("przecenione produkty", "validation.filter_flags", {"on_sale": True}),
+        ("Produkte im Angebot", "validation.filter_flags", {"on_sale": True}),
+        ("items that ship for free", "validation.filter_flags", {"free_shipping": True}),
+        ("produkty z bezpłatną wysyłką", "validation.filter_flags", {"free_shipping": True}),
+        ("versandkostenfreie Angebote", "validation.filter_flags", {"free_shipping": True}),
+        ("results excluding sponsored ones", "validation.filter_flags", {"sponsored": False}),
+        ("produkty niesponsorowane", "validation.filter_flags", {"sponsored": False}),
+        ("Angebote ohne Anzeigen", "validation.filter_flags", {"sponsored": False}),
+        # distinct
+        ("list the offers, no duplicates", "validation.distinct_items", {}),
+        ("linki bez powtórzeń", "validation.distinct_items", {}),
+        ("jedes Angebot nur einmal", "validation.distinct_items", {}),
+        ("unique products by name", "validation.distinct_items", {"field": "name"}),
+        # per group
+        ("cheapest offer per shop", "validation.per_group", {"group_by": "seller", "pick": "lowest"}),
+        (
+            "najdroższa oferta z każdego sklepu",
+            "validation.per_group",
+            {"group_by": "seller", "pick": "highest"},
+        ),
+        (
+            "das billigste Produkt pro Hersteller",
+            "validation.per_group",
+            {"group_by": "brand", "pick": "lowest"},
+        ),
+        ("one story per site", "validation.per_group", {"group_by": "site", "pick": "first"}),
+        # aggregates
+        ("count the products on this page", "validation.aggregate", {"op": "count"}),
+        ("how many stories are there", "validation.aggregate", {"op": "count"}),
+        ("ile jest produktów", "validation.aggregate", {"op": "count"}),
+        ("Anzahl der Angebote", "validation.aggregate", {"op": "count"}),
+        ("average rating of the products", "validation.aggregate", {"op": "average", "field": "rating"}),
+        ("średnia liczba punktów wpisów", "validation.aggregate", {"op": "average", "field": "points"}),
+        (
+            "durchschnittliche Bewertung der Produkte",
+            "validation.aggregate",
+            {"op": "average", "field": "rating"},
+        ),
+        ("the maximum price of these offers", "validation.aggregate", {"op": "max", "field": "price"}),
+        ("łączna cena produktów", "validation.aggregate", {"op": "sum", "field": "price"}),
+        ("Gesamtpreis aller Produkte", "validation.aggregate", {"op": "sum", "field": "price"}),
+    ],
+)
+def test_operations_are_planned(registry, instruction, tool, params):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    got = steps_of(plan, tool)
+    assert any(all(p.get(k) == v for k, v in params.items()) for p in got), (
+        f"{instruction!r}: {[(s.tool, s.parameters) for s in plan.steps]}"
+    )
+    if tool == "validation.aggregate":
+        assert plan.expected_output == "summary"
+
+
+@pytest.mark.parametrize(
+    "instruction, fmt",
+    [
+        ("give me a CSV of the products", "csv"),
+        ("produkty w formacie CSV", "csv"),
+        ("die Angebote im CSV-Format", None),  # not a phrase it reads: the words are quoted instead
+        ("stories as JSON lines", "jsonl"),
+        ("die Beiträge als JSON", "json"),
+        ("the products as a table", "table"),
+    ],
+)
+def test_an_output_format_in_the_words(registry, instruction, fmt):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert plan.format == fmt
+    if fmt is None:
+        assert any("CSV" in w for w in plan.warnings), plan.warnings
+
+
+def test_operations_keep_their_order_and_the_count_applies_before_an_aggregate(registry):
+    plan = plan_with_rules(
+        "the average price of the 10 cheapest Philips products in stock, without duplicates", SHOP, registry
+    ).plan
+    tools = [s.tool for s in plan.steps if s.tool.startswith("validation.")]
+    assert tools.index("validation.filter_text") < tools.index("validation.distinct_items")
+    assert tools.index("validation.filter_flags") < tools.index("validation.distinct_items")
+    assert tools.index("validation.distinct_items") < tools.index("validation.order_items")
+    assert tools[-1] == "validation.aggregate" and plan.expected_output == "summary"
+    assert steps_of(plan, "validation.order_items")[0]["limit"] == 10
+
+
+def test_a_group_superlative_picks_within_each_group(registry):
+    """ "the cheapest offer from each seller" is one per seller, not one offer overall."""
+    plan = plan_with_rules("the cheapest offer from each seller", SHOP, registry).plan
+    assert not steps_of(plan, "validation.order_items")
+    assert [s.tool for s in plan.steps][-1] == "validation.per_group"
+
+
+def test_an_upper_bound_on_replies_is_no_request_for_the_replies(registry):
+    plan = plan_with_rules("threads with less than 5 replies", SHOP, registry).plan
+    ext = next(s for s in plan.steps if s.tool.startswith("extraction."))
+    assert ext.parameters.get("kind") != "comments"
+    assert not any(s.tool == "validation.price_range_check" for s in plan.steps)
+
+
+# --- the ledger -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "instruction, quoted",
+    [
+        ("the 2 cheapest Philips kettles", "kettles"),
+        ("find products under 150 zł for my grandmother", "grandmother"),
+        ("znajdź produkty dla babci", "babci"),
+        ("finde Produkte für Oma", "Oma"),
+    ],
+)
+def test_words_the_plan_does_not_use_are_quoted(registry, instruction, quoted):
+    warnings = plan_with_rules(instruction, SHOP, registry).plan.warnings
+    assert any(w.startswith("not understood: ") and repr(quoted) in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "find products under 150zł",
+        "pokaż mi proszę wszystkie produkty na tej stronie",
+        "zeige mir bitte alle Produkte auf dieser Seite",
+        "could you please list the 5 cheapest products here",
+        "don't buy anything, list the products",
+    ],
+)
+def test_an_instruction_made_only_of_understood_words_has_no_warning(registry, instruction):
+    assert plan_with_rules(instruction, SHOP, registry).plan.warnings == []
+
+
+@pytest.mark.parametrize(
+    "instruction, said",
+    [
+        ("reserve a table for four", "book ('reserve')"),
+        ("zarezerwuj stolik dla dwóch osób", "book"),
+        ("add it to the cart and then pay", "pay ('pay')"),
+        ("install the browser extension", "installing software is not something curllm does"),
+        ("which one looks the nicest?", "is a judgement, not data on the page"),
+        ("welches sieht am besten aus?", "is a judgement, not data on the page"),
+        ("blorfity wumpus", "not understood: 'blorfity wumpus'"),
+    ],
+)
+def test_nothing_to_do_fails_naming_what_was_asked(registry, instruction, said):
+    with pytest.raises(PlanningError) as e:
+        plan_with_rules(instruction, SHOP, registry)
+    assert said in e.value.message and e.value.exit_code == 3
+
+
+def test_a_currency_conversion_is_refused_by_name_beside_the_listing(registry):
+    warnings = plan_with_rules("the 5 cheapest products with prices in euros", SHOP, registry).plan.warnings
+    assert any("exchange rates" in w and "in euros" in w for w in warnings), warnings
+
+
+def test_a_plugins_example_without_parameters_is_a_plan(tmp_path, monkeypatch):
+    """A tool added from outside whose example needs no parameters is planned for that example."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    manifest = {
+        "name": "only_bestsellers",
+        "version": "1.0.0",
+        "description": "Keep the items marked as bestsellers.",
+        "category": "validation",
+        "parameters": {"type": "object", "properties": {"key": {"type": "string", "default": "products"}}},
+        "output_schema": {"type": "object"},
+        "examples": [{"instruction": "only the bestsellers", "parameters": {}}],
+        "entrypoint": "x_tools.only_bestsellers:run",
+        "consumes": ["products"],
+        "produces": ["products"],
+    }
+    (tools / "only_bestsellers.json").write_text(json.dumps(manifest))
+    (tools / "x_tools").mkdir()
+    (tools / "x_tools" / "__init__.py").write_text("")
+    (tools / "x_tools" / "only_bestsellers.py").write_text(
+        "async def run(ctx, key='products'):\n    return {}\n"
+    )
+    monkeypatch.syspath_prepend(str(tools))
+    monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
+    monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    plan = plan_with_rules("products, only the bestsellers", SHOP, load_registry()).plan
+    assert "validation.only_bestsellers" in [s.tool for s in plan.steps]
+    assert not any("bestsellers" in w for w in plan.warnings)
+
+
+# --- property: an unknown word is never silently lost ---------------------------------------------
+
+BASES = [
+    "find products under 150 zł",
+    "the 5 cheapest products",
+    "top 10 stories with more than 100 points",
+    "najtańsze produkty do 200 zł",
+    "pokaż 3 najnowsze artykuły",
+    "die günstigsten Produkte",
+    "alle Beiträge mit mindestens 50 Punkten",
+    "links to github",
+    "how many offers are listed",
+    "products without duplicates",
+]
+UNKNOWN = st.text(alphabet="bcdfghjklmnpqrstvwxz", min_size=5, max_size=9).map(lambda w: "zq" + w)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(base=st.sampled_from(BASES), word=UNKNOWN, where=st.integers(min_value=0, max_value=12))
+def test_an_unknown_word_is_quoted_never_lost(registry, base, word, where):
+    parts = base.split()
+    at = where % (len(parts) + 1)
+    instruction = " ".join([*parts[:at], word, *parts[at:]])
+    try:
+        said = " ".join(plan_with_rules(instruction, SHOP, registry).plan.warnings)
+    except PlanningError as e:
+        said = e.message
+    assert word in said, f"{instruction!r}: {said!r}"
