@@ -87,7 +87,8 @@ def fact_spans(facts: Facts) -> tuple[list[tuple[int, int]], set[str]]:
     # Words a link target's phrase holds beside the site names read from it ("links to github xyz").
     names = {fold(n) for n in facts.get("link_site_names") or ()}
     site = facts.fact("link_site")
-    stray = {fold(w) for _, _, w in tokens(str(site.value))} - names if site is not None and names else set()
+    said = [fold(w) for _, _, w in tokens(str(site.value))] if site is not None and names else []
+    stray = {w for w in said if w not in names and not names & set(w.split("-"))}
     for fact in facts:
         if (
             stray

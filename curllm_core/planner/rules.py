@@ -693,12 +693,13 @@ _LAST_STATIC: dict[str, tuple[str, list[tuple[int, int]]]] = {}
 def _static_words(registry: Registry) -> tuple[re.Pattern, frozenset[str]]:
     """One pattern of every word that names a kind, a field or a per-item request, and the words of
     the installed tools' sites (once per set of installed tools)."""
-    from .each import ALL_ITEMS, DETAILS, EACH_ITEM, PER_ITEM, WITH_FIELD
+    from .each import ALL_ITEMS, DETAIL_FIELDS, DETAILS, EACH_ITEM, PER_ITEM, WITH_FIELD
 
     key = registry.fingerprint
     if key not in _STATIC_WORDS:
         patterns = [*KIND_WORDS.values(), *(rf"\b(?:{rx})\w*" for rx in FIELD_WORDS.values())]
         patterns += [rx.pattern for rx in (EACH_ITEM, PER_ITEM, ALL_ITEMS, DETAILS, WITH_FIELD)]
+        patterns += [rf"(?<![\w-])(?:{rx})(?![\w-])" for rx in DETAIL_FIELDS.values()]
         words: set[str] = set()
         for m in registry.tools.values():
             if m.category == "extraction":

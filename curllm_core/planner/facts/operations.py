@@ -181,7 +181,8 @@ FLAG_WORDS: dict[tuple[str, bool], str] = {
     ),
     ("in_stock", True): (
         r"in\s+stock|available\s+now|(?:currently\s+)?available(?!\s+(?:in|on|for))|dostępn[eay]\b|dostepn[eay]\b|"
-        r"na\s+stanie|w\s+magazynie|auf\s+lager|lieferbar\w*|verfügbar\w*|verfuegbar\w*|vorrätig\w*|vorraetig\w*"
+        r"na\s+stanie|w\s+magazynie|auf\s+lager|lieferbar(?:e[nrs]?)?|verfügbar(?:e[nrs]?)?|verfuegbar(?:e[nrs]?)?|"
+        r"vorrätig(?:e[nrs]?)?|vorraetig(?:e[nrs]?)?"
     ),
     ("on_sale", True): (
         r"on\s+sale|discounted|reduced|with\s+a\s+discount|w\s+promocji|przecenion\w*|promocyjn\w*|"
@@ -297,6 +298,11 @@ def _group(t: Text, facts: list[Fact]) -> None:
             head = re.match(rf"(?:the\s+|die\s+|der\s+|das\s+)?(?:{pattern})", before[sup.start() :], re.I)
             t.mask(start, start + (len(head.group(0)) if head else 0))
             break
+    # "one story per author": one of each group, not one story.
+    one = re.search(r"(?<!\w)(?:one|a single|jeden|jedna|jedno|ein|eine|einen)\s+(?:\w+\s+)?$", before, re.I)
+    if one and value["pick"] == "first":
+        start = max(0, m.start() - 60) + one.start()
+        t.mask(start, start + len(one.group(0).split()[0]))
     facts.append(Fact("op_group", value, start, t.original[start : m.end()]))
     t.mask(m.start(), m.end())
 
