@@ -668,3 +668,84 @@ def test_any_listing(generated):
     assert {p["currency"] for p in products} == {cur[4]}, page
     assert [p["sponsored"] for p in products] == [c.ad for c in items], page
     assert [p["url"] for p in products] == [f"{cur[5].rstrip('/')}/item/{i}" for i in range(len(items))]
+
+
+# --- names beside a subtitle; grids loaded page by page -------------------------------------------
+
+SUBTITLED = [
+    # (markup of the name with its subtitle, the name)
+    (
+        '<div class="product-name"><p class="product-display-name">Trail Runner 3</p>'
+        '<p class="product-subtitle">Men\'s Running Shoe</p></div>',
+        "Trail Runner 3",
+    ),
+    (
+        '<div class="card__title"><span class="card__name">Kubek Termiczny</span>'
+        '<span class="card__sub">Stal nierdzewna, 0,5 l</span></div>',
+        "Kubek Termiczny",
+    ),
+    (
+        '<div data-testid="product-title"><h4 data-testid="product-name">Wanderjacke Nord</h4>'
+        "<small>Damen, wasserdicht</small></div>",
+        "Wanderjacke Nord",
+    ),
+    (
+        '<div class="ttl_3f9a1"><span class="name_8c2d0 x91">Desk Lamp</span>'
+        '<span class="sub_77aa1">Brass, dimmable</span></div>',
+        "Desk Lamp",
+    ),
+]
+
+
+@pytest.mark.parametrize("name_html, name", SUBTITLED, ids=[n for _, n in SUBTITLED])
+def test_a_name_element_inside_a_title_block_is_the_name(name_html, name):
+    """A name/title element around a name element and a subtitle ("Men's Running Shoe"): the inner
+    name element is the product's name; a brand inside a title does not count as one."""
+    items = "".join(
+        f'<li class="tile"><a href="/p/{i}"><img src="/i/{i}.jpg" alt=""></a>{name_html}'
+        f'<span class="price">{19 + i},99 €</span></li>'
+        for i in range(3)
+    )
+    products = extract(doc(f'<ul class="grid">{items}</ul>', "de"))
+    assert [p["name"] for p in products] == [name] * 3
+    brand = '<div class="product-title"><span class="product-title__brand">Acme</span> Steel Water Bottle 750 ml</div>'
+    items = "".join(
+        f'<li class="tile"><a href="/p/{i}">{brand}</a><span class="price">${9 + i}.50</span></li>'
+        for i in range(3)
+    )
+    assert [p["name"] for p in extract(doc(f'<ul class="grid">{items}</ul>'))] == [
+        "Acme Steel Water Bottle 750 ml"
+    ] * 3
+
+
+@pytest.mark.parametrize(
+    "card, page_wrap, lang, price",
+    [
+        (
+            '<div class="grid-item">{}</div>',
+            '<div class="sub-page" data-page="{n}">{}</div>',
+            "en",
+            "${n}.99",
+        ),
+        ('<article class="kafelek">{}</article>', '<section class="strona">{}</section>', "pl", "{n},99 zł"),
+        (
+            '<li data-testid="product-card">{}</li>',
+            '<ul data-testid="page-{n}">{}</ul>',
+            "de",
+            "{n},99 €",
+        ),
+        ('<div class="crd_1a2b3 p-2">{}</div>', '<div class="pg_9f8e7">{}</div>', "en", "£{n}.49"),
+    ],
+)
+def test_a_grid_loaded_page_by_page_is_one_listing(card, page_wrap, lang, price):
+    """The next pages of a grid loaded into the grid, each in a wrapper of its own, belong to it."""
+    names = ["Alder Chair", "Birch Table", "Cedar Shelf", "Elm Bench", "Fir Stool", "Oak Desk", "Pine Bed"]
+
+    def one(i: int) -> str:
+        inner = f'<a href="/p/{i}"><img src="/i/{i}.jpg" alt=""></a><h3>{names[i]}</h3><span>{price.format(n=10 + i)}</span>'
+        return card.format(inner)
+
+    first = "".join(one(i) for i in range(3))
+    later = "".join(page_wrap.format(one(i) + one(i + 1), n=p) for p, i in enumerate((3, 5), start=2))
+    products = extract(doc(f'<div class="grid">{first}{later}</div>', lang))
+    assert [p["name"] for p in products] == names

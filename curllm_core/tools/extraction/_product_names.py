@@ -181,6 +181,26 @@ def _named_text(node: LexborNode, main_links: list[LexborNode]) -> str:
     return text
 
 
+def _name_flags(node: LexborNode) -> str:
+    attrs = node.attributes
+    return " ".join(v for k in ("class", "itemprop", "data-test", "data-testid") if (v := attrs.get(k)))
+
+
+def _holds_a_name(node: LexborNode) -> bool:
+    """Whether a name/title element holds another one that is no brand, with a title's length of its
+    own: the outer one joins the name with a subtitle or a line beside it."""
+    for inner in node.css(NAMED):
+        if inner.mem_id == node.mem_id:
+            continue
+        flags = _name_flags(inner)
+        if not _NAME_ATTR_RE.search(flags) or "brand" in class_tokens(flags) or _seller_element(inner):
+            continue
+        text = visible_text(inner)
+        if len(text) >= 3 and text != visible_text(node):
+            return True
+    return False
+
+
 def best_name(member: LexborNode, main_links: list[LexborNode], skip: Iterable[str] = ()) -> str | None:
     """The product title of block ``member`` whose main link is ``main_links`` (see the module
     docstring); ``skip`` holds texts that are known not to be it (the block's price label)."""
@@ -211,6 +231,8 @@ def best_name(member: LexborNode, main_links: list[LexborNode], skip: Iterable[s
             continue
         if node.tag == "a" and SELLER_PATH_RE.search(attrs.get("href") or ""):
             continue
+        if _holds_a_name(node):
+            continue  # "product-name" around "display-name" and "subtitle": the inner one is the name
         weight = 3.5 if "name" in flags.lower() else 3
         if "brand" in class_tokens(flags):
             weight -= 1.5  # a brand alone is part of a title, not the title

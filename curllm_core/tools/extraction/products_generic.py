@@ -334,17 +334,36 @@ def _all_members(group: _Group) -> list[LexborNode]:
     """Every block of the chosen group in page order, including unpriced siblings of the same kind.
 
     The parents are met in page order (the price anchors are found in page order and the group's
-    parents lie side by side at one depth), so walking each parent's children keeps that order.
+    parents lie side by side at one depth), so walking each parent's children keeps that order. When
+    the blocks sit in sibling wrappers of one container (rows of a grid, pages of a grid loaded into
+    it), the container is walked: its own blocks and those of its wrappers, in page order.
     """
     parents: dict[int, LexborNode] = {}
     for m in group.members:
         p = m.parent
         if p is not None:
             parents.setdefault(p.mem_id, p)
+    grand = {p.parent.mem_id: p.parent for p in parents.values() if p.parent is not None}
+    containers = list(grand.values()) if len(parents) > 1 and len(grand) == 1 else list(parents.values())
+
+    def kind(node: LexborNode) -> bool:
+        return node.tag == group.key[1] and _similar(group.tokens, _norm_classes(node))
+
+    known = {m.mem_id for m in group.members}
     ordered: list[LexborNode] = []
-    for parent in parents.values():
-        for child in parent.iter():
-            if child.tag == group.key[1] and _similar(group.tokens, _norm_classes(child)):
+    for container in containers:
+        for child in container.iter():
+            if child.mem_id in known:
+                ordered.append(child)
+            elif child.mem_id in parents or (
+                len(containers) == 1
+                and child.tag != "a"
+                and not kind(child)
+                and any(kind(c) for c in child.iter())
+            ):
+                # A wrapper of the container (a row, a page of the grid loaded into it): its blocks.
+                ordered.extend(c for c in child.iter() if kind(c))
+            elif kind(child):
                 ordered.append(child)
     return ordered
 
