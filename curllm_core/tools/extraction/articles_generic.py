@@ -518,6 +518,7 @@ class _Choice:
     members: list[LexborNode]
     score: float
     depth: int
+    factor: float = 1.0  # the chrome factor (see `_decoy`)
 
 
 def _best_group(
@@ -547,18 +548,25 @@ def _best_group(
                 score *= SPREAD_FACTOR
             factor = _decoy(chosen[0], decoy_memo, share, heading)
             score *= factor
-            if what == "posts":
-                score *= _record_likeness(chosen, title_ids)
             if heading.leads(chosen[0]):
                 score *= HEADING_FACTOR
-            if factor < 1 and score < MIN_GROUP:
-                continue  # a few links in a footer or menu are no list
-            options.append(_Choice(what, chosen, score, group.depth))
+            options.append(_Choice(what, chosen, score, group.depth, factor))
+    # How much posts read like records (at most 1) is costly to tell: it is told from the highest
+    # score down, until no score left could beat the best list found.
     options.sort(key=lambda c: (-c.score, c.depth))
+    best: _Choice | None = None
     for choice in options:
+        if best is not None and (choice.score, -choice.depth) < (best.score, -best.depth):
+            break
+        if choice.kind == "posts":
+            choice.score *= _record_likeness(choice.members, title_ids)
+        if choice.factor < 1 and choice.score < MIN_GROUP:
+            continue  # a few links in a footer or menu are no list
+        if best is not None and (choice.score, -choice.depth) <= (best.score, -best.depth):
+            continue
         if choice.kind == "posts" or _signed(choice.members):
-            return choice
-    return None
+            best = choice
+    return best
 
 
 def _record_likeness(members: list[LexborNode], title_ids: set[int], sample: int = 24) -> float:
