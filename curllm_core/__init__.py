@@ -28,7 +28,11 @@ __all__ = [
     "execute_plan",
     "run_many",
     "Plan",
+    "Step",
+    "check_plan",
+    "normalise_plan",
     "Result",
+    "StepResult",
     "CurllmError",
 ]
 

@@ -18,8 +18,7 @@ from typing import Any
 
 from .browser import Browser, BrowserOptions
 from .errors import CurllmError, PlanError
-from .event_types import ErrorEvent
-from .events import EventBus, QueueSink, with_result
+from .events import ErrorEvent, EventBus, QueueSink, with_result
 from .executor import RunOptions
 from .plan import Plan
 from .policy import NetworkPolicy

@@ -54,8 +54,7 @@ from urllib.parse import urlsplit
 
 from .browser import Browser
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
-from .event_types import CompleteEvent, InitEvent, PlanDecision, StepEvent
-from .events import EventBus, preview
+from .events import CompleteEvent, EventBus, InitEvent, PlanDecision, StepEvent, preview
 from .executor import Execution, RunOptions, TaskPage, preload_tools
 from .plan import Plan, Step, check_plan, normalise_plan
 from .registry import Registry

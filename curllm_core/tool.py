@@ -22,7 +22,7 @@ from typing import Any
 from .errors import EntrypointImport, EntrypointInvalid, NoPage
 from .manifest import Manifest, check_manifest
 
-#: ``emit(event)`` with an `event_types` event, or ``emit(type, data)`` with its JSON; returns nothing useful.
+#: ``emit(event)`` with a typed event (`curllm_core.events`), or ``emit(type, data)`` with its JSON; returns nothing useful.
 Emit = Callable[..., object]
 
 

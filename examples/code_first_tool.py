@@ -17,8 +17,7 @@ import threading
 from pathlib import Path
 
 import curllm_core
-from curllm_core.errors import ToolError
-from curllm_core.tool import ToolContext, tool
+from curllm_core.toolkit import ToolContext, ToolError, tool
 
 
 @tool(

@@ -16,8 +16,7 @@ from typing import Any
 
 from ..browser import Browser
 from ..errors import CurllmError, UsageError
-from ..event_types import ErrorEvent
-from ..events import EventBus, now_iso
+from ..events import ErrorEvent, EventBus, now_iso
 from ..executor import RunOptions
 from ..registry import Registry
 from ..result import ErrorEntry, error_entry

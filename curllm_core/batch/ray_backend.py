@@ -34,8 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import CurllmError, UsageError
-from ..event_types import ErrorEvent
-from ..events import EventBus
+from ..events import ErrorEvent, EventBus
 from ..plan import plan_tools
 from ..result import error_entry
 from ..runner import Decided

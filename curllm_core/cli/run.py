@@ -248,7 +248,7 @@ def _run(
         )
     except CurllmError as e:
         # A run that cannot start (a refused plan, a bad URL) ends its stream with an error event.
-        from ..event_types import ErrorEvent
+        from ..events import ErrorEvent
         from ..runner import error_of
 
         bus.emit(ErrorEvent(entry=error_of(e)))
@@ -334,7 +334,7 @@ def _run_with_events(
         click.echo("curllm: interrupted", err=True)
         return 130
     if not result.ok:
-        from ..event_types import ErrorEvent
+        from ..events import ErrorEvent
 
         first = next((e for e in result.errors if not e.optional), result.errors[0])
         bus.emit(ErrorEvent(entry=first, errors=result.errors))

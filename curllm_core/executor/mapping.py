@@ -17,8 +17,7 @@ from urllib.parse import urljoin
 
 from ..clock import elapsed_ms
 from ..errors import BadParams, CurllmError, ItemError, MapFailed, StepTimeout, ToolError, ToolNotFound
-from ..event_types import StepEvent, ToolCall, UrlCompleteEvent, UrlStartEvent
-from ..events import preview_text
+from ..events import StepEvent, ToolCall, UrlCompleteEvent, UrlStartEvent, preview_text
 from ..plan.map_spec import describe_map, fill, merged, with_defaults
 from ..plan.model import MAP_TOOL, MapStep
 from ..plan.params import fill_defaults, parameter_problems, step_io

@@ -14,8 +14,7 @@ import time
 from ..browser import Browser, Session
 from ..clock import elapsed_ms
 from ..errors import NoURL, PageUnavailable
-from ..event_types import ConsentEvent, UrlCompleteEvent, UrlStartEvent
-from ..events import EventBus
+from ..events import ConsentEvent, EventBus, UrlCompleteEvent, UrlStartEvent
 from .calls import describe
 from .options import RunOptions
 

@@ -22,8 +22,7 @@ from ..browser import Browser, Session
 from ..browser_path import find_browser
 from ..clock import elapsed_ms
 from ..errors import CurllmError, PageUnavailable, SubmitUndone, ToolError
-from ..event_types import StepEvent, ToolCall
-from ..events import FAILED_STEP_REWARD, EventBus, preview_text
+from ..events import FAILED_STEP_REWARD, EventBus, StepEvent, ToolCall, preview_text
 from ..manifest import Manifest
 from ..plan.check import step_keys
 from ..plan.model import DEFAULT_RETRIES, AnyStep, MapStep, Plan, Step

@@ -113,7 +113,7 @@ async def plan_task(
     except LLMFailure as e:
         warn(f"model {model} failed ({e.reason}); using the rule planner")
         if events is not None:
-            from ..event_types import PlanDecision, StepEvent
+            from ..events import PlanDecision, StepEvent
 
             events.emit(
                 StepEvent(

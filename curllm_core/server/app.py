@@ -28,7 +28,7 @@ from .errors import HTTPError, error_body, status_for
 from .openapi import openapi
 from .settings import ServerSettings, is_loopback
 from .sse import ClientGone, EventStream, Receive, Scope, Send, until_disconnect
-from .tasks import TaskService, parse_task
+from .tasks import TaskService, parse_task, tool_info
 
 log = logging.getLogger("curllm.server")
 
@@ -46,18 +46,6 @@ def error_response(error: CurllmError) -> JSONResponse:
         status_code=status,
         headers=headers,
     )
-
-
-def tool_info(manifest) -> dict:
-    """A tool as the API shows it."""
-    return {
-        "name": manifest.key,
-        "category": manifest.category,
-        "version": manifest.version,
-        "description": manifest.description,
-        "parameters": manifest.parameters,
-        "source": manifest.source,
-    }
 
 
 # --- middleware (pure ASGI: a streaming response must not be buffered) ---------------------------

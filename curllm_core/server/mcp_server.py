@@ -25,7 +25,7 @@ from mcp.server.lowlevel import Server
 from .. import __version__
 from ..errors import CurllmError
 from ..manifest import Manifest
-from .tasks import TaskService, parse_task
+from .tasks import TaskService, parse_task, tool_info
 
 log = logging.getLogger("curllm.mcp")
 
@@ -198,8 +198,6 @@ class CurllmMCP:
         args = dict(params.arguments or {})
         try:
             if params.name == "list_tools":
-                from .app import tool_info
-
                 tools = [tool_info(m) for m in self.service.registry]
                 names = ", ".join(t["name"] for t in tools)
                 return types.CallToolResult(

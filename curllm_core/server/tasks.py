@@ -18,8 +18,7 @@ from urllib.parse import urlsplit
 from ..browser import Browser, parse_viewport
 from ..config import MAX_READY_TIMEOUT_S
 from ..errors import BrowserError, CurllmError, UsageError
-from ..event_types import ErrorEvent
-from ..events import EventBus, QueueSink, with_result
+from ..events import ErrorEvent, EventBus, QueueSink, with_result
 from ..executor import RunOptions
 from ..registry import Registry
 from ..result import Result, error_entry
@@ -424,3 +423,15 @@ def error_event(exc: BaseException | None) -> dict:
     log.error("task failed unexpectedly", exc_info=exc)
     message = "the task failed unexpectedly (a bug: the server log has the details)"
     return ErrorEvent(entry=error_entry("INTERNAL_ERROR", message)).to_dict()
+
+
+def tool_info(manifest) -> dict:
+    """A tool as the API shows it."""
+    return {
+        "name": manifest.key,
+        "category": manifest.category,
+        "version": manifest.version,
+        "description": manifest.description,
+        "parameters": manifest.parameters,
+        "source": manifest.source,
+    }

@@ -24,7 +24,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import SubmitFailed, SubmitUndone, ToolError
-from ..event_types import UrlCompleteEvent, UrlStartEvent
+from ..events import UrlCompleteEvent, UrlStartEvent
 from ..text import fold, squash
 
 REF_ATTR = "data-curllm-ref"

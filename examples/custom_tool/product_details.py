@@ -15,9 +15,7 @@ import time
 
 from selectolax.lexbor import LexborHTMLParser
 
-from curllm_core.errors import CurllmError, ToolError
-from curllm_core.event_types import UrlCompleteEvent, UrlStartEvent
-from curllm_core.tool import ToolContext
+from curllm_core.toolkit import CurllmError, ToolContext, ToolError, UrlCompleteEvent, UrlStartEvent
 
 
 def details(html: str, selectors: dict) -> dict:

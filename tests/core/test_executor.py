@@ -370,7 +370,7 @@ async def test_astream_yields_events_then_the_result(registry):
 
 def test_terminal_view_prints_one_line_per_finished_step(registry, capsys):
     from curllm_core.cli.sinks import TerminalSink
-    from curllm_core.event_types import StepEvent, ToolCall
+    from curllm_core.events import StepEvent, ToolCall
 
     bus = EventBus([TerminalSink()])
     call = ToolCall(tool="extraction.make_items", params={})

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from ...errors import ToolError
-from ...event_types import UrlCompleteEvent, UrlStartEvent
+from ...events import UrlCompleteEvent, UrlStartEvent
 from ...prices import filter_by_price
 from ...readiness import timeout_for
 from ...sites import same_site

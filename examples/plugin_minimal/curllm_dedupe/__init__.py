@@ -11,9 +11,7 @@ manifests shipped as package data and its own tests, is plugins/curllm-allegro.
 
 from __future__ import annotations
 
-from curllm_core import hookimpl
-from curllm_core.errors import ToolError
-from curllm_core.tool import ToolContext, tool
+from curllm_core.toolkit import ToolContext, ToolError, hookimpl, tool
 
 
 @tool(

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from curllm_core import hookimpl
+from curllm_core.toolkit import hookimpl
 
 from .smart import allegro_smart_only
 

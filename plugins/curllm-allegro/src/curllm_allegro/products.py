@@ -23,11 +23,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from curllm_core.errors import BadSelectors
-from curllm_core.prices import currency_for_domain
-from curllm_core.tool import ToolContext
 from curllm_core.toolkit import (
+    BadSelectors,
+    ToolContext,
     collapse_space,
+    currency_for_domain,
     field_value,
     filter_by_price,
     page_html,

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from curllm_core.tool import ToolContext, tool
-from curllm_core.toolkit import items_of, verdict
+from curllm_core.toolkit import ToolContext, items_of, tool, verdict
 
 OUTPUT_SCHEMA = {
     "type": "object",

@@ -1,6 +1,6 @@
 """Step events: ``{"type": init|url_start|step|url_complete|consent|complete|error, "data": {...}}``.
 
-The events themselves are typed objects (`event_types`). An `EventBus` fans every event out to its
+The events themselves are typed objects (types.py). An `EventBus` fans every event out to its
 sinks: a JSONL writer (``--events FILE|-``), a Python callback, or an async queue (the CLI adds its
 live terminal view, `curllm_core.cli.sinks`). Events carry previews, never page HTML, and sinks do
 constant, small work per event so that they never slow the steps down.
@@ -12,12 +12,13 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 
+from ..scrub import scrub_data
+from .types import Event, ForwardedEvent, StepEvent
+
 if TYPE_CHECKING:
-    from .event_types import Event
-    from .result import Result
+    from ..result import Result
 
 EVENT_TYPES = ("init", "url_start", "step", "url_complete", "consent", "complete", "error")
 PREVIEW_CHARS = 400
@@ -28,13 +29,9 @@ log = logging.getLogger("curllm.events")
 
 def events_schema() -> dict:
     """The published JSON Schema of one event (``events.schema.json`` beside the plan schema)."""
-    from .manifest import manifests_dir
+    from ..manifest import manifests_dir  # only for the schema's readers (tests, docs)
 
     return json.loads((manifests_dir() / "events.schema.json").read_text(encoding="utf-8"))
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def preview(value: Any, limit: int = PREVIEW_CHARS) -> Any:
@@ -109,9 +106,6 @@ class EventBus:
         ``emit(type, data)`` sends an event given as JSON as it is (a tool's ``ctx.emit``, the
         events a Ray worker sent back): it is neither numbered nor checked here.
         """
-        from .event_types import ForwardedEvent, StepEvent
-        from .scrub import scrub_data
-
         if isinstance(event, str):
             event = ForwardedEvent(type_=event, data=dict(data or {}))
         elif isinstance(event, StepEvent) and event.step_number is None:
