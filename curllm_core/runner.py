@@ -56,7 +56,7 @@ from .browser import Browser
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
 from .events import CompleteEvent, EventBus, InitEvent, PlanDecision, StepEvent, preview
 from .executor import Execution, RunOptions, TaskPage, preload_tools
-from .plan import Plan, Step, check_plan, normalise_plan
+from .plan import Origin, Plan, Step, check_plan, normalise_plan
 from .registry import Registry
 from .result import ErrorEntry, Result, error_entry
 
@@ -104,6 +104,7 @@ class Prepared:
     plan: Plan
     url: str | None
     source: str  # "given", "rules", "llm:<model>", "cache", "rules (llm failed: ...)"
+    origin: Origin | None  # who made the plan (None: it was given): decides re-planning
     reasoning: list[str]
     usage: dict | None
     plan_ms: int | None  # None for a given plan
@@ -297,7 +298,9 @@ class Runner:
                 raise
             if page.launching:
                 preload_tools(plan, self.registry)
-            prepared = Prepared(spec, plan, url, plan.planner or "given", [], None, None, bus, options, page)
+            prepared = Prepared(
+                spec, plan, url, plan.planner or "given", None, [], None, None, bus, options, page
+            )
             if not announced:
                 decision_event(bus, plan, [], url)
             return prepared
@@ -324,6 +327,7 @@ class Runner:
             planned.plan,
             url,
             planned.source,
+            planned.origin,
             list(planned.reasoning),
             planned.usage,
             plan_ms,
@@ -510,7 +514,8 @@ class Runner:
             spec.model
             and max_replans > 0
             and prepared.plan_ms is not None
-            and not prepared.source.startswith("rules")
+            and prepared.origin is not None
+            and prepared.origin is not Origin.RULES
         ):
             replanner = Replanner(spec.instruction or "", spec.model, self.registry, bus, max_replans)
         execution = Execution(

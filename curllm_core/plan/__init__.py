@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .check import check_plan, normalise_plan, plan_tools, step_keys
 from .map_spec import NOT_ON_MAP_STEPS
-from .model import DEFAULT_RETRIES, MAP_TOOL, AnyStep, MapStep, Plan, Step, plan_schema
+from .model import DEFAULT_RETRIES, MAP_TOOL, AnyStep, MapStep, Origin, Plan, Step, plan_schema
 from .params import fill_defaults, named_tool, parameter_problems, problem_at, step_io
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "NOT_ON_MAP_STEPS",
     "AnyStep",
     "MapStep",
+    "Origin",
     "Plan",
     "Step",
     "check_plan",

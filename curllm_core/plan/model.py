@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cache
 from typing import Any, ClassVar
 
@@ -76,6 +77,15 @@ class MapStep:
 MAP_TOOL = MapStep.tool
 
 AnyStep = Step | MapStep
+
+
+class Origin(StrEnum):
+    """Who made a plan: what the runner decides by (a model may re-plan only a plan the rule planner
+    did not make), where ``Planned.source`` and ``Plan.planner`` are the display strings."""
+
+    RULES = "rules"  # the rule planner, also when it stood in for a model that failed
+    MODEL = "model"
+    CACHE = "cache"
 
 
 @dataclass(kw_only=True)

@@ -22,11 +22,11 @@ from ..errors import PlanError, PlanningError
 from ..events import EventBus
 from ..plan import check_plan, normalise_plan
 from ..registry import Registry
-from .base import Planned
+from .base import Origin, Planned
 from .rules import plan_with_rules
 from .scoring import rank_tools
 
-__all__ = ["Planned", "plan_task", "rank_tools", "plan_with_rules", "warn"]
+__all__ = ["Origin", "Planned", "plan_task", "rank_tools", "plan_with_rules", "warn"]
 
 #: A page summary: the dict `llm.summarize_page` returns, text, or a callable that produces one when
 #: (and only when) a model is actually asked, so a cache hit never opens the page early.
@@ -163,4 +163,4 @@ def _cached(
     if entry.get("source", "").startswith("llm:"):  # a model's plan served for free
         usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
     plan = replace(plan, instruction=instruction, url=url)  # this task's, not the one that filled the cache
-    return _stamp(Planned(plan, [str(r) for r in reasoning], "cache", usage))
+    return _stamp(Planned(plan, [str(r) for r in reasoning], "cache", usage, Origin.CACHE))

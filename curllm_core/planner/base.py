@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..plan import Plan
+from ..plan import Origin, Plan
+
+__all__ = ["Origin", "Planned"]
 
 
 @dataclass
@@ -22,3 +24,5 @@ class Planned:
     source: str
     #: ``{"calls", "prompt_tokens", "completion_tokens", "cost_usd"}`` when a model was asked.
     usage: dict | None = None
+    #: Who made it (``source`` says it for people).
+    origin: Origin = Origin.RULES

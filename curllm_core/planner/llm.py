@@ -27,7 +27,7 @@ from ..manifest import ROLES
 from ..plan import AnyStep, MapStep, Plan, check_plan, named_tool, normalise_plan, step_io
 from ..plan.map_spec import static_tools
 from ..registry import Registry
-from .base import Planned
+from .base import Origin, Planned
 from .scoring import rank_tools
 
 log = logging.getLogger("curllm.planner")
@@ -611,7 +611,7 @@ async def plan_with_llm(
         # What the rule planner found no tool for ("not done: buy ...") stays said: the model's plan
         # is checked against the same tools, and a warning is never dropped by planning again.
         attempt.plan.warnings = merge_warnings(attempt.plan.warnings, draft.plan.warnings)
-    return Planned(attempt.plan, attempt.reasoning, f"llm:{model}", usage.to_dict())
+    return Planned(attempt.plan, attempt.reasoning, f"llm:{model}", usage.to_dict(), Origin.MODEL)
 
 
 def merge_warnings(first: list[str], second: list[str]) -> list[str]:
@@ -667,4 +667,4 @@ async def replan_with_llm(
         expected=expected_output,
         extra=litellm_kwargs,
     )
-    return Planned(attempt.plan, attempt.reasoning, f"llm:{model}", usage.to_dict())
+    return Planned(attempt.plan, attempt.reasoning, f"llm:{model}", usage.to_dict(), Origin.MODEL)
