@@ -7,9 +7,28 @@
     │   ├── ManifestError            BAD_MANIFEST
     │   ├── PlanError                BAD_PLAN       a plan that fails the check
     │   ├── ToolNotFound             UNKNOWN_TOOL
-    │   └── BrowserNotFound          BROWSER_NOT_FOUND   (also a BrowserError)
+    │   ├── BrowserNotFound          BROWSER_NOT_FOUND   (also a BrowserError)
+    │   └── RequestError             BAD_REQUEST    a request the server refuses (its `status`)
+    │       ├── BadHost              BAD_HOST
+    │       ├── Unauthorized         UNAUTHORIZED
+    │       ├── BodyTooLarge         BODY_TOO_LARGE
+    │       ├── BadContentType       BAD_CONTENT_TYPE
+    │       ├── BadJSON              BAD_JSON
+    │       ├── RouteNotFound        NOT_FOUND
+    │       ├── MethodNotAllowed     METHOD_NOT_ALLOWED
+    │       └── QueueFull            QUEUE_FULL
+    ├── TaskError                    BAD_TASK       one task of a batch: its failed line
+    │   ├── BadTaskURL               BAD_URL
+    │   ├── BadLine                  BAD_LINE
+    │   └── DuplicateId              DUPLICATE_ID
     ├── PlanningError                PLANNING_FAILED     no plan for the instruction (exit 3)
+    ├── InternalError                INTERNAL_ERROR a failure nobody expected (a bug), never a traceback
     └── RunError                                    while a task runs: a failed step, never an escape
+        ├── NoOutput                 NO_OUTPUT      the expected output was not produced
+        ├── EmptyOutput              EMPTY_OUTPUT   ... or is empty
+        ├── Cancelled                CANCELLED      a batch stopped before the task ended
+        ├── WorkerLost               WORKER_LOST    (Ray)
+        ├── MissingTool              MISSING_TOOL   (Ray: a worker lacks a tool)
         ├── TaskTimeout              TASK_TIMEOUT
         ├── PageUnavailable                         the page cannot be had: no fallback tool helps
         │   ├── NoURL                NO_URL
@@ -17,6 +36,7 @@
         │   │   └── SSRFBlocked      SSRF_BLOCKED_URL
         │   └── BrowserError         BROWSER_ERROR
         │       ├── BrowserLaunchFailed  BROWSER_LAUNCH_FAILED
+        │       ├── BrowserCrashed   BROWSER_CRASHED
         │       └── NavigationError  NAVIGATION_FAILED   transient
         │           ├── NavigationRefused                a permanent network error (not transient)
         │           ├── NavigationTimeout  NAVIGATION_TIMEOUT   transient
@@ -25,6 +45,8 @@
             ├── StepTimeout          STEP_TIMEOUT   transient
             │   └── StepOverrun                     held the event loop past the limit (not transient)
             ├── OutputInvalid        OUTPUT_INVALID
+            ├── MapFailed            MAP_FAILED     every item of a map step failed
+            ├── ItemError                           a map item that cannot run (its own failure only)
             ├── BadParams            BAD_PARAMS     a parameter value its schema cannot rule out
             ├── BadSelectors         BAD_SELECTORS  a manifest's `selectors` the engine cannot use
             ├── NoPage               NO_PAGE
@@ -152,6 +174,91 @@ class ToolNotFound(InputError):
     code = "UNKNOWN_TOOL"
 
 
+class TaskError(CurllmError):
+    """What is wrong with one task of a batch; becomes that task's failed line, never stops the batch."""
+
+    code = "BAD_TASK"
+
+
+class BadTaskURL(TaskError):
+    """A task ``url`` a browser cannot open."""
+
+    code = "BAD_URL"
+
+
+class BadLine(TaskError):
+    """A line of a task file that is not a task (not JSON, not an object, nested too deep)."""
+
+    code = "BAD_LINE"
+
+
+class DuplicateId(TaskError):
+    """A task id already used earlier in the batch: that task is not run."""
+
+    code = "DUPLICATE_ID"
+
+
+class RequestError(InputError):
+    """A request the server refuses itself (`curllm serve`); ``status`` is its HTTP status."""
+
+    code = "BAD_REQUEST"
+    status: ClassVar[int] = 400
+
+
+class BadHost(RequestError):
+    """A loopback server asked under a name that is not loopback (DNS rebinding)."""
+
+    code = "BAD_HOST"
+
+
+class Unauthorized(RequestError):
+    """No bearer token, or a wrong one."""
+
+    code = "UNAUTHORIZED"
+    status = 401
+
+
+class BodyTooLarge(RequestError):
+    """A request body over the server's limit."""
+
+    code = "BODY_TOO_LARGE"
+    status = 413
+
+
+class BadContentType(RequestError):
+    """A request body that is not ``application/json``."""
+
+    code = "BAD_CONTENT_TYPE"
+    status = 415
+
+
+class BadJSON(RequestError):
+    """A request body that is not JSON (or not UTF-8 text)."""
+
+    code = "BAD_JSON"
+
+
+class RouteNotFound(RequestError):
+    """No such route."""
+
+    code = "NOT_FOUND"
+    status = 404
+
+
+class MethodNotAllowed(RequestError):
+    """A route asked with a method it does not take."""
+
+    code = "METHOD_NOT_ALLOWED"
+    status = 405
+
+
+class QueueFull(RequestError):
+    """Every task slot and queue place of the server is taken: try again later."""
+
+    code = "QUEUE_FULL"
+    status = 429
+
+
 # --- planning (exit 3) ----------------------------------------------------------------------------
 
 
@@ -167,6 +274,36 @@ class PlanningError(CurllmError):
 
 class RunError(CurllmError):
     """Something went wrong while a task ran; the executor records it in the result."""
+
+
+class NoOutput(RunError):
+    """The plan ran and its ``expected_output`` was not produced."""
+
+    code = "NO_OUTPUT"
+
+
+class EmptyOutput(RunError):
+    """The plan ran and its ``expected_output`` is empty: nothing matched."""
+
+    code = "EMPTY_OUTPUT"
+
+
+class Cancelled(RunError):
+    """A batch's task not run to its end: the batch was stopped (Ctrl-C, a signal)."""
+
+    code = "CANCELLED"
+
+
+class WorkerLost(RunError):
+    """On Ray: the worker running a task died (a task with writes is not run twice)."""
+
+    code = "WORKER_LOST"
+
+
+class MissingTool(RunError):
+    """On Ray: a worker lacks a tool the plan calls (the plugins differ between nodes)."""
+
+    code = "MISSING_TOOL"
 
 
 class TaskTimeout(RunError):
@@ -220,6 +357,12 @@ class BrowserLaunchFailed(BrowserError):
     """Chromium was found but did not start."""
 
     code = "BROWSER_LAUNCH_FAILED"
+
+
+class BrowserCrashed(BrowserError):
+    """The shared browser died while a batch's task ran; ``--resume`` runs the task again."""
+
+    code = "BROWSER_CRASHED"
 
 
 class NavigationError(BrowserError):
@@ -375,6 +518,12 @@ class NoEffect(ToolError):
     step (the validation steps still hold the answer to what was asked)."""
 
     code = "NO_EFFECT"
+
+
+class InternalError(CurllmError):
+    """A failure nobody expected (a bug): reported as an error entry or response, never a traceback."""
+
+    code = "INTERNAL_ERROR"
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -11,15 +11,29 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .errors import ManifestError, Problem, json_pointer
 
-CATEGORIES = ("extraction", "forms", "navigation", "validation")
+
+class Category(StrEnum):
+    """A tool's category (a ``str``: compares equal to its name, and is its name in JSON)."""
+
+    EXTRACTION = "extraction"
+    FORMS = "forms"
+    NAVIGATION = "navigation"
+    VALIDATION = "validation"
+
+
+CATEGORIES = tuple(Category)
 #: Order of the categories in a plan built by rules.
-CATEGORY_ORDER = {c: i for i, c in enumerate(("forms", "navigation", "extraction", "validation"))}
+CATEGORY_ORDER: dict[str, int] = {
+    c: i
+    for i, c in enumerate((Category.FORMS, Category.NAVIGATION, Category.EXTRACTION, Category.VALIDATION))
+}
 PAGE_DEPENDENCIES = {"page", "playwright"}
 
 
@@ -65,7 +79,7 @@ class Manifest:
     name: str
     version: str
     description: str
-    category: str
+    category: str  # a `Category` once made (any other name is kept for the check to report)
     parameters: dict
     output_schema: dict
     entrypoint: str = ""  # filled by convention in `from_dict` when the document has none
@@ -85,6 +99,10 @@ class Manifest:
     #: How ``entrypoint`` was found: "manifest" (written in it), "beside" (the module of the same
     #: name beside the manifest file) or "builtin" (``curllm_core.tools.<category>.<name>``).
     entrypoint_from: str = "manifest"
+
+    def __post_init__(self) -> None:
+        if self.category in CATEGORIES and not isinstance(self.category, Category):
+            object.__setattr__(self, "category", Category(self.category))
 
     @property
     def key(self) -> str:

@@ -57,6 +57,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .errors import BrowserNotFound, ToolError
+
 if TYPE_CHECKING:  # pragma: no cover
     from .browser import Browser, BrowserOptions, Session
     from .executor import RunOptions
@@ -270,13 +272,12 @@ def _pick_registry(given: Registry | None, default: Registry | None) -> Registry
 
 def _skip_without_browser(result: Result) -> None:
     """A run that failed for want of a Chromium is a skipped test, with the install hint."""
-    from .errors import BrowserNotFound
 
     for step in result.steps:
         if isinstance(step.failure, BrowserNotFound):
             pytest.skip(step.error or "no Chromium found")
     for error in result.errors:  # entries are JSON: their code says it (a plan's end-of-run checks)
-        if error.get("code") == "BROWSER_NOT_FOUND":
+        if error.get("code") == BrowserNotFound.code:
             pytest.skip(error.get("message") or "no Chromium found")
 
 
@@ -322,7 +323,7 @@ class ToolRunner(_Runner):
         ``on_event`` is called with each event of the run, as ``on_event=`` of `curllm_core.run`
         (e.g. the ``url_start``/``url_complete`` of the pages the tool opens).
         """
-        from .errors import ToolError, UsageError
+        from .errors import UsageError
         from .events import EventBus
         from .executor import execute
         from .plan import check_plan, normalise_plan
@@ -347,7 +348,7 @@ class ToolRunner(_Runner):
         if step is None or not step.success:
             message = step.error if step else "; ".join(e.get("message", "") for e in result.errors)
             raise ToolError(
-                f"{manifest.key} failed: {message}", code=(step.code if step else None) or "TOOL_FAILED"
+                f"{manifest.key} failed: {message}", code=(step.code if step else None) or ToolError.code
             )
         return step.result or {}
 
@@ -426,7 +427,6 @@ def curllm_check_manifest() -> Callable[[Any], list[str]]:
 def curllm_browser_path() -> str:
     """The Chromium executable curllm would start; skips the test (with the install hint) when none."""
     from .browser_path import find_browser
-    from .errors import BrowserNotFound
 
     try:
         return find_browser()

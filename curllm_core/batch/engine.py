@@ -15,19 +15,19 @@ from dataclasses import replace
 from typing import Any
 
 from ..browser import Browser
-from ..errors import CurllmError, UsageError
+from ..errors import BrowserCrashed, Cancelled, CurllmError, InternalError, TaskError, UsageError
 from ..events import ErrorEvent, EventBus, now_iso
 from ..executor import RunOptions
 from ..registry import Registry
 from ..result import ErrorEntry, error_entry
 from ..runner import Runner, TaskSpec, error_of
-from .tasks import BadTask, Entry, Task, TaskError, checked_stream
+from .tasks import BadTask, Entry, Task, checked_stream
 
 log = logging.getLogger("curllm.batch")
 
 DEFAULT_CONCURRENCY = 2
-CANCELLED = "CANCELLED"
-BROWSER_CRASHED = "BROWSER_CRASHED"
+CANCELLED = Cancelled.code
+BROWSER_CRASHED = BrowserCrashed.code
 
 
 def bad_line(entry: BadTask) -> dict:
@@ -223,7 +223,7 @@ class Batch:
         if exc is not None:  # a bug, not a task failure: record it and keep the batch going
             log.error("task %s crashed", task.id, exc_info=exc)
             line = failed_line(
-                task, error_entry("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}"), started_at, started
+                task, error_entry(InternalError.code, f"{type(exc).__name__}: {exc}"), started_at, started
             )
         else:
             line = inner.result()
@@ -274,7 +274,9 @@ class Batch:
             timings["plan_ms"] = prepared.plan_ms
         if prepared.needs_page and not prepared.url:
             await prepared.close()
-            entry = error_entry("BAD_TASK", f"task {task.id}: missing field url (its plan needs a web page)")
+            entry = error_entry(
+                TaskError.code, f"task {task.id}: missing field url (its plan needs a web page)"
+            )
             bus.emit(ErrorEvent(entry=entry))
             return failed_line(task, entry, started_at, started, timings=timings)
         return await self._execute(task, prepared, bus, timings, started_at, started)

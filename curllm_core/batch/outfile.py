@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from ..errors import OutputInvalid
+
 try:
     import fcntl
 except ImportError:  # not on Windows: the out file is then not locked
@@ -219,7 +221,7 @@ def encode_line(line: dict) -> bytes:
                 "steps": [],
                 "timings": line.get("timings", {}),
                 "errors": [
-                    error_entry("OUTPUT_INVALID", f"the result cannot be written as JSON: {e}").to_dict()
+                    error_entry(OutputInvalid.code, f"the result cannot be written as JSON: {e}").to_dict()
                 ],
             },
             ensure_ascii=False,

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import CurllmError, UsageError
+from ..errors import CurllmError, InternalError, UsageError, WorkerLost
 from ..events import ErrorEvent, EventBus
 from ..plan import plan_tools
 from ..result import error_entry
@@ -45,7 +45,7 @@ from .tasks import Task
 log = logging.getLogger("curllm.batch.ray")
 
 RAY_EXTRA = "pip install 'curllm[ray]'"
-WORKER_LOST = "WORKER_LOST"
+WORKER_LOST = WorkerLost.code
 #: How many workers a read-only task may lose (each time it runs again elsewhere) before it fails.
 MAX_LOSSES = 3
 #: How long the batch waits for its first worker (actors wait for free CPUs, e.g. an autoscaler's).
@@ -495,7 +495,7 @@ class RayBatch(Batch):
                 log.error("task %s crashed on Ray worker %s: %s", task.id, member.label, e)
                 return failed_line(
                     task,
-                    error_entry("INTERNAL_ERROR", f"on worker {member.label}: {_first_line(e)}"),
+                    error_entry(InternalError.code, f"on worker {member.label}: {_first_line(e)}"),
                     started_at,
                     started,
                     url=decided.url,

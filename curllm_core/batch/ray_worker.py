@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..browser import Browser
-from ..errors import CurllmError
+from ..errors import CurllmError, MissingTool
 from ..events import EventBus
 from ..registry import Registry
 from ..result import error_entry
 from ..runner import Runner, TaskSpec, error_of
 
-MISSING_TOOL = "MISSING_TOOL"
+MISSING_TOOL = MissingTool.code
 
 
 @dataclass(frozen=True)

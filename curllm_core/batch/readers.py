@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import UsageError
+from ..errors import BadLine, TaskError, UsageError
 from ..limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_TASK_BYTES, TooDeep, check_depth, size_text
 from ..result import error_entry
 from .tasks import TASK_FIELDS, BadTask, Entry, _kind, task_from_dict
@@ -215,7 +215,9 @@ def _csv(text: IO[str], name: str, check: Any) -> Iterator[Entry]:
         except StopIteration:
             return
         except csv.Error as e:
-            yield BadTask(f"line:{line}", error_entry("BAD_LINE", f"line {line} is not valid CSV: {e}"), line)
+            yield BadTask(
+                f"line:{line}", error_entry(BadLine.code, f"line {line} is not valid CSV: {e}"), line
+            )
             line = reader.line_num + 1
             continue
         start, line = line, reader.line_num + 1
@@ -233,7 +235,9 @@ def _csv(text: IO[str], name: str, check: Any) -> Iterator[Entry]:
                 where = f"task {doc['id']}" if doc.get("id") else f"line:{start}"
                 yield BadTask(
                     doc.get("id") or f"line:{start}",
-                    error_entry("BAD_TASK", f"{where}: data is not valid JSON: {e.msg} (column {e.colno})"),
+                    error_entry(
+                        TaskError.code, f"{where}: data is not valid JSON: {e.msg} (column {e.colno})"
+                    ),
                     start,
                 )
                 continue
@@ -254,7 +258,7 @@ def _json(text: IO[str], name: str, check: Any) -> Iterator[Entry]:
             yield BadTask(
                 f"item:{index}",
                 error_entry(
-                    "BAD_LINE", f"item {index} (line {line}) is nested more than {MAX_DEPTH} levels deep"
+                    BadLine.code, f"item {index} (line {line}) is nested more than {MAX_DEPTH} levels deep"
                 ),
                 line,
             )
@@ -278,7 +282,7 @@ def _json_object(text: str, name: str, check: Any) -> Iterator[Entry]:
         except TooDeep:
             yield BadTask(
                 f"item:{index}",
-                error_entry("BAD_LINE", f"item {index} is nested more than {MAX_DEPTH} levels deep"),
+                error_entry(BadLine.code, f"item {index} is nested more than {MAX_DEPTH} levels deep"),
                 None,
             )
             continue
@@ -422,7 +426,7 @@ def _yaml_entry(item: tuple[Any, int | None, str | None], index: int, check: Any
     where = f"line:{line}" if line else f"item:{index}"
     if problem is not None:
         label = f"line {line}" if line else f"item {index}"
-        return BadTask(where, error_entry("BAD_LINE", f"{label} {problem}"), line)
+        return BadTask(where, error_entry(BadLine.code, f"{label} {problem}"), line)
     return check(doc, where, line)
 
 
@@ -712,7 +716,7 @@ def _task_list(doc: Any, name: str) -> list:
 
 
 def _bad_line(number: int, problem: str) -> BadTask:
-    return BadTask(f"line:{number}", error_entry("BAD_LINE", f"line {number} {problem}"), number)
+    return BadTask(f"line:{number}", error_entry(BadLine.code, f"line {number} {problem}"), number)
 
 
 def _decode_head(head: bytes, name: str, *, complete: bool) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import CurllmError, UsageError
+from ..errors import BadLine, BadTaskURL, DuplicateId, TaskError, UsageError
 from ..limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, TooDeep, check_depth, size_text
 from ..result import ErrorEntry, error_entry
 
@@ -53,18 +53,6 @@ class BadTask:
     line: int | None = None
 
 
-class TaskError(CurllmError):
-    """What is wrong with one task; becomes that task's failed line, never stops the batch."""
-
-    code = "BAD_TASK"
-
-
-class BadTaskURL(TaskError):
-    """A task ``url`` a browser cannot open."""
-
-    code = "BAD_URL"
-
-
 Entry = Task | BadTask
 
 
@@ -85,7 +73,7 @@ def task_from_dict(
         return BadTask(
             where,
             error_entry(
-                "BAD_LINE",
+                BadLine.code,
                 f"{where}: a task must be an object with id, url and instruction or plan, not {_kind(doc)}",
             ),
             line,
@@ -96,7 +84,7 @@ def task_from_dict(
     if not isinstance(task_id, str) or not task_id.strip():
         what = "missing field id" if task_id in (None, "") else f"id must be a string, not {_kind(task_id)}"
         return BadTask(
-            where, error_entry("BAD_TASK", f"{where}: {what} (every task needs a unique id)"), line
+            where, error_entry(TaskError.code, f"{where}: {what} (every task needs a unique id)"), line
         )
     task_id = task_id.strip()
     try:
@@ -104,7 +92,7 @@ def task_from_dict(
     except TooDeep:
         return BadTask(
             task_id,
-            error_entry("BAD_TASK", f"task {task_id}: nested more than {MAX_DEPTH} levels deep"),
+            error_entry(TaskError.code, f"task {task_id}: nested more than {MAX_DEPTH} levels deep"),
             line,
         )
     try:
@@ -262,7 +250,7 @@ def dedupe_stream(entries: Iterable[Entry]) -> Iterator[Entry]:
         yield BadTask(
             where,
             error_entry(
-                "DUPLICATE_ID", f"{where}: id {entry.id!r} is already used {at}; this task was not run"
+                DuplicateId.code, f"{where}: id {entry.id!r} is already used {at}; this task was not run"
             ),
             entry.line,
         )

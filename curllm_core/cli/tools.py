@@ -13,11 +13,12 @@ from pathlib import Path
 import click
 
 from ..errors import CurllmError, UsageError
+from ..manifest import Category
 from .app import cli
 from .exits import fail
 from .options import report_registry_problems
 
-CATEGORIES = ["extraction", "forms", "navigation", "validation"]
+CATEGORIES = [str(c) for c in Category]
 _ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "cf", "approx", "incl")
 
 

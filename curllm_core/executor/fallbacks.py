@@ -6,7 +6,7 @@ Every name here comes from the plan and the manifests (a step's ``fallback``, th
 
 from __future__ import annotations
 
-from ..manifest import Manifest
+from ..manifest import Category, Manifest
 from ..plan.model import Plan, Step
 from ..plan.params import fill_defaults, parameter_problems, step_io
 from ..registry import Registry
@@ -45,7 +45,7 @@ def pager(registry: Registry, extraction: Manifest) -> Manifest | None:
     for m in sorted(registry, key=lambda m: m.key):
         tool = m.parameter_for("tool")
         if (
-            m.category == "navigation"
+            m.category == Category.NAVIGATION
             and tool is not None
             and not parameter_problems(m, {tool: extraction.key}, [])
         ):
@@ -74,14 +74,14 @@ def final_fallback(plan: Plan, registry: Registry, data: dict, failed: bool) -> 
         if not isinstance(step, Step):
             continue
         form = registry.get(step.tool)
-        if form is None or form.category != "forms":
+        if form is None or form.category != Category.FORMS:
             continue
         for role in BOUND_ROLES:
             mine, theirs = form.parameter_for(role), fb.parameter_for(role)
             value = step.parameters.get(mine) if mine else None
             if theirs and isinstance(value, int | float) and not isinstance(value, bool):
                 bounds[theirs] = value
-    through = pager(registry, fb) if fb.category == "extraction" else None
+    through = pager(registry, fb) if fb.category == Category.EXTRACTION else None
     tool = through.parameter_for("tool") if through is not None else None
     if through is not None and tool is not None:
         params: dict = {tool: fb.key}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..manifest import Manifest
+from ..manifest import Category, Manifest
 from ..plan.params import fill_defaults, parameter_problems, step_io
 from ..registry import Registry
 
@@ -67,7 +67,10 @@ def candidates(registry: Registry, produces: list[str]) -> list[Manifest]:
     return [
         m
         for m in registry
-        if m.detect and m.needs_page and m.category == "extraction" and set(produces) <= set(m.produces)
+        if m.detect
+        and m.needs_page
+        and m.category == Category.EXTRACTION
+        and set(produces) <= set(m.produces)
     ]
 
 
@@ -106,10 +109,10 @@ def _inner(manifest: Manifest, params: dict, registry: Registry) -> tuple[Manife
     tool = manifest.parameter_for("tool")
     if tool is not None and isinstance(params.get(tool), str):
         inner = registry.get(params[tool])
-        if inner is not None and inner.category == "extraction" and inner.needs_page:
+        if inner is not None and inner.category == Category.EXTRACTION and inner.needs_page:
             return inner, dict(params.get(manifest.parameter_for("tool_parameters") or "") or {}), True
         return None
-    if manifest.category == "extraction" and manifest.needs_page:
+    if manifest.category == Category.EXTRACTION and manifest.needs_page:
         return manifest, params, False
     return None
 
@@ -172,7 +175,7 @@ async def alternatives(
         m
         for m in registry
         if is_generic(m)
-        and m.category == "extraction"
+        and m.category == Category.EXTRACTION
         and m.needs_page
         and m.key not in tried
         and set(produces) <= set(m.produces)

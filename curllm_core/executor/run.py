@@ -21,9 +21,9 @@ from typing import Any
 from ..browser import Browser, Session
 from ..browser_path import find_browser
 from ..clock import elapsed_ms
-from ..errors import CurllmError, PageUnavailable, SubmitUndone, ToolError
+from ..errors import CurllmError, EmptyOutput, NoOutput, PageUnavailable, SubmitUndone, TaskTimeout, ToolError
 from ..events import FAILED_STEP_REWARD, EventBus, StepEvent, ToolCall, preview_text
-from ..manifest import Manifest
+from ..manifest import Category, Manifest
 from ..plan.check import step_keys
 from ..plan.model import DEFAULT_RETRIES, AnyStep, MapStep, Plan, Step
 from ..plan.params import fill_defaults, parameter_problems, step_io
@@ -321,7 +321,7 @@ class Execution:
         """Whether any tool declares markup for what this step extracts (no browser call otherwise)."""
         tool = manifest.parameter_for("tool")
         inner = self.registry.get(params[tool]) if tool and isinstance(params.get(tool), str) else manifest
-        if inner is None or inner.category != "extraction":
+        if inner is None or inner.category != Category.EXTRACTION:
             return False
         return any(m.key != inner.key for m in markup.candidates(self.registry, list(inner.produces)))
 
@@ -457,7 +457,7 @@ class Execution:
             late = f"; it was stopped {took:.1f} s late: CPU-bound work held the process" if took > 1 else ""
             self.errors.append(
                 error_entry(
-                    "TASK_TIMEOUT",
+                    TaskTimeout.code,
                     f"the task did not finish within {self.options.timeout_s:g} s"
                     f" (--timeout); results so far are kept{late}",
                 )
@@ -488,11 +488,13 @@ class Execution:
             value = self.data.get(expected)
             if value is None:
                 self.errors.append(
-                    error_entry("NO_OUTPUT", f"the expected output {expected!r} was not produced")
+                    error_entry(NoOutput.code, f"the expected output {expected!r} was not produced")
                 )
             elif isinstance(value, list | dict) and not value:
                 self.errors.append(
-                    error_entry("EMPTY_OUTPUT", f"the expected output {expected!r} is empty: nothing matched")
+                    error_entry(
+                        EmptyOutput.code, f"the expected output {expected!r} is empty: nothing matched"
+                    )
                 )
         ok = not [e for e in self.errors if not e.optional and not e.recovered]  # incl. the above
         return Result(

@@ -17,6 +17,7 @@ import copy
 from typing import Any
 
 from ..errors import PlanError, Problem, ToolNotFound
+from ..manifest import Category
 from ..registry import Registry
 from .map_spec import NOT_ON_MAP_STEPS, check_map_step, map_io, normalise_map, static_tools
 from .model import AnyStep, MapStep, Plan, Step, plan_schema
@@ -104,7 +105,7 @@ def _fold_extraction(steps: list[dict], registry: Registry) -> list[dict]:
             and tool_param is not None
             and tool_param not in params
             and nxt is not None
-            and nxt.category == "extraction"
+            and nxt.category == Category.EXTRACTION
             and not steps[i + 1].get("id")
             and not steps[i + 1].get("input")
         ):

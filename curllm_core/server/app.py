@@ -22,7 +22,19 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .. import __version__
-from ..errors import CurllmError, ToolNotFound
+from ..errors import (
+    BadContentType,
+    BadHost,
+    BadJSON,
+    BodyTooLarge,
+    CurllmError,
+    InternalError,
+    MethodNotAllowed,
+    RequestError,
+    RouteNotFound,
+    ToolNotFound,
+    Unauthorized,
+)
 from ..registry import Registry
 from .errors import HTTPError, error_body, status_for
 from .openapi import openapi
@@ -84,7 +96,7 @@ class GuardMiddleware:
                     send,
                     400,
                     error_body(
-                        code="BAD_HOST",
+                        code=BadHost.code,
                         message=f"this server answers requests to 127.0.0.1/localhost only, not {host!r}",
                     ),
                 )
@@ -100,7 +112,7 @@ class GuardMiddleware:
                     send,
                     401,
                     error_body(
-                        code="UNAUTHORIZED",
+                        code=Unauthorized.code,
                         message="this server needs a token: send the header 'Authorization: Bearer TOKEN'"
                         + (" (the one given did not match)" if given else ""),
                     ),
@@ -124,7 +136,7 @@ class Api:
         limit = self.settings.max_body_bytes
         too_large = HTTPError(
             413,
-            code="BODY_TOO_LARGE",
+            code=BodyTooLarge.code,
             message=f"the body is larger than {limit} bytes; send less data per request",
         )
         length = request.headers.get("content-length", "")
@@ -135,7 +147,7 @@ class Api:
             # A web page may post text/plain to 127.0.0.1 without asking first; application/json it may not.
             raise HTTPError(
                 415,
-                code="BAD_CONTENT_TYPE",
+                code=BadContentType.code,
                 message=f"send the body as Content-Type: application/json (got {ctype or 'none'!r})",
             )
         chunks, size = [], 0
@@ -148,17 +160,17 @@ class Api:
         if not raw.strip():
             raise HTTPError(
                 400,
-                code="BAD_JSON",
+                code=BadJSON.code,
                 message='the body is empty: send a JSON object like {"instruction": "…"}',
             )
         try:
             return json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
-            raise HTTPError(400, code="BAD_JSON", message="the body is not UTF-8 text") from None
+            raise HTTPError(400, code=BadJSON.code, message="the body is not UTF-8 text") from None
         except json.JSONDecodeError as e:
             raise HTTPError(
                 400,
-                code="BAD_JSON",
+                code=BadJSON.code,
                 message=f"the body is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})",
             ) from None
 
@@ -244,7 +256,7 @@ def _handle(handler):
             log.exception("%s %s failed", request.method, request.url.path)
             return JSONResponse(
                 error_body(
-                    code="INTERNAL_ERROR",
+                    code=InternalError.code,
                     message="the server failed unexpectedly (a bug: the server log has the details)",
                 ),
                 status_code=500,
@@ -257,13 +269,13 @@ def _handle(handler):
 async def _http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code == 404:
-        body = error_body(code="NOT_FOUND", message=f"no route {request.url.path} (see /openapi.json)")
+        body = error_body(code=RouteNotFound.code, message=f"no route {request.url.path} (see /openapi.json)")
     elif exc.status_code == 405:
         body = error_body(
-            code="METHOD_NOT_ALLOWED", message=f"{request.method} is not allowed on {request.url.path}"
+            code=MethodNotAllowed.code, message=f"{request.method} is not allowed on {request.url.path}"
         )
     else:
-        body = error_body(code="BAD_REQUEST", message=str(exc.detail))
+        body = error_body(code=RequestError.code, message=str(exc.detail))
     return JSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
 
@@ -271,7 +283,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
     return JSONResponse(
         error_body(
-            code="INTERNAL_ERROR",
+            code=InternalError.code,
             message="the server failed unexpectedly (a bug: the server log has the details)",
         ),
         status_code=500,

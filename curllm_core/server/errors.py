@@ -13,6 +13,7 @@ from ..errors import (
     PlanError,
     PlanningError,
     PolicyError,
+    RequestError,
     ToolNotFound,
     UsageError,
 )
@@ -21,7 +22,7 @@ from ..errors import (
 class HTTPError(CurllmError):
     """A request refused by the server itself (bad body, no token, busy, too large)."""
 
-    code = "BAD_REQUEST"
+    code = RequestError.code
     status = 400
 
     def __init__(self, status: int, *, code: str, message: str, headers: dict[str, str] | None = None):
@@ -31,7 +32,7 @@ class HTTPError(CurllmError):
 
 
 def bad_request(message: str) -> HTTPError:
-    return HTTPError(400, code="BAD_REQUEST", message=message)
+    return HTTPError(400, code=RequestError.code, message=message)
 
 
 def status_for(error: CurllmError) -> int:

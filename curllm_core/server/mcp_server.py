@@ -23,7 +23,7 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 
 from .. import __version__
-from ..errors import CurllmError
+from ..errors import CurllmError, InternalError, ToolNotFound
 from ..manifest import Manifest
 from .tasks import TaskService, parse_task, tool_info
 
@@ -214,7 +214,7 @@ class CurllmMCP:
             manifest = self.page_tools.get(params.name)
             if manifest is None:
                 known = ", ".join([*TASK_TOOLS, *self.page_tools])
-                return tool_error("UNKNOWN_TOOL", f"no tool {params.name!r} (known: {known})")
+                return tool_error(ToolNotFound.code, f"no tool {params.name!r} (known: {known})")
             url = args.pop("url", None)
             plan = {"plan": [{"tool": manifest.key, "parameters": args}], "instruction": f"{manifest.key}"}
             return await self._run(ctx, {"plan": plan, "url": url})
@@ -224,7 +224,7 @@ class CurllmMCP:
         except Exception:  # never a traceback to the client; the log has it
             log.exception("MCP tool %s failed", params.name)
             return tool_error(
-                "INTERNAL_ERROR", "the tool failed unexpectedly (a bug: the server log has the details)"
+                InternalError.code, "the tool failed unexpectedly (a bug: the server log has the details)"
             )
 
     async def _run(self, ctx, body: dict) -> types.CallToolResult:
@@ -249,7 +249,9 @@ class CurllmMCP:
             ticket.release()
         assert result is not None  # the stream ends in complete or error
         if not result["ok"]:
-            first = result["errors"][0] if result["errors"] else {"code": "CURLLM_ERROR", "message": "not ok"}
+            first = (
+                result["errors"][0] if result["errors"] else {"code": CurllmError.code, "message": "not ok"}
+            )
             return tool_error(
                 first["code"],
                 "; ".join(f"[{e['code']}] {e['message']}" for e in result["errors"])[:2000],

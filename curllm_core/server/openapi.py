@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
+from ..errors import BadJSON, QueueFull
 from .tasks import OPTION_KEYS
 
 _ERROR = {
@@ -15,7 +16,7 @@ _ERROR = {
             "type": "object",
             "required": ["code", "message"],
             "properties": {
-                "code": {"type": "string", "examples": ["BAD_JSON", "QUEUE_FULL"]},
+                "code": {"type": "string", "examples": [BadJSON.code, QueueFull.code]},
                 "message": {"type": "string"},
                 "problems": {"type": "array", "items": {"type": "object"}},
             },

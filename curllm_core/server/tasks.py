@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from ..browser import Browser, parse_viewport
 from ..config import MAX_READY_TIMEOUT_S
-from ..errors import BrowserError, CurllmError, UsageError
+from ..errors import BadURL, BrowserError, CurllmError, InternalError, QueueFull, TaskTimeout, UsageError
 from ..events import ErrorEvent, EventBus, QueueSink, with_result
 from ..executor import RunOptions
 from ..registry import Registry
@@ -132,7 +132,7 @@ def check_target(url: str) -> str:
     if scheme not in ("http", "https"):
         # A local path arrives here as the file: URL the runner made of it.
         raise HTTPError(
-            400, code="BAD_URL", message=f"url {url!r}: the server opens only http(s) URLs, not {scheme}:"
+            400, code=BadURL.code, message=f"url {url!r}: the server opens only http(s) URLs, not {scheme}:"
         )
     return url
 
@@ -264,7 +264,7 @@ class Slots:
         if self.running + self.waiting >= self.concurrency + self.queue:
             raise HTTPError(
                 429,
-                code="QUEUE_FULL",
+                code=QueueFull.code,
                 message=f"the server is busy: {self.running} task(s) running and {self.waiting} waiting "
                 f"(--concurrency {self.concurrency}, --queue {self.queue}); try again shortly",
                 headers={"Retry-After": "1"},
@@ -337,7 +337,7 @@ class TaskService:
         try:
             url = self.runner.start_url(spec)
         except UsageError as e:
-            raise HTTPError(400, code="BAD_URL", message=e.message) from None
+            raise HTTPError(400, code=BadURL.code, message=e.message) from None
         if url is None and req.data is None:
             raise UsageError(
                 'no URL to start from: send "url": "https://…" (or name a site an installed tool knows)'
@@ -355,7 +355,7 @@ class TaskService:
         try:
             url = self.runner.start_url(spec)
         except UsageError as e:
-            raise HTTPError(400, code="BAD_URL", message=e.message) from None
+            raise HTTPError(400, code=BadURL.code, message=e.message) from None
         planned = await self.runner.plan(replace(spec, url=check_target(url) if url else None))
         return planned.plan.to_dict()
 
@@ -371,7 +371,7 @@ class TaskService:
         except TimeoutError:
             raise HTTPError(
                 504,
-                code="TASK_TIMEOUT",
+                code=TaskTimeout.code,
                 message=f"the task did not finish within the server's time limit ({limit:g} s)",
             ) from None
 
@@ -422,7 +422,7 @@ def error_event(exc: BaseException | None) -> dict:
         return ErrorEvent(entry=error_of(exc)).to_dict()  # a refused plan's problems one line each
     log.error("task failed unexpectedly", exc_info=exc)
     message = "the task failed unexpectedly (a bug: the server log has the details)"
-    return ErrorEvent(entry=error_entry("INTERNAL_ERROR", message)).to_dict()
+    return ErrorEvent(entry=error_entry(InternalError.code, message)).to_dict()
 
 
 def tool_info(manifest) -> dict:
