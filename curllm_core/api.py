@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
 
 from .browser import Browser, BrowserOptions
 from .errors import CurllmError, PlanError
-from .events import ErrorEvent, EventBus, QueueSink, with_result
+from .events import ErrorEvent, EventBus
+from .events.stream import task_events
 from .executor import RunOptions
 from .plan import Plan
 from .policy import NetworkPolicy
@@ -147,26 +149,11 @@ async def astream(
     instruction: str | None = None, url: str | None = None, **kwargs: Any
 ) -> AsyncIterator[dict]:
     """Yield every event while the task runs; the last, ``complete``, also carries ``data["result"]``."""
-    queue: asyncio.Queue = asyncio.Queue()
-    bus = EventBus([QueueSink(queue)])
-    task = asyncio.create_task(arun(instruction, url, events=bus, **kwargs))
-    while True:
-        getter = asyncio.ensure_future(queue.get())
-        done, _ = await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-        if getter in done:
-            event = getter.result()
-            if event["type"] == "complete":
-                result = await task
-                yield with_result(event, result)
-                return
+
+    def ended(exc: BaseException | None) -> dict | None:
+        return ErrorEvent(entry=error_of(exc)).to_dict() if isinstance(exc, CurllmError) else None
+
+    stream = task_events(lambda bus: arun(instruction, url, events=bus, **kwargs), ended=ended, reraise=True)
+    async with aclosing(stream):
+        async for event in stream:
             yield event
-        else:
-            getter.cancel()
-            while not queue.empty():
-                yield queue.get_nowait()
-            exc = task.exception()
-            if exc is not None:
-                if isinstance(exc, CurllmError):
-                    yield ErrorEvent(entry=error_of(exc)).to_dict()
-                raise exc
-            return

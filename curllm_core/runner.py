@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .browser import Browser
+from .clock import elapsed_ms
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
 from .events import CompleteEvent, EventBus, InitEvent, PlanDecision, StepEvent, preview
 from .executor import Execution, RunOptions, TaskPage, preload_tools
@@ -320,7 +321,7 @@ class Runner:
             raise
         if page.launching:
             preload_tools(planned.plan, self.registry)
-        plan_ms = _ms(started)
+        plan_ms = elapsed_ms(started)
         decision_event(bus, planned.plan, planned.reasoning, url, planned.source)
         return Prepared(
             spec,
@@ -358,7 +359,7 @@ class Runner:
             instruction = _instruction(spec)
             _init_event(bus, url, instruction, f"llm:{spec.model}" if spec.model else "rules")
             planned = await self._plan(spec, instruction, url, data, bus, None)
-            plan_ms = _ms(started)
+            plan_ms = elapsed_ms(started)
             decision_event(bus, planned.plan, planned.reasoning, url, planned.source)
             plan, source, usage = planned.plan, planned.source, planned.usage
         # The plan travels as its document: the other process checks it against its own tools.
@@ -542,7 +543,7 @@ class Runner:
             result = Result(
                 ok=False,
                 errors=[error_entry(e.code, e.message)],
-                timings={"plan_ms": _ms(started), "total_ms": _ms(started)},
+                timings={"plan_ms": elapsed_ms(started), "total_ms": elapsed_ms(started)},
                 url=spec.url,
             )
             complete_event(events or self.events or EventBus(), result)
@@ -747,7 +748,3 @@ def complete_event(bus: EventBus, result: Result) -> None:
 def error_of(e: CurllmError) -> ErrorEntry:
     """An error entry for an error raised before a task ran (with its problems, one line each)."""
     return ErrorEntry(code=e.code, message=e.message, problems=[str(p) for p in e.problems] or None)
-
-
-def _ms(since: float) -> int:
-    return int((time.perf_counter() - since) * 1000)

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..browser import Browser
+from ..clock import elapsed_ms
 from ..errors import BrowserCrashed, Cancelled, CurllmError, InternalError, TaskError, UsageError
 from ..events import ErrorEvent, EventBus, now_iso
 from ..executor import RunOptions
@@ -61,7 +62,7 @@ def failed_line(
         "url": url or task.url,
         "data": {},
         "errors": [error.to_dict()],
-        "timings": {**(timings or {}), "total_ms": _ms(started)},
+        "timings": {**(timings or {}), "total_ms": elapsed_ms(started)},
         "steps": [],
         "started_at": started_at,
         "finished_at": now_iso(),
@@ -265,7 +266,7 @@ class Batch:
             prepared = await self._prepare(spec, bus)
         except CurllmError as e:
             if task.instruction is not None:
-                timings["plan_ms"] = _ms(started)
+                timings["plan_ms"] = elapsed_ms(started)
             # The task's events end in `error`, as a run's end in `complete`.
             entry = error_of(e)
             bus.emit(ErrorEvent(entry=entry))
@@ -332,7 +333,7 @@ def result_line(
         "url": doc.get("url") or url,
         "data": doc["data"],
         "errors": doc["errors"],
-        "timings": {**doc["timings"], **timings, "total_ms": _ms(started)},
+        "timings": {**doc["timings"], **timings, "total_ms": elapsed_ms(started)},
         "steps": [_compact_step(s) for s in doc["steps"]],
         "started_at": started_at,
         "finished_at": now_iso(),
@@ -404,7 +405,3 @@ async def _close_quietly(browser: Browser) -> None:
         await browser.close()
     except Exception as e:  # the driver may be gone already (it got the terminal's Ctrl-C too)
         log.debug("closing the browser: %s", e)
-
-
-def _ms(since: float) -> int:
-    return int((time.perf_counter() - since) * 1000)

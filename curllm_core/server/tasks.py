@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,7 +19,8 @@ from urllib.parse import urlsplit
 from ..browser import Browser, parse_viewport
 from ..config import MAX_READY_TIMEOUT_S
 from ..errors import BadURL, BrowserError, CurllmError, InternalError, QueueFull, TaskTimeout, UsageError
-from ..events import ErrorEvent, EventBus, QueueSink, with_result
+from ..events import ErrorEvent, EventBus
+from ..events.stream import task_events
 from ..executor import RunOptions
 from ..registry import Registry
 from ..result import Result, error_entry
@@ -382,33 +384,11 @@ class TaskService:
         ``error`` (``code``, ``message``). Closing the iterator early cancels the task; its browser
         context is closed before this returns.
         """
-        queue: asyncio.Queue = asyncio.Queue()
-        bus = EventBus([QueueSink(queue)])
-        runner: asyncio.Task | None = None
-        try:
-            async with ticket:
-                runner = asyncio.create_task(self.execute(spec, bus))
-                while True:
-                    getter = asyncio.ensure_future(queue.get())
-                    done, _ = await asyncio.wait({getter, runner}, return_when=asyncio.FIRST_COMPLETED)
-                    if getter in done:
-                        event = getter.result()
-                        if event["type"] == "complete":
-                            result = await runner
-                            yield with_result(event, result)
-                            return
-                        yield event
-                        continue
-                    getter.cancel()
-                    while not queue.empty():
-                        yield queue.get_nowait()
-                    yield error_event(None if runner.cancelled() else runner.exception())
-                    return
-        finally:
-            if runner is not None and not runner.done():
-                runner.cancel()
-                # The execution closes its browser context on the way out; wait for that.
-                await asyncio.wait({runner}, timeout=5)
+        async with ticket:
+            stream = task_events(lambda bus: self.execute(spec, bus), ended=error_event)
+            async with aclosing(stream):
+                async for event in stream:
+                    yield event
 
     async def result(self, spec: TaskSpec, ticket: Ticket) -> Result:
         """Run a task to its end (waiting for a slot first) and return its Result."""

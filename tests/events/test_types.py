@@ -7,10 +7,12 @@ import json
 
 from jsonschema import Draft202012Validator
 
-from curllm_core.event_types import (
+from curllm_core.events import (
+    EVENT_TYPES,
     CompleteEvent,
     ConsentEvent,
     ErrorEvent,
+    EventBus,
     ForwardedEvent,
     InitEvent,
     PlanDecision,
@@ -18,8 +20,8 @@ from curllm_core.event_types import (
     ToolCall,
     UrlCompleteEvent,
     UrlStartEvent,
+    events_schema,
 )
-from curllm_core.events import EVENT_TYPES, EventBus, events_schema
 from curllm_core.result import ErrorEntry, Result, error_entry
 
 
