@@ -42,29 +42,17 @@ def config_path() -> Path:
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; /dev/zero is not one
-MAX_CONCURRENCY = 64  # as the CLI's --concurrency
 MAX_READY_TIMEOUT_S = 120  # a wait for a page's content longer than this is a hung page
 
 
 def _check_value(key: str, value) -> str | None:
-    """Why ``value`` is out of range for ``key`` (the CLI's own limits), or None when it is fine."""
-    import math
+    """Why ``value`` is out of range for ``key`` (the rules every run option follows), or None."""
+    from .option_rules import option_problem
 
-    if key == "concurrency" and not 1 <= value <= MAX_CONCURRENCY:
-        return f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {value}"
-    if key == "timeout" and not (0 < value < math.inf):
-        return f"timeout must be a number of seconds greater than 0, got {value}"
+    if (problem := option_problem(key, value)) is not None:
+        return problem
     if key == "ready_timeout" and not (0 <= value <= MAX_READY_TIMEOUT_S):
         return f"ready_timeout must be a number of seconds from 0 to {MAX_READY_TIMEOUT_S}, got {value}"
-    if key == "viewport":
-        from .browser import parse_viewport
-
-        try:
-            parse_viewport(value)
-        except ValueError as e:
-            return str(e)
-    if key in ("model", "locale", "user_agent", "proxy", "default_url", "viewport") and not value.strip():
-        return f"{key} is empty (leave the key out for the default)"
     if key == "consent":
         from .consent import check_mode
 
@@ -72,14 +60,6 @@ def _check_value(key: str, value) -> str | None:
             check_mode(value, "consent")
         except UsageError as e:
             return e.message
-    if key in ("allow_domains", "block_domains"):
-        from .policy import canonical_domain
-
-        for i, domain in enumerate(value):
-            try:
-                canonical_domain(domain, f"{key}[{i}]")
-            except UsageError as e:
-                return e.message
     return None
 
 

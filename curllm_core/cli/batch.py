@@ -23,6 +23,7 @@ from ..batch.readers import TaskStream
 from ..batch.tasks import dedupe_stream
 from ..errors import CurllmError, UsageError
 from ..executor import RunOptions
+from ..option_rules import MAX_CONCURRENCY, MAX_REPLANS
 from ..registry import Registry
 from .app import cli
 from .exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, fail, note
@@ -69,7 +70,7 @@ EXIT_FAILED = 1
 @click.option(
     "--concurrency",
     "-j",
-    type=click.IntRange(1, 64),
+    type=click.IntRange(1, MAX_CONCURRENCY),
     metavar="N",
     help="Tasks running at once (1 to 64), in one browser; with --backend ray, in each worker "
     "(default: config concurrency, else 2).",
@@ -116,7 +117,7 @@ EXIT_FAILED = 1
 )
 @click.option(
     "--max-replans",
-    type=click.IntRange(0, 5),
+    type=click.IntRange(0, MAX_REPLANS),
     metavar="N",
     default=1,
     show_default=True,

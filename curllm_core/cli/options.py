@@ -22,13 +22,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _check_viewport(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Refuse a bad --viewport while parsing, before anything runs."""
-    from ..browser import parse_viewport
+    from ..option_rules import option_problem
 
-    if value is not None:
-        try:
-            parse_viewport(value)
-        except ValueError as e:
-            raise click.BadParameter(str(e)) from None
+    if value is not None and (problem := option_problem("viewport", value)) is not None:
+        raise click.BadParameter(problem)
     return value
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..errors import CurllmError, UsageError
+from ..option_rules import MAX_REPLANS
 from .app import cli
 from .exits import EXIT_NOT_OK, EXIT_OK, fail
 from .options import (
@@ -113,7 +114,7 @@ def split_url_and_instruction(words: tuple[str, ...], url: str | None) -> tuple[
 @click.option("--refresh-plan", is_flag=True, help="Plan again and overwrite the cached plan.")
 @click.option(
     "--max-replans",
-    type=click.IntRange(0, 5),
+    type=click.IntRange(0, MAX_REPLANS),
     metavar="N",
     default=1,
     show_default=True,

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..errors import CurllmError, UsageError
+from ..option_rules import MAX_CONCURRENCY
 from .app import cli
 from .exits import fail
 from .options import browser_options, configure_logging, make_run_options, report_registry_problems
@@ -62,7 +63,7 @@ def _settings(browser_params: dict[str, Any], **kwargs: Any):
 @click.option(
     "--concurrency",
     "-j",
-    type=click.IntRange(1, 64),
+    type=click.IntRange(1, MAX_CONCURRENCY),
     default=2,
     show_default=True,
     metavar="N",

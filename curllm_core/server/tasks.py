@@ -22,6 +22,7 @@ from ..errors import BadURL, BrowserError, CurllmError, InternalError, QueueFull
 from ..events import ErrorEvent, EventBus
 from ..events.stream import task_events
 from ..executor import RunOptions
+from ..option_rules import option_problem
 from ..registry import Registry
 from ..result import Result, error_entry
 from ..runner import Runner, TaskSpec, error_of, resolve_model
@@ -143,72 +144,39 @@ def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) ->
     """The server's task defaults, with what the request may change, the time limit applied."""
     base = settings.options
     o = req.options
-    problems = []
     limit = settings.time_limit_s
     if base.timeout_s:
         limit = min(limit, base.timeout_s)
-    timeout = o.get("timeout")
-    if timeout is not None:
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
-            problems.append(f"options.timeout must be a positive number of seconds, not {timeout!r}")
-        else:
-            limit = min(limit, float(timeout))
-    browser = base.browser
-    for key in ("locale", "user_agent"):
-        if o.get(key) is not None:
-            if not isinstance(o[key], str):
-                problems.append(f"options.{key} must be a string")
-            else:
-                browser = replace(browser, **{key: o[key]})
-    if o.get("viewport") is not None:
-        try:
-            browser = replace(browser, viewport=parse_viewport(str(o["viewport"])))
-        except ValueError as e:
-            problems.append(f"options.viewport: {e}")
-    if o.get("load_images") is not None:
-        if not isinstance(o["load_images"], bool):
-            problems.append("options.load_images must be true or false")
-        else:
-            browser = replace(browser, load_images=o["load_images"])
+    # The rules of each option are the CLI's and the config file's (option_rules.py).
+    problems = [f"options.{p}" for k, v in o.items() if v is not None and (p := option_problem(k, v))]
     if o.get("consent") is not None:
         from ..consent import MODES
 
         if o["consent"] not in MODES:
             problems.append(f"options.consent must be one of {', '.join(MODES)}, not {o['consent']!r}")
-        else:
-            browser = replace(browser, consent=o["consent"])
     ready = o.get("ready_timeout")
-    if ready is not None:
-        if (
-            isinstance(ready, bool)
-            or not isinstance(ready, int | float)
-            or not 0 <= ready <= MAX_READY_TIMEOUT_S
-        ):
-            problems.append(
-                f"options.ready_timeout must be a number of seconds from 0 to {MAX_READY_TIMEOUT_S}"
-            )
-        else:
-            browser = replace(browser, ready_timeout_ms=int(ready * 1000))
-    policy = base.policy
-    blocks = o.get("block_domains")
-    if blocks is not None:
-        if not isinstance(blocks, list) or not all(isinstance(d, str) and d for d in blocks):
-            problems.append("options.block_domains must be an array of domain names")
-        else:
-            # A request may only add to what is refused, never allow more than the server does.
-            try:
-                policy = replace(policy, block=(*policy.block, *blocks))
-            except UsageError as e:  # a URL, a port or a wildcard instead of a domain name
-                problems.append(f"options.block_domains: {e.message}")
-    replans = o.get("max_replans")
-    if replans is not None and (
-        isinstance(replans, bool) or not isinstance(replans, int) or not 0 <= replans <= 5
+    if ready is not None and (
+        isinstance(ready, bool) or not isinstance(ready, int | float) or not 0 <= ready <= MAX_READY_TIMEOUT_S
     ):
-        problems.append("options.max_replans must be a whole number from 0 to 5")
-    if o.get("cache") is not None and not isinstance(o["cache"], bool):
-        problems.append("options.cache must be true or false")
+        problems.append(f"options.ready_timeout must be a number of seconds from 0 to {MAX_READY_TIMEOUT_S}")
     if problems:
         raise bad_request("; ".join(problems))
+    if o.get("timeout") is not None:
+        limit = min(limit, float(o["timeout"]))
+    browser = base.browser
+    for key in ("locale", "user_agent", "load_images"):
+        if o.get(key) is not None:
+            browser = replace(browser, **{key: o[key]})
+    if o.get("viewport") is not None:
+        browser = replace(browser, viewport=parse_viewport(o["viewport"]))
+    if o.get("consent") is not None:
+        browser = replace(browser, consent=o["consent"])
+    if ready is not None:
+        browser = replace(browser, ready_timeout_ms=int(ready * 1000))
+    policy = base.policy
+    if o.get("block_domains") is not None:
+        # A request may only add to what is refused, never allow more than the server does.
+        policy = replace(policy, block=(*policy.block, *o["block_domains"]))
     return replace(
         base,
         url=url,

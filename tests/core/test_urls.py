@@ -17,7 +17,6 @@ from curllm_core.urls import (
     missing_local_page,
     normalize_url,
     parse_web_url,
-    site_of,
 )
 
 DATA = json.loads(
@@ -101,8 +100,6 @@ def test_a_missing_local_page_is_named_not_taken_for_a_host(tmp_path):
     assert missing_local_page("https://x.example/a.html") is None
 
 
-def test_host_and_site():
+def test_host_of():
     assert host_of("https://WWW.Ceneo.PL:443/x") == "www.ceneo.pl"
     assert host_of("not a url [") == ""
-    assert site_of("https://www.ceneo.pl/x") == "ceneo.pl"
-    assert site_of("https://shop.ceneo.pl/x") == "shop.ceneo.pl"
