@@ -8,22 +8,22 @@
     │   ├── PlanError                BAD_PLAN       a plan that fails the check
     │   ├── ToolNotFound             UNKNOWN_TOOL
     │   ├── BrowserNotFound          BROWSER_NOT_FOUND   (also a BrowserError)
-    │   └── RequestError             BAD_REQUEST    a request the server refuses (its `status`)
-    │       ├── BadHost              BAD_HOST
-    │       ├── Unauthorized         UNAUTHORIZED
-    │       ├── BodyTooLarge         BODY_TOO_LARGE
-    │       ├── BadContentType       BAD_CONTENT_TYPE
-    │       ├── BadJSON              BAD_JSON
-    │       ├── RouteNotFound        NOT_FOUND
-    │       ├── MethodNotAllowed     METHOD_NOT_ALLOWED
-    │       └── QueueFull            QUEUE_FULL
-    ├── TaskError                    BAD_TASK       one task of a batch: its failed line
-    │   ├── BadTaskURL               BAD_URL
-    │   ├── BadLine                  BAD_LINE
-    │   └── DuplicateId              DUPLICATE_ID
+    │   ├── RequestError             BAD_REQUEST    a request the server refuses (its `status`)
+    │   │   ├── BadHost              BAD_HOST
+    │   │   ├── Unauthorized         UNAUTHORIZED
+    │   │   ├── BodyTooLarge         BODY_TOO_LARGE
+    │   │   ├── BadContentType       BAD_CONTENT_TYPE
+    │   │   ├── BadJSON              BAD_JSON
+    │   │   ├── RouteNotFound        NOT_FOUND
+    │   │   ├── MethodNotAllowed     METHOD_NOT_ALLOWED
+    │   │   └── QueueFull            QUEUE_FULL
+    │   └── TaskError                BAD_TASK       one task of a batch: its failed line
+    │       ├── BadTaskURL           BAD_URL
+    │       ├── BadLine              BAD_LINE
+    │       └── DuplicateId          DUPLICATE_ID
     ├── PlanningError                PLANNING_FAILED     no plan for the instruction (exit 3)
-    ├── InternalError                INTERNAL_ERROR a failure nobody expected (a bug), never a traceback
     └── RunError                                    while a task runs: a failed step, never an escape
+        ├── InternalError            INTERNAL_ERROR a failure nobody expected (a bug), never a traceback
         ├── NoOutput                 NO_OUTPUT      the expected output was not produced
         ├── EmptyOutput              EMPTY_OUTPUT   ... or is empty
         ├── Cancelled                CANCELLED      a batch stopped before the task ended
@@ -174,7 +174,7 @@ class ToolNotFound(InputError):
     code = "UNKNOWN_TOOL"
 
 
-class TaskError(CurllmError):
+class TaskError(InputError):
     """What is wrong with one task of a batch; becomes that task's failed line, never stops the batch."""
 
     code = "BAD_TASK"
@@ -520,7 +520,7 @@ class NoEffect(ToolError):
     code = "NO_EFFECT"
 
 
-class InternalError(CurllmError):
+class InternalError(RunError):
     """A failure nobody expected (a bug): reported as an error entry or response, never a traceback."""
 
     code = "INTERNAL_ERROR"
