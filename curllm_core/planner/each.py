@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..manifest import Category
 from .fitting import fit_value, param_for, with_data_key
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ def detail_tool(out_key: str, registry: Registry) -> Manifest | None:
     found = [
         m
         for m in registry
-        if m.category == "extraction"
+        if m.category == Category.EXTRACTION
         and m.needs_page
         and list(m.produces) == [singular]
         and singular != out_key
@@ -214,7 +215,9 @@ def _declared(tool: Manifest) -> set[str]:
 
 def _selects(step: dict, registry: Registry) -> bool:
     m = registry.get(step.get("tool", "")) if "tool" in step else None
-    return m is not None and m.category == "validation" and param_for(m, "select_fields")[0] is not None
+    return (
+        m is not None and m.category == Category.VALIDATION and param_for(m, "select_fields")[0] is not None
+    )
 
 
 def _select_step(registry: Registry, out_key: str, fields: list[str]) -> dict | None:
@@ -222,7 +225,9 @@ def _select_step(registry: Registry, out_key: str, fields: list[str]) -> dict | 
     tools = [
         m
         for m in registry
-        if m.category == "validation" and m.parameter_for("data_key") and param_for(m, "select_fields")[0]
+        if m.category == Category.VALIDATION
+        and m.parameter_for("data_key")
+        and param_for(m, "select_fields")[0]
     ]
     tools.sort(key=lambda m: (m.source != "builtin", -param_for(m, "select_fields")[1], m.key))
     for m in tools:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from ..manifest import CATEGORY_ORDER, Manifest
+from ..manifest import CATEGORY_ORDER, Category, Manifest
 from .facts import Facts, extract_facts
 from .fitting import complete, param_for, with_data_key
 from .memo import dice, memo, stems
@@ -120,7 +120,7 @@ def example_checks(guards: list[Scored], instruction: str, out_key: str, used: s
                     m,
                     keyed,
                     f"the instruction contains its example {ex_facts.instruction!r}",
-                    (CATEGORY_ORDER["validation"], 0, 0, 0),
+                    (CATEGORY_ORDER[Category.VALIDATION], 0, 0, 0),
                     # The operations the example says are this step's: no built-in step repeats them.
                     group=",".join(sorted(k for k in ex_facts.kinds() if k.startswith("op_"))) or None,
                 )

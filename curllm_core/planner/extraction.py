@@ -4,7 +4,7 @@ one that can take every fact that selects items), with the parameters the facts 
 from __future__ import annotations
 
 from ..errors import PlanningError
-from ..manifest import CATEGORY_ORDER
+from ..manifest import CATEGORY_ORDER, Category
 from ..registry import Registry
 from .facts import Facts
 from .fitting import complete, fill, neutral_fill, param_for
@@ -14,7 +14,7 @@ from .steps import Draft
 
 def choose_extraction(scored: list[Scored], kind: str | None) -> tuple[list[Scored], str]:
     """Extraction candidates, best first, and the kind they were chosen for."""
-    extractors = [s for s in scored if s.manifest.category == "extraction"]
+    extractors = [s for s in scored if s.manifest.category == Category.EXTRACTION]
     if kind is None:
         # Nothing names a kind: the tool made for this site decides, else the best-scoring one.
         site_tools = [s for s in extractors if s.site in ("match", "named")]
@@ -78,7 +78,7 @@ def extraction_step(
     cands, kind = choose_extraction(scored, kind)
     if not cands:
         producers = sorted(
-            k for m in registry.tools.values() if m.category == "extraction" for k in m.produces
+            k for m in registry.tools.values() if m.category == Category.EXTRACTION for k in m.produces
         )
         raise PlanningError(
             f"no installed extraction tool gives {kind}"
@@ -119,4 +119,6 @@ def extraction_step(
         fallback = next((c.manifest.key for c in cands if not c.manifest.sites), None)
         if fallback:
             reason += f"; {fallback} takes over if it fails"
-    return Draft(m, params, reason, (CATEGORY_ORDER["extraction"], 0, 0, 0), fallback=fallback), out_key
+    return Draft(
+        m, params, reason, (CATEGORY_ORDER[Category.EXTRACTION], 0, 0, 0), fallback=fallback
+    ), out_key

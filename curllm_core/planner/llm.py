@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PlanError
-from ..manifest import ROLES
+from ..manifest import ROLES, Category
 from ..plan import AnyStep, MapStep, Plan, check_plan, named_tool, normalise_plan, step_io
 from ..plan.map_spec import static_tools
 from ..registry import Registry
@@ -492,7 +492,8 @@ def _infer_expected(doc: dict, registry: Registry, fallback: str | None) -> dict
             continue
         produces = step_io(m, raw.get("parameters") or {}, registry)[1]
         if produces and (
-            m.category == "extraction" or (m.parameter_for("tool") or "") in (raw.get("parameters") or {})
+            m.category == Category.EXTRACTION
+            or (m.parameter_for("tool") or "") in (raw.get("parameters") or {})
         ):
             return {**doc, "expected_output": fallback if fallback in produces else produces[0]}
     return {**doc, "expected_output": fallback} if fallback else doc
@@ -512,7 +513,11 @@ def _with_guards(
         and (m := registry.get(s["tool"])) is not None
     }
     for step in draft.plan.steps:
-        if step.map is not None or registry.resolve(step.tool).category != "validation" or step.tool in have:
+        if (
+            step.map is not None
+            or registry.resolve(step.tool).category != Category.VALIDATION
+            or step.tool in have
+        ):
             continue
         added = {**step.to_dict(), "description": f"{step.description} (added by the rule planner)"}
         trial = {**doc, "plan": [*doc["plan"], added]}

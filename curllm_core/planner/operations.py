@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..manifest import CATEGORY_ORDER, Manifest
+from ..manifest import CATEGORY_ORDER, Category, Manifest
 from .facts import Facts
 from .fitting import complete, with_data_key
 from .memo import properties_of
@@ -103,7 +103,7 @@ def operation_steps(
                     m,
                     keyed,
                     f"{PURPOSE[kind]}: {said} from {fact.text.strip()!r}",
-                    (CATEGORY_ORDER["validation"], second, third + fact.start, index),
+                    (CATEGORY_ORDER[Category.VALIDATION], second, third + fact.start, index),
                     group=kind,
                 )
             )

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from ..errors import PlanError, PlanningError, UsageError
 from ..item_fields import WORDS as FIELD_WORDS
-from ..manifest import CATEGORY_ORDER
+from ..manifest import CATEGORY_ORDER, Category
 from ..plan import Plan, check_plan, normalise_plan
 from ..registry import Registry
 from ..text import fold
@@ -125,10 +125,14 @@ def plan_with_rules(
     guards = [
         s
         for s in eligible
-        if s.manifest.category == "validation"
+        if s.manifest.category == Category.VALIDATION
         and (out_key in s.manifest.consumes or s.manifest.parameter_for("data_key") is not None)
     ]
-    page_tools = [] if data_only else [s for s in eligible if s.manifest.category in ("forms", "navigation")]
+    page_tools = (
+        []
+        if data_only
+        else [s for s in eligible if s.manifest.category in (Category.FORMS, Category.NAVIGATION)]
+    )
     used: set[str] = set()
     steps = _action_steps(facts, page_tools, guards, out_key, ext, used)
     steps += _trigger_steps(eligible, {g.manifest.key for g in guards}, facts, out_key, data_only, used)
@@ -137,7 +141,7 @@ def plan_with_rules(
     steps += by_example
     # The operations on items, unless a tool's example (a plugin's) already does them.
     taken_ops = {kind for st in by_example for kind in (st.group or "").split(",") if kind}
-    checks = [s for s in eligible if s.manifest.category == "validation"]
+    checks = [s for s in eligible if s.manifest.category == Category.VALIDATION]
     op_steps, op_missing = operation_steps(facts, checks, out_key, skip=taken_ops)
     used.update(st.manifest.key for st in op_steps)
     steps += op_steps
@@ -219,7 +223,7 @@ def with_fields_and_limit(
         tools = [
             m
             for m in registry
-            if m.category == "validation" and m.parameter_for("data_key") and param_for(m, kind)[0]
+            if m.category == Category.VALIDATION and m.parameter_for("data_key") and param_for(m, kind)[0]
         ]
         tools.sort(key=lambda m: (m.source != "builtin", -param_for(m, kind)[1], m.key))
         if not tools:
@@ -336,7 +340,7 @@ def _resolve_link_target(
     by_tool = any(
         param_for(m, "link_external")[0]
         for m in registry.tools.values()
-        if m.category == "extraction" and "links" in m.produces
+        if m.category == Category.EXTRACTION and "links" in m.produces
     )
     if ext is not None and "link_pattern" not in facts and not by_tool:
         host = urlsplit(url or "").hostname
@@ -394,7 +398,9 @@ def _place_count(
     on_ext = ext is not None and ext_name in ext.params
     order = next((st for st in steps if st.group == "order"), None)
     filters = [
-        st for st in steps if st.manifest.category == "validation" and st.group not in ("order", "select")
+        st
+        for st in steps
+        if st.manifest.category == Category.VALIDATION and st.group not in ("order", "select")
     ]
     if order is None and not filters and (on_ext or ext is None):
         return []
@@ -421,7 +427,7 @@ def _place_count(
             pick.manifest,
             with_data_key(pick.manifest, {}, out_key),
             f"keeps the first {out_key}",
-            (CATEGORY_ORDER["validation"], GUARD_RANK["order"], 1 << 30, 1),
+            (CATEGORY_ORDER[Category.VALIDATION], GUARD_RANK["order"], 1 << 30, 1),
             group="count",
         )
         added.append(target)
@@ -461,7 +467,7 @@ def _action_steps(
             if pick is None:
                 continue
             m = pick.manifest
-            guard = m.category == "validation"
+            guard = m.category == Category.VALIDATION
             params, why = fill(m, facts, GROUPS[group] + (("strict",) if guard else ()))
             if not params and group in PRESENCE:
                 params, why = example_hint(m, group, facts)
@@ -496,10 +502,14 @@ def _action_steps(
                 reason += "; optional: the order is only implied, and many pages have no sort dropdown"
             # A category is opened before the forms on its page are filled (a filter set first would be
             # lost on the way); otherwise forms, navigation, extraction, validation, pagers last.
-            rank = -1 if group == "category" and m.category == "navigation" else CATEGORY_ORDER[m.category]
+            rank = (
+                -1
+                if group == "category" and m.category == Category.NAVIGATION
+                else CATEGORY_ORDER[m.category]
+            )
             # Forms in the order a person fills them (search, then filters, then sorting); page
             # navigation in the order the instruction says it.
-            then = (list(GROUPS).index(group), pos) if m.category == "forms" else (pos, 0)
+            then = (list(GROUPS).index(group), pos) if m.category == Category.FORMS else (pos, 0)
             second = GUARD_RANK.get(group, 0) if guard else is_pager(m)
             steps.append(
                 Draft(m, params, reason, (rank, second, *then), optional, group=group, speedup=speedup)
@@ -514,15 +524,20 @@ def _trigger_steps(
     steps: list[Draft] = []
     for s in eligible:
         m = s.manifest
-        groups = GUARD_GROUPS if m.category == "validation" else PAGE_GROUPS
-        if m.key in used or m.category == "extraction" or not s.trigger or any(serves(m, g) for g in groups):
-            continue
-        if (m.category == "validation" and m.key not in guard_keys) or (
-            data_only and m.category != "validation"
+        groups = GUARD_GROUPS if m.category == Category.VALIDATION else PAGE_GROUPS
+        if (
+            m.key in used
+            or m.category == Category.EXTRACTION
+            or not s.trigger
+            or any(serves(m, g) for g in groups)
         ):
             continue
-        params = with_data_key(m, {}, out_key) if m.category == "validation" else {}
-        extra, why = fill(m, facts, ("strict",) if m.category == "validation" else ())
+        if (m.category == Category.VALIDATION and m.key not in guard_keys) or (
+            data_only and m.category != Category.VALIDATION
+        ):
+            continue
+        params = with_data_key(m, {}, out_key) if m.category == Category.VALIDATION else {}
+        extra, why = fill(m, facts, ("strict",) if m.category == Category.VALIDATION else ())
         params.update(extra)
         if not complete(m, params):
             continue
@@ -583,14 +598,14 @@ def _pager_for_filtered_listing(
     """
     if ext is None or any(is_pager(st.manifest) for st in steps):
         return []
-    by_price = any(serves(st.manifest, "price") for st in steps if st.manifest.category == "forms") or any(
-        st.group == "order" and "price" in st.params.values() for st in steps
-    )
+    by_price = any(
+        serves(st.manifest, "price") for st in steps if st.manifest.category == Category.FORMS
+    ) or any(st.group == "order" and "price" in st.params.values() for st in steps)
     # (products: a listing of articles or search results has its own pagers' words, "all pages")
     whole = (
         whole
         and "products" in ext.manifest.produces
-        and not any(st.manifest.category == "navigation" for st in steps)
+        and not any(st.manifest.category == Category.NAVIGATION for st in steps)
     )
     if not (by_price or whole):
         return []
@@ -611,7 +626,11 @@ def _pager_for_filtered_listing(
     )
     return [
         Draft(
-            pager.manifest, params, reason, (CATEGORY_ORDER["navigation"], 1, 0, 0), fallback=ext.manifest.key
+            pager.manifest,
+            params,
+            reason,
+            (CATEGORY_ORDER[Category.NAVIGATION], 1, 0, 0),
+            fallback=ext.manifest.key,
         )
     ]
 
@@ -620,7 +639,9 @@ def _fold_into_pager(steps: list[Draft], ext: Draft | None) -> list[Draft]:
     """Put the extraction after the page steps; a pager with ``extract`` runs it on every page instead."""
     if ext is None:
         return steps
-    pager = next((st for st in steps if st.manifest.category == "navigation" and is_pager(st.manifest)), None)
+    pager = next(
+        (st for st in steps if st.manifest.category == Category.NAVIGATION and is_pager(st.manifest)), None
+    )
     if pager is None:
         return sorted([*steps, ext], key=lambda st: (st.order, st.manifest.key))
     tool, tool_params = (pager.manifest.parameter_for(r) for r in ("tool", "tool_parameters"))
@@ -643,7 +664,7 @@ def _check(doc: dict, registry: Registry, initial_keys: set[str] | frozenset) ->
             keep = [
                 s
                 for i, s in enumerate(doc["plan"])
-                if i not in bad or "map" in s or registry.resolve(s["tool"]).category == "extraction"
+                if i not in bad or "map" in s or registry.resolve(s["tool"]).category == Category.EXTRACTION
             ]
             if not bad or len(keep) == len(doc["plan"]) or not keep:
                 raise PlanningError(
@@ -702,7 +723,7 @@ def _static_words(registry: Registry) -> tuple[re.Pattern, frozenset[str]]:
         patterns += [rf"(?<![\w-])(?:{rx})(?![\w-])" for rx in DETAIL_FIELDS.values()]
         words: set[str] = set()
         for m in registry.tools.values():
-            if m.category == "extraction":
+            if m.category == Category.EXTRACTION:
                 patterns += [
                     rf"\b{re.escape(k[:-1] if k.endswith('s') and len(k) > 4 else k)}\w*" for k in m.produces
                 ]

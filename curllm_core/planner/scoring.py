@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..manifest import Manifest
+from ..manifest import Category, Manifest
 from ..registry import Registry
 from ..sites import host_matches, web_site
 from .facts import Facts, extract_facts
@@ -17,16 +17,16 @@ from .wanted import field_lists, inside, wanted_kind
 
 #: Words that hint at a category of tool (a small nudge for ranking, never decisive).
 CATEGORY_CUES: dict[str, str] = {
-    "forms": r"\b(fill|form|search|filter|type|enter|wpisz|wyszukaj|formularz|filtr\w*|formular|suche?|filter\w*)\b",
-    "navigation": (
+    Category.FORMS: r"\b(fill|form|search|filter|type|enter|wpisz|wyszukaj|formularz|filtr\w*|formular|suche?|filter\w*)\b",
+    Category.NAVIGATION: (
         r"\b(click|scroll|pages?|next|open|go to|categor\w*|kliknij|przewiń|stron\w*|kategori\w*|"
         r"seiten?|klick\w*|öffne)\b"
     ),
-    "validation": (
+    Category.VALIDATION: (
         r"\b(every|each|all|must|only|check|verify|validate|każd\w*|tylko|musi|jede[sr]?|nur|muss|"
         r"prüfe)\b"
     ),
-    "extraction": r"\b(find|get|extract|list|show|scrape|znajdź|pokaż|pobierz|wyciągnij|finde|zeige|extrahiere)\b",
+    Category.EXTRACTION: r"\b(find|get|extract|list|show|scrape|znajdź|pokaż|pobierz|wyciągnij|finde|zeige|extrahiere)\b",
 }
 
 
@@ -97,7 +97,7 @@ def score_tools(
         s.score += 3 * example_sim + dice(words, memo_stems(m, -1))
         if example_sim >= 0.4:
             s.reasons.append("the instruction reads like its examples")
-        if m.category == "extraction" and kind in m.produces:
+        if m.category == Category.EXTRACTION and kind in m.produces:
             s.score += 3
         if cues.get(m.category):
             s.score += 0.5

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..manifest import Category
 from ..registry import Registry
 from .facts import Facts
 
@@ -35,7 +36,7 @@ def kind_by_fields(facts: Facts, registry: Registry) -> tuple[str | None, str]:
         return None, ""
     best: dict[str, int] = {}
     for m in registry.tools.values():
-        if m.category != "extraction" or not m.produces:
+        if m.category != Category.EXTRACTION or not m.produces:
             continue
         key = m.produces[0]
         schema = (m.output_schema.get("properties") or {}).get(key) or {}
@@ -68,7 +69,7 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
     best: tuple[int, str, str] | None = None
     patterns = dict(KIND_WORDS)
     for m in registry.tools.values():
-        if m.category != "extraction":
+        if m.category != Category.EXTRACTION:
             continue
         for key in m.produces:
             if key not in patterns:
