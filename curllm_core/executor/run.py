@@ -258,6 +258,7 @@ class Execution:
                     break
         if result.success:
             manifest, params, result = await self.when_empty(index, step, manifest, params, data, result)
+            await self.check_complete(manifest, params, result)
         self.record(result)
         if not result.success:
             await self.screenshot(index, manifest)
@@ -357,6 +358,25 @@ class Execution:
                     break
         self.record(result)
         return manifest, params, best
+
+    async def check_complete(self, manifest: Manifest, params: dict, result: StepResult) -> None:
+        """An extraction of a whole listing (no count asked for) that read fewer items than the page
+        states it has ("Wyniki 1–12 z 42") says so in the result's warnings: never a silent part.
+        (A pager compares over every page it read, itself.)"""
+        if manifest.category != "extraction" or self.page is None or params.get("limit"):
+            return
+        lists = [v for v in (result.result or {}).values() if isinstance(v, list) and v]
+        if len(lists) != 1 or not all(isinstance(item, dict) for item in lists[0]):
+            return
+        from ..tools.stated_count import read_stated_total, shortfall
+
+        read = len(lists[0]) + int((result.result or {}).get("dropped") or 0)
+        try:
+            gap = shortfall(await read_stated_total(self.page), read)
+        except Exception:  # a page gone or being replaced: nothing to compare with
+            return
+        if gap is not None:
+            self.warnings.append(f"{manifest.key}: {gap}")
 
     async def settling(self) -> bool:
         """Whether the task's page is still at work, counting work it scheduled (short timers); when
