@@ -123,3 +123,22 @@ def test_a_custom_sort_control_is_used(browser_path, site_url, tmp_path, page, l
     sort = result["steps"][0]
     assert sort["tool"] == "forms.dropdown_select" and sort["success"], result["errors"]
     assert sort["result"]["dropdown_select"]["selected"]["text"] == chosen
+
+
+def test_a_bound_that_stops_the_reading_says_so(browser_path, site_url, tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"plan": [{"tool": "navigation.pagination", "parameters": {"max_pages": 2}}]}))
+    out = curllm(
+        "--plan",
+        str(plan),
+        "--url",
+        f"{site_url}/app/loadmore?markup=hashed&lang=en&delay=200",
+        "--format",
+        "json",
+        tmp=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
+    assert got == sorted(expected("loadmore", "en")[:24])  # the first page and one load
+    assert any("and the listing goes on (max_loads)" in w for w in result["warnings"]), result["warnings"]

@@ -274,7 +274,8 @@ async def run(
                 counts[-1] += reader.added
                 read = read - read_here + len(reader.ids)
                 total = reader.finish(total)
-            if more.bound:
+            stated_now = await read_stated_total(page) if more.bound else None
+            if more.bound and not (stated_now is not None and read >= stated_now):  # else all was read
                 warned = True
                 ctx.warn(
                     f"read {read} items by {more.mechanism or 'scrolling'} and the listing goes on "
