@@ -161,3 +161,37 @@ def test_a_page_hidden_by_its_attribute_stays_hidden():
     inner = html.split("<body>", 1)[1].split("</body>", 1)[0]
     hidden_page = f'<html><body><div style="display:none">{inner}</div><p>Nothing to see</p></body></html>'
     assert articles_generic.extract(hidden_page, "https://gen.example/")["articles"] == []
+
+
+@pytest.mark.parametrize(
+    "row, wrap, lang",
+    [
+        ('<li class="{kind}"><a href="/f/{i}">{title}</a> <small>{note}</small></li>', "<ul>{}</ul>", "en"),
+        (
+            '<tr class="{kind}"><td><a href="/f/{i}">{title}</a></td><td>{note}</td></tr>',
+            "<table>{}</table>",
+            "pl",
+        ),
+        (
+            '<div class="row row--{kind}"><h4 class="row__t"><a href="/f/{i}">{title}</a></h4><p>{note}</p></div>',
+            "<section>{}</section>",
+            "de",
+        ),
+        (
+            '<div class="{kind}_4f2a1"><a href="/f/{i}">{title}</a><span>{note}</span></div>',
+            "<div>{}</div>",
+            "en",
+        ),
+    ],
+)
+def test_rows_of_two_kinds_taking_turns_are_one_list(row, wrap, lang):
+    """Rows classed odd and even (or any two kinds taking turns) are one list, not two halves."""
+    words = WORDS[lang]
+    kinds = [("odd", "even"), ("light", "dark"), ("a", "b"), ("alt0", "alt1")][len(row) % 4]
+    rows = "".join(
+        row.format(kind=kinds[i % 2], i=i, title=title, note=words["date"])
+        for i, title in enumerate(words["titles"])
+    )
+    html = f"<html><body><h1>{words['menu'][0]}</h1>{wrap.format(rows)}</body></html>"
+    out = articles_generic.extract(html, "https://gen.example/")
+    assert [a["title"] for a in out["articles"]] == words["titles"], html

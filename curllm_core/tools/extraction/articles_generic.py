@@ -1010,7 +1010,8 @@ def _at_path(member: LexborNode, path: tuple) -> list[LexborNode]:
 
 def _siblings_alike(members: list[LexborNode]) -> list[LexborNode]:
     """Every block next to the chosen ones with their tag and first class name (an item whose title or
-    text is too short to be an anchor still belongs to the list)."""
+    text is too short to be an anchor still belongs to the list), and the blocks of their tag that
+    take turns with them in one other class (rows classed odd and even)."""
     seen: set[int] = set()
     out: list[LexborNode] = []
     kinds = {(m.tag, _first_class(m)) for m in members}
@@ -1019,7 +1020,17 @@ def _siblings_alike(members: list[LexborNode]) -> list[LexborNode]:
         if parent is None or parent.mem_id in seen:
             continue
         seen.add(parent.mem_id)
-        out.extend(c for c in _children(parent) if (c.tag, _first_class(c)) in kinds)
+        alike = [c for c in _children(parent) if (c.tag, _first_class(c)) in kinds]
+        # Rows of two kinds taking turns (classed odd and even) are one list.
+        same_tag = [c for c in _children(parent) if c.tag == member.tag and c.is_element_node]
+        turns = [c for c in same_tag if (c.tag, _first_class(c)) not in kinds]
+        if (
+            len(turns) >= MIN_GROUP
+            and abs(len(turns) - len(alike)) <= 1
+            and len({_first_class(c) for c in turns}) == 1
+        ):
+            alike = same_tag
+        out.extend(alike)
     return out
 
 
