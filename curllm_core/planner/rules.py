@@ -756,7 +756,12 @@ def _accounted(
             rx = trigger_rx(trigger)
             spans += [(x.start(), x.end()) for x in rx.finditer(text)] if rx else []
         for example in m.examples:
-            words.update(w for _, _, w in tokens(str(example.get("instruction", ""))))
+            # An example's wording, not its values: a number in it is no number of this instruction.
+            words.update(
+                w
+                for _, _, w in tokens(str(example.get("instruction", "")))
+                if not any(c.isdigit() for c in w)
+            )
     # A negated request ("don't buy anything") is understood: it is not asked for.
     if re.search(r"(?i)n'?t\b|\bnot\b|\bnever\b|\bnie\b|\bnicht\b|\bkein", text):
         for pattern in ACTIONS.values():

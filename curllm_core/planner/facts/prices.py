@@ -38,8 +38,9 @@ def read_prices(t: Text, facts: list[Fact]) -> None:
         return price_context or bool(regex(CUR).search(m.group(0)))
 
     rng = (
-        rf"\b(?:between|from|od|zwischen|von|in the range(?: of)?|w (?:przedziale|zakresie)|range)\s+(?:the\s+)?"
-        rf"{num}{cur}?\s*(?:and|to|do|und|bis|-|–|—)\s*{num}({cur})?{tail_ok}"
+        rf"\b(?:between|from|od|między|miedzy|pomiędzy|pomiedzy|zwischen|von|in the range(?: of)?|"
+        rf"w (?:przedziale|zakresie)|range)\s+(?:the\s+)?"
+        rf"{num}{cur}?\s*(?:and|to|do|a|i|und|bis|-|–|—)\s*{num}({cur})?{tail_ok}"
     )
     m = t.search(rng)
     if m and ok(m):
