@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -282,13 +283,15 @@ class Session:
         if not self.options.load_images and request.resource_type in HEAVY_RESOURCES:
             await _quietly(route.abort())
             return
-        if self.policy.active:
-            try:
+        try:
+            if self.policy.active:
                 await self.policy.check(request.url)
-            except PolicyError as e:
-                self.blocked.append(e)
-                await _quietly(route.abort("blockedbyclient"))
-                return
+            else:
+                self.policy.check_link_local(request.url)  # everywhere, without a lookup
+        except PolicyError as e:
+            self.blocked.append(e)
+            await _quietly(route.abort("blockedbyclient"))
+            return
         if request.resource_type == "document" and await _fulfill_document(route):
             return
         await _quietly(route.continue_())
@@ -369,8 +372,14 @@ class Session:
         """Save the session file (when asked), close the context and the egress proxy; bounded in time.
 
         A page stuck in JavaScript never answers: saving its storage state or closing it must not
-        wait for it forever, so each gets a time limit and the task still ends.
+        wait for it forever, so each gets a time limit and the task still ends. The closing runs as a
+        task of its own, to its end: a cancellation (a client that hangs up as its task ends) that
+        arrives meanwhile waits for it and is raised afterwards, instead of leaving the context (a
+        renderer, ~100 MB) and the egress proxy open for good.
         """
+        await run_to_end(self._close())
+
+    async def _close(self) -> None:
         if self.context is None:
             if self.egress is not None:
                 await self.egress.close()
@@ -411,6 +420,23 @@ class Session:
             write_json_atomic(path, state, prefix=f".{path.name}.")  # a reader never sees half
         except OSError as e:
             log.warning("could not save the session to %s: %s", path, e.strerror or e)
+
+
+#: Closings under way (`run_to_end`): a running task needs a reference to be kept.
+_closing: set[asyncio.Future] = set()
+
+
+async def run_to_end(closing: Coroutine[Any, Any, None]) -> None:
+    """Await ``closing`` (a clean-up whose parts are each bounded in time) as a task of its own: a
+    cancellation that arrives meanwhile does not cut it short; it is raised once the clean-up is done."""
+    task = asyncio.ensure_future(closing)
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait({task})
+        raise
 
 
 SESSION_FILE_LIMIT = 64 * 1024 * 1024

@@ -3,8 +3,12 @@
 - ``block`` (checked first) and ``allow`` domains match the host and its subdomains; ``www.`` and a
   trailing dot are ignored on both sides, and international names match their punycode form
   (``bücher.example`` is ``xn--bcher-kva.example``). With an allow list, every other host is refused.
-- ``block_private`` resolves the host and refuses loopback, private, link-local (169.254.169.254,
-  the cloud metadata address, included), reserved, multicast and unspecified addresses. The
+- Link-local and cloud metadata targets (169.254.0.0/16, fe80::/10, fd00:ec2::254, also wrapped in
+  an IPv6 address; ``metadata.google.internal``) are refused whatever the rest of the policy, unless
+  ``allow_link_local``: checked on every address and name as written, without a lookup.
+- ``block_private`` resolves the host and refuses loopback, private (6to4 ``2002::/16`` wrapping a
+  private IPv4 address and site-local ``fec0::/10`` included), link-local, reserved, multicast and
+  unspecified addresses. The
   addresses that passed are the ones connected to (`resolve`), so a host cannot change its answer
   between the check and the connection.
 - URLs are read the way the browser reads them (`urls.parse_web_url`); one that cannot be read is
@@ -39,10 +43,35 @@ def domain_matches(host: str, domain: str) -> bool:
     return host == domain or host.endswith("." + domain)
 
 
-def is_private_address(ip: str) -> bool:
+#: Names of cloud metadata services (they resolve to link-local addresses, or to fd00:ec2::254).
+METADATA_HOSTS = {"metadata.google.internal", "metadata.goog", "metadata", "instance-data"}
+METADATA_ADDRESSES = {ipaddress.ip_address("fd00:ec2::254"), ipaddress.ip_address("169.254.169.254")}
+#: What the link-local refusal says to do.
+LINK_LOCAL_HINT = "link-local and cloud metadata addresses are refused unless --allow-link-local is given"
+#: What the private-address refusal says, unless the policy was made with a hint of its own.
+PRIVATE_HINT = "--block-private refuses loopback, private, link-local and reserved addresses"
+
+
+def _unwrapped(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The address, or the IPv4 address an IPv6 one carries (mapped ``::ffff:a.b.c.d``, 6to4 ``2002::/16``)."""
     addr = ipaddress.ip_address(ip.strip("[]").split("%")[0])
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
-        addr = addr.ipv4_mapped
+    if isinstance(addr, ipaddress.IPv6Address):
+        inner = addr.ipv4_mapped or addr.sixtofour
+        if inner is not None:
+            return inner
+    return addr
+
+
+def is_link_local_address(ip: str) -> bool:
+    """169.254.0.0/16 and fe80::/10 (and the same wrapped in IPv6), and the metadata addresses."""
+    addr = _unwrapped(ip)
+    return addr.is_link_local or addr in METADATA_ADDRESSES
+
+
+def is_private_address(ip: str) -> bool:
+    addr = _unwrapped(ip)
+    if isinstance(addr, ipaddress.IPv6Address) and addr.is_site_local:  # fec0::/10, deprecated, never public
+        return True
     return (
         addr.is_private
         or addr.is_loopback
@@ -102,6 +131,10 @@ class NetworkPolicy:
     allow: tuple[str, ...] = ()
     block: tuple[str, ...] = ()
     block_private: bool = False
+    #: Link-local and metadata targets are refused whatever else the policy says, unless this is set.
+    allow_link_local: bool = False
+    #: How the private-address refusal tells the user to allow them (who refused, which option).
+    private_hint: str = PRIVATE_HINT
     _resolved: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -128,7 +161,9 @@ class NetworkPolicy:
         self.check_host(parts.host, what=f"URL {url}")
 
     def check_host(self, host: str, *, what: str) -> None:
-        """The domain rules for one canonical host; ``what`` names the request in the message."""
+        """The domain rules (and the link-local refusal) for one canonical host; ``what`` names the
+        request in the message."""
+        self.check_link_local_host(host, what=what)
         for domain in self.block:
             if domain_matches(host, domain):
                 raise _refused(
@@ -141,9 +176,33 @@ class NetworkPolicy:
                 host,
             )
 
+    def check_link_local(self, url: str) -> None:
+        """Refuse a link-local or cloud metadata target given as an address or a metadata name
+        (without a DNS lookup: cheap enough for every request), unless ``allow_link_local``."""
+        if self.allow_link_local:
+            return
+        try:
+            parts = parse_web_url(url)
+        except URLParseError:
+            return  # not a web URL: the domain rules (when active) or the browser say so
+        if parts.scheme in NETWORK_SCHEMES:
+            self.check_link_local_host(parts.host, what=f"URL {url[:300]}")
+
+    def check_link_local_host(self, host: str, *, what: str) -> None:
+        """`check_link_local` for one canonical host."""
+        if self.allow_link_local:
+            return
+        bare = host.strip("[]").rstrip(".")
+        try:
+            refused = is_link_local_address(bare)
+        except ValueError:
+            refused = bare in METADATA_HOSTS
+        if refused:
+            raise _refused(f"blocked {what}: {bare} is not reachable: {LINK_LOCAL_HINT}", host, SSRFBlocked)
+
     async def check(self, url: str) -> None:
-        """Domain rules, then (with block_private) the addresses the host resolves to."""
-        self.check_domain(url)
+        """Domain rules, link-local targets, then (with block_private) the addresses the host resolves to."""
+        self.check_domain(url)  # the link-local refusal included (`check_host`)
         if not self.block_private:
             return
         parts = parse_web_url(url)  # check_domain parsed it already
@@ -182,7 +241,7 @@ class NetworkPolicy:
         if bad or not found:
             raise _refused(
                 f"blocked {what}: {bare} resolves to the non-public address {bad[0] if bad else '(none)'} "
-                "(--block-private refuses loopback, private, link-local and reserved addresses)",
+                f"({self.private_hint})",
                 host,
                 SSRFBlocked,
             )

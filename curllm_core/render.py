@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from typing import Any
 
+from .jsonsafe import dumps
 from .result import Result
 
 PREFERRED_COLUMNS = (
@@ -43,7 +43,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.2f}"
     if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False)
+        return dumps(value)
     return str(value)
 
 
@@ -84,7 +84,7 @@ def render(result: Result, fmt: str) -> str:
     every table, with the table's number and caption on each; in ``table`` one titled table each.
     """
     if fmt == "json":
-        return json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str) + "\n"
+        return dumps(result.to_dict(), indent=2, default=str) + "\n"
     summary = summary_of(result)
     if summary is not None:
         return render_summary(result, summary, fmt)
@@ -93,7 +93,7 @@ def render(result: Result, fmt: str) -> str:
     if tables and fmt in ("jsonl", "csv"):
         items = table_rows(items)
     if fmt == "jsonl":
-        return "".join(json.dumps(i, ensure_ascii=False, default=str) + "\n" for i in items)
+        return "".join(dumps(i, default=str) + "\n" for i in items)
     if fmt == "csv":
         out = io.StringIO()
         fieldnames = _first_seen_columns(items) if tables else columns_of(items)
@@ -118,7 +118,7 @@ def summary_of(result: Result) -> dict | None:
 def render_summary(result: Result, summary: dict, fmt: str) -> str:
     """A summary in every format: jsonl one line, csv a header and one row, table one row per entry."""
     if fmt == "jsonl":
-        return json.dumps(summary, ensure_ascii=False, default=str) + "\n"
+        return dumps(summary, default=str) + "\n"
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=list(summary), lineterminator="\n")
@@ -204,7 +204,7 @@ def render_table(result: Result, key: str | None, items: list) -> str:
             )
         console.print(table)
     elif key is None and result.data:  # no item list: show what there is
-        console.print(json.dumps(result.data, ensure_ascii=False, indent=2, default=str))
+        console.print(dumps(result.data, indent=2, default=str))
     else:
         console.print(f"no {key or 'results'} found")
     _print_errors(console, result)

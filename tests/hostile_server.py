@@ -4,7 +4,8 @@ Routes: /ok (a small listing), /status/N, /hang (never answers), /trickle (a byt
 forever), /loop (redirects to itself), /redirect?to=URL, /dialogs (alert and confirm on load),
 /popup (opens popups, then tries to navigate away), /throws (its script throws), /iframes (content
 inside iframes), /big?mb=N (an N MB DOM), /slow?s=N (answers after N seconds), /busy (loads, then
-its script loops forever).
+its script loops forever), /lone (a product page whose JSON-LD holds lone surrogates, NaN and 1e309,
+whose script sets a title with a lone surrogate).
 
 For the network policy: every request is also logged as (method, host, path) in ``log`` (the host
 from the Host header, or from the URL when the server is used as an HTTP proxy: it answers
@@ -168,12 +169,26 @@ class Handler(BaseHTTPRequestHandler):
                 )
             elif path == "/echo-cookie":  # a page that shows the session cookie it was sent
                 self.send(listing(f"Cookie {self.headers.get('Cookie') or 'none'}"))
+            elif path == "/lone":  # a product page of unwritable text and numbers JSON cannot spell
+                self.send(LONE_PAGE)
             elif path == "/favicon.ico":
                 self.send(b"", status=204)
             else:
                 self.send(b"not found", status=404, ctype="text/plain")
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+
+#: Page data no JSON may hold: lone surrogates (JSON-LD escapes, a title a script sets), 1e309 and NaN.
+LONE_PAGE = (
+    b"<!doctype html><html><head><title>Lamp</title>"
+    b'<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", '
+    b'"name": "Lamp \\ud83d", "description": "Half \\udc00 an emoji", "sku": "L-\\ud800",'
+    b'"aggregateRating": {"ratingValue": 1e309, "ratingCount": 3}, '
+    b'"offers": {"price": NaN, "priceCurrency": "PLN", "availability": "InStock"}}</script>'
+    b"</head><body><h1>Lamp</h1>"
+    b"<script>document.title = 'Lamp ' + String.fromCharCode(0xD83D);</script></body></html>"
+)
 
 
 def kinds_page(target: str, ws: str) -> str:

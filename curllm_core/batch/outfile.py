@@ -28,6 +28,7 @@ except ImportError:  # not on Windows: the out file is then not locked
     fcntl = None  # type: ignore[assignment]
 
 from ..errors import UsageError
+from ..jsonsafe import dumps
 from ..result import error_entry
 from .engine import is_cancelled
 
@@ -211,7 +212,7 @@ def encode_line(line: dict) -> bytes:
     from ..scrub import scrub_data
 
     try:
-        text = json.dumps(scrub_data(line), ensure_ascii=False, default=str)
+        text = dumps(scrub_data(line), default=str)
     except (TypeError, ValueError) as e:  # e.g. a tool returned a self-referencing structure
         text = json.dumps(
             {k: line.get(k) for k in ("id", "url", "started_at", "finished_at", "line") if k in line}

@@ -155,6 +155,12 @@ def browser_options(fn: F) -> F:
             help="Refuse URLs whose host resolves to a loopback, private, link-local (169.254.169.254 "
             "included), reserved, multicast or unspecified address.",
         ),
+        option(
+            "--allow-link-local",
+            is_flag=True,
+            help="Let tasks reach link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, "
+            "metadata.google.internal), refused by default.",
+        ),
     ]
     for decorate in reversed(options):
         fn = decorate(fn)
@@ -190,6 +196,7 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
         allow=tuple(params.get("allow_domain") or config.get("allow_domains", ())),
         block=tuple(params.get("block_domain") or config.get("block_domains", ())),
         block_private=bool(params.get("block_private") or config.get("block_private")),
+        allow_link_local=bool(params.get("allow_link_local")),
     )
     if policy.active and browser.proxy:
         from ..egress import parse_upstream

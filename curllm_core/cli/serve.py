@@ -80,7 +80,7 @@ def _settings(browser_params: dict[str, Any], **kwargs: Any):
 @click.option(
     "--allow-private",
     is_flag=True,
-    help="Off loopback: let tasks open loopback and private addresses.",
+    help="Let tasks open loopback and private addresses off loopback, and MCP tool calls at /mcp always.",
 )
 @click.option(
     "--cors-origin",
@@ -164,9 +164,15 @@ def serve_cmd(
     metavar="N",
     help="Tool calls running at once (1 to 64); more wait.",
 )
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    help="Let tool calls open loopback and private addresses (refused by default: an agent drives "
+    "MCP, and a page can steer an agent).",
+)
 @click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv: debug logs).")
 @browser_options
-def mcp_cmd(concurrency: int, verbose: int, **browser_params: Any) -> None:
+def mcp_cmd(concurrency: int, allow_private: bool, verbose: int, **browser_params: Any) -> None:
     """Serves MCP on stdin/stdout for an MCP client that starts it.
 
     \b
@@ -177,7 +183,7 @@ def mcp_cmd(concurrency: int, verbose: int, **browser_params: Any) -> None:
 
     configure_logging(verbose)
     try:
-        settings = _settings(browser_params, concurrency=concurrency, mcp=True)
+        settings = _settings(browser_params, concurrency=concurrency, allow_private=allow_private, mcp=True)
         try:
             from ..server.mcp_server import serve_stdio
         except ImportError as e:

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
+from ..jsonsafe import clean, dumps
 from ..scrub import scrub_data
 from .types import Event, ForwardedEvent, StepEvent
 
@@ -43,7 +44,7 @@ def preview(value: Any, limit: int = PREVIEW_CHARS) -> Any:
                 out[k] = {"count": len(v), "first": [preview(x, 120) for x in v[:PREVIEW_ITEMS]]}
             else:
                 out[k] = preview(v, 120)
-        text = json.dumps(out, ensure_ascii=False, default=str)
+        text = dumps(out, default=str)
         return out if len(text) <= limit else {"summary": text[: limit - 1] + "…"}
     if isinstance(value, str) and len(value) > limit:
         return value[: limit - 1] + "…"
@@ -64,7 +65,7 @@ def preview_text(value: Any, limit: int = PREVIEW_CHARS) -> str | None:
     """
     if value is None:
         return None
-    text = json.dumps(_bounded(value), ensure_ascii=False, separators=(",", ":"), default=str)
+    text = dumps(_bounded(value), separators=(",", ":"), default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -110,8 +111,9 @@ class EventBus:
             event = ForwardedEvent(type_=event, data=dict(data or {}))
         elif isinstance(event, StepEvent) and event.step_number is None:
             event.step_number, self.sequence = self.sequence, self.sequence + 1
-        # Known secrets (API keys, session cookies) never reach a sink, whatever a model echoed.
-        doc = scrub_data(event.to_dict())
+        # Known secrets (API keys, session cookies) never reach a sink, whatever a model echoed; what
+        # a tool emitted from a page is cleaned (no lone surrogates, no infinite numbers).
+        doc = clean(scrub_data(event.to_dict()))
         for sink in list(self.sinks):
             try:
                 sink(doc)
@@ -133,7 +135,7 @@ class JsonlSink:
         self.stream, self._close = stream, close
 
     def __call__(self, event: dict) -> None:
-        self.stream.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+        self.stream.write(dumps(event, default=str) + "\n")
         self.stream.flush()
 
     def close(self) -> None:

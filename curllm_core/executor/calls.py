@@ -1,6 +1,6 @@
 """One tool call: the tool run under its time limit, its output checked, its failure described.
 
-`call_tool` is one attempt; trying again is `retry.attempt`'s. `describe` and `error_code` say what
+`call_tool` is one attempt (its output cleaned: `jsonsafe.clean`); trying again is `retry.attempt`'s. `describe` and `error_code` say what
 a failure was, the same for a step, a fallback, a map item and a nested ``ctx.run_tool``.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from ..clock import elapsed_ms
 from ..errors import CurllmError, OutputInvalid, StepOverrun, StepTimeout, ToolError
+from ..jsonsafe import clean, clean_text
 from ..manifest import Manifest
 
 # A step that returns later than this past its limit held the event loop: it does not count.
@@ -22,9 +23,9 @@ OVERRUN_GRACE_MS = 250
 def describe(exc: BaseException) -> str:
     """``Type: message``, the form every step error takes."""
     if isinstance(exc, CurllmError):
-        return f"{type(exc).__name__}: {exc.message}"
+        return clean_text(f"{type(exc).__name__}: {exc.message}")
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else "(no message)"
-    return f"{type(exc).__name__}: {text}"
+    return clean_text(f"{type(exc).__name__}: {text}")
 
 
 def error_code(exc: BaseException) -> str:
@@ -62,6 +63,7 @@ async def call_tool(manifest: Manifest, run: Callable[[], Awaitable[Any]], timeo
         )
     if not isinstance(output, dict):
         raise OutputInvalid(f"{manifest.key} returned {type(output).__name__}, not an object")
+    output = clean(output)  # page text enters here: no lone surrogates, no infinite numbers
     errors = sorted(
         _output_validator(manifest).iter_errors(output), key=lambda e: list(map(str, e.absolute_path))
     )

@@ -11,10 +11,11 @@ import asyncio
 import logging
 import time
 
-from ..browser import Browser, Session
+from ..browser import Browser, Session, run_to_end
 from ..clock import elapsed_ms
 from ..errors import NoURL, PageUnavailable
 from ..events import ConsentEvent, EventBus, UrlCompleteEvent, UrlStartEvent
+from ..jsonsafe import clean_text
 from .calls import describe
 from .options import RunOptions
 
@@ -24,9 +25,10 @@ log = logging.getLogger("curllm.executor")
 async def page_title(page) -> str | None:
     """The title for the event; a page stuck in JavaScript does not answer, and that is no reason to wait."""
     try:
-        return await asyncio.wait_for(page.title(), 2.0)
+        title = await asyncio.wait_for(page.title(), 2.0)
     except Exception:  # timed out, or the page is gone
         return None
+    return clean_text(title)
 
 
 class TaskPage:
@@ -124,6 +126,11 @@ class TaskPage:
         )
 
     async def close(self) -> None:
+        """Close the session (and a browser of its own), to the end even when the task is cancelled
+        meanwhile (`browser.run_to_end`)."""
+        await run_to_end(self._close())
+
+    async def _close(self) -> None:
         if self.warming is not None:
             await self.warming  # never raises: a failed launch is reported where a page is needed
         if self.session is not None:

@@ -23,6 +23,7 @@ from ..browser_path import find_browser
 from ..clock import elapsed_ms
 from ..errors import CurllmError, EmptyOutput, NoOutput, PageUnavailable, SubmitUndone, TaskTimeout, ToolError
 from ..events import FAILED_STEP_REWARD, EventBus, StepEvent, ToolCall, preview_text
+from ..jsonsafe import clean_text
 from ..manifest import Category, Manifest
 from ..plan.check import step_keys
 from ..plan.model import DEFAULT_RETRIES, AnyStep, MapStep, Plan, Step
@@ -136,7 +137,7 @@ class Execution:
             browser=self.session,
             url=page.url if page is not None else self.url,
             run_tool=lambda name, **params: self.run_nested(name, data, params, page),
-            warn=lambda text: self.warnings.append(f"{manifest.key}: {text}"),
+            warn=lambda text: self.warnings.append(clean_text(f"{manifest.key}: {text}")),
         )
 
     async def call(

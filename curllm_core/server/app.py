@@ -18,7 +18,8 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, Response
+from starlette.responses import JSONResponse as _JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from .. import __version__
@@ -35,6 +36,7 @@ from ..errors import (
     ToolNotFound,
     Unauthorized,
 )
+from ..jsonsafe import dumps
 from ..registry import Registry
 from .errors import HTTPError, error_body, status_for
 from .openapi import openapi
@@ -47,6 +49,13 @@ log = logging.getLogger("curllm.server")
 PLAYGROUND = Path(__file__).resolve().parent / "playground.html"
 #: Routes anyone may read without the token: the page (it holds no data), health and the API description.
 PUBLIC_PATHS = {"/", "/api/health", "/openapi.json"}
+
+
+class JSONResponse(_JSONResponse):
+    """Always JSON in UTF-8: a page's lone surrogate or infinite number never makes an answer a 500."""
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content, separators=(",", ":")).encode("utf-8")
 
 
 def error_response(error: CurllmError) -> JSONResponse:

@@ -204,7 +204,7 @@ class CurllmMCP:
                     content=_text(f"{len(tools)} tools: {names}"), structured_content={"tools": tools}
                 )
             if params.name == "plan":
-                plan = await self.service.plan(parse_task(args, need_instruction=True))
+                plan = await self.service.plan(parse_task(args, need_instruction=True), mcp=True)
                 steps = " → ".join(s.get("tool", "map") for s in plan["plan"])
                 return types.CallToolResult(
                     content=_text(f"plan of {len(plan['plan'])} step(s): {steps}"), structured_content=plan
@@ -231,7 +231,9 @@ class CurllmMCP:
         consent = body.pop("consent", None)
         if consent is not None:  # a task option, as in the HTTP API's body
             body["options"] = {**(body.get("options") or {}), "consent": consent}
-        task = await self.service.prepare(parse_task({k: v for k, v in body.items() if v is not None}))
+        task = await self.service.prepare(
+            parse_task({k: v for k, v in body.items() if v is not None}), mcp=True
+        )
         ticket = self.service.slots.reserve()
         progress = 0
         result: dict | None = None

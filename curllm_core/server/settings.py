@@ -2,7 +2,8 @@
 
 `ServerSettings` is what `curllm serve` builds from its options and what `create_app` takes. The
 security rules live here, in one place: a server bound to anything but loopback needs a token, blocks
-private target addresses unless told otherwise, and every server refuses ``file:`` targets.
+private target addresses unless told otherwise, MCP tool calls are refused private targets unless told
+otherwise, and every server refuses ``file:`` targets.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import UsageError
 from ..executor import RunOptions
+from ..policy import NetworkPolicy
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8787
@@ -19,6 +21,14 @@ DEFAULT_CONCURRENCY = 2
 DEFAULT_QUEUE = 32
 DEFAULT_TIME_LIMIT_S = 300.0
 MAX_BODY_BYTES = 1024 * 1024  # 1 MB: a task body is an instruction, a plan, some data; never more
+MCP_PRIVATE_HINT = (
+    "MCP tool calls are refused loopback and private addresses by default: start `curllm mcp` "
+    "(or `curllm serve`) with --allow-private to allow them"
+)
+EXPOSED_PRIVATE_HINT = (
+    "a server reachable from other machines refuses loopback and private addresses: start it with "
+    "--allow-private to allow them"
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -48,6 +58,14 @@ class ServerSettings:
     mcp: bool = True  # mount the MCP endpoint at /mcp when the `mcp` package is installed
     options: RunOptions = field(default_factory=RunOptions)
 
+    def policy_for(self, *, mcp: bool) -> NetworkPolicy:
+        """The network policy of a task: an MCP tool call (an agent drives it, and a page can steer an
+        agent) is refused loopback and private targets unless ``allow_private``."""
+        policy = self.options.policy
+        if mcp and not self.allow_private and not policy.block_private:
+            return replace(policy, block_private=True, private_hint=MCP_PRIVATE_HINT)
+        return policy
+
     @property
     def exposed(self) -> bool:
         """Reachable from other machines: the stricter rules apply."""
@@ -76,6 +94,6 @@ class ServerSettings:
         if problems:
             raise UsageError("; ".join(problems))
         if self.exposed and not self.allow_private and not self.options.policy.block_private:
-            policy = replace(self.options.policy, block_private=True)
+            policy = replace(self.options.policy, block_private=True, private_hint=EXPOSED_PRIVATE_HINT)
             return replace(self, options=replace(self.options, policy=policy))
         return self

@@ -9,10 +9,11 @@ the client disconnects. `until_disconnect` does the same for a request answered 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any, TypeVar
+
+from ..jsonsafe import dumps
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -25,7 +26,7 @@ KEEPALIVE_S = 15.0
 
 def sse_message(event: dict) -> bytes:
     """One SSE message for one event. The JSON has no raw newline, so it is a single ``data:`` line."""
-    line = json.dumps(event, ensure_ascii=False, default=str)
+    line = dumps(event, default=str)
     return f"event: {event['type']}\ndata: {line}\n\n".encode()
 
 

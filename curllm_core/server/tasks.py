@@ -140,9 +140,11 @@ def check_target(url: str) -> str:
     return url
 
 
-def _run_options(settings: ServerSettings, req: TaskRequest, url: str | None) -> RunOptions:
+def _run_options(
+    settings: ServerSettings, req: TaskRequest, url: str | None, *, mcp: bool = False
+) -> RunOptions:
     """The server's task defaults, with what the request may change, the time limit applied."""
-    base = settings.options
+    base = replace(settings.options, policy=settings.policy_for(mcp=mcp))
     o = req.options
     limit = settings.time_limit_s
     if base.timeout_s:
@@ -283,9 +285,10 @@ class TaskService:
 
     # --- preparing ------------------------------------------------------------------------------
 
-    def spec(self, req: TaskRequest) -> TaskSpec:
-        """The runner's task spec for a request (the server's defaults, what the request may change)."""
-        options = _run_options(self.settings, req, None)
+    def spec(self, req: TaskRequest, *, mcp: bool = False) -> TaskSpec:
+        """The runner's task spec for a request (the server's defaults, what the request may change);
+        ``mcp``: an MCP tool call's (`ServerSettings.policy_for`)."""
+        options = _run_options(self.settings, req, None, mcp=mcp)
         return TaskSpec(
             instruction=req.instruction,
             plan=req.plan,
@@ -299,10 +302,10 @@ class TaskService:
             limit=req.limit,
         )
 
-    async def prepare(self, req: TaskRequest) -> TaskSpec:
+    async def prepare(self, req: TaskRequest, *, mcp: bool = False) -> TaskSpec:
         """Check what can be checked before a task runs: its plan, its start URL against the server's
         rules and network policy, the browser. Raises CurllmError (with its HTTP status) otherwise."""
-        spec = self.spec(req)
+        spec = self.spec(req, mcp=mcp)
         plan = self.runner.check(req.plan, set(req.data or {})) if req.plan is not None else None
         try:
             url = self.runner.start_url(spec)
@@ -319,9 +322,9 @@ class TaskService:
                 await self.ensure_browser()
         return replace(spec, url=url, plan=plan if plan is not None else spec.plan)
 
-    async def plan(self, req: TaskRequest) -> dict:
+    async def plan(self, req: TaskRequest, *, mcp: bool = False) -> dict:
         """The plan an instruction gets (the document ``curllm --plan-only`` prints); nothing runs."""
-        spec = self.spec(req)
+        spec = self.spec(req, mcp=mcp)
         try:
             url = self.runner.start_url(spec)
         except UsageError as e:
@@ -350,13 +353,17 @@ class TaskService:
 
         The last event is ``complete`` (its data also carries ``result``, the whole Result) or
         ``error`` (``code``, ``message``). Closing the iterator early cancels the task; its browser
-        context is closed before this returns.
+        context is closed before this returns. The slot is the task's, not the reader's: it is given
+        back when the task ends, however slowly (or never) the client reads what is left.
         """
-        async with ticket:
-            stream = task_events(lambda bus: self.execute(spec, bus), ended=error_event)
-            async with aclosing(stream):
-                async for event in stream:
-                    yield event
+        async def run(bus: EventBus) -> Result:
+            async with ticket:  # the task's slot, given back when it ends, whoever reads its events
+                return await self.execute(spec, bus)
+
+        stream = task_events(run, ended=error_event)
+        async with aclosing(stream):
+            async for event in stream:
+                yield event
 
     async def result(self, spec: TaskSpec, ticket: Ticket) -> Result:
         """Run a task to its end (waiting for a slot first) and return its Result."""

@@ -62,11 +62,18 @@ class RunningServer:
         return httpx.get(self.url + "/api/health", timeout=10).json()
 
 
-def start_server(tmp: Path, *args: str, command: list[str] | None = None) -> RunningServer:
+def start_server(
+    tmp: Path, *args: str, command: list[str] | None = None, env: dict | None = None
+) -> RunningServer:
     """Start ``curllm serve --port 0 ARGS`` (or ``command``) and wait until it listens."""
     cmd = command or [CURLLM, "serve", "--port", "0", *args]
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=server_env(tmp), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        cmd,
+        cwd=ROOT,
+        env={**server_env(tmp), **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     lines: list[str] = []
     found = threading.Event()

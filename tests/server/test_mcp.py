@@ -23,7 +23,7 @@ def stdio(tmp_path, browser_path) -> StdioServerParameters:
     doc.pop("examples", None)
     (tools / "shop_listing.json").write_text(json.dumps(doc), encoding="utf-8")
     env = {**server_env(tmp_path), "CURLLM_TOOLS_PATH": str(tools)}
-    return StdioServerParameters(command=CURLLM, args=["mcp"], env=env, cwd=str(ROOT))
+    return StdioServerParameters(command=CURLLM, args=["mcp", "--allow-private"], env=env, cwd=str(ROOT))
 
 
 async def test_tools_and_calls_in_one_session(stdio, site_url):
@@ -101,7 +101,7 @@ async def test_errors_are_tool_errors_with_the_curllm_code(stdio, site_url):
 
 
 async def test_the_same_server_is_mounted_at_mcp_in_serve(tmp_path, site_url, browser_path):
-    served = start_server(tmp_path, "--token", "mcp-token-123")
+    served = start_server(tmp_path, "--token", "mcp-token-123", "--allow-private")
     try:
         import httpx
         import httpx2  # the HTTP client the MCP SDK's transport takes

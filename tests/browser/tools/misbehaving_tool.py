@@ -1,4 +1,4 @@
-"""Test tool that raises, hangs or burns the CPU, loaded through CURLLM_TOOLS_PATH."""
+"""Test tool that raises, hangs, burns the CPU or floods its output, loaded through CURLLM_TOOLS_PATH."""
 
 import asyncio
 import time
@@ -12,4 +12,6 @@ async def run(ctx, how):
         while time.perf_counter() < end:
             pass
         return {"products": [{"name": "too late"}]}
+    if how == "flood":  # a 16 MB result, at once
+        return {"products": [{"name": f"{i:05} " + "x" * 2000} for i in range(8000)]}
     await asyncio.sleep(3600)

@@ -1,0 +1,193 @@
+"""Hostile input, part three, against a real `curllm serve` process and `curllm mcp`: page data no JSON
+may hold, clients that hang up or never read, slow and deep requests, the MCP network policy.
+
+One server for the module (a second only where a setting differs); every page on the hostile server
+on 127.0.0.1. Addresses the policy must refuse are checked without sending anything to them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import CURLLM, ROOT, server_env, sse_events, start_server
+
+pytestmark = pytest.mark.browser
+TOOLS = ROOT / "tests" / "browser" / "tools"  # misbehaving: floods its output
+PRODUCT_PLAN = {"plan": [{"tool": "extraction.product_detail"}]}
+
+
+@pytest.fixture(scope="module")
+def server(server_tmp, browser_path):
+    # A network policy (a blocked domain no test uses): every task has an egress proxy of its own.
+    running = start_server(
+        server_tmp,
+        *("--concurrency", "2", "--queue", "4", "--block-domain", "blocked.test"),
+        env={"CURLLM_TOOLS_PATH": str(TOOLS)},
+    )
+    yield running
+    assert running.stop() in (0, -2, 130), "".join(running.stderr)
+
+
+def strict_json(text: str):
+    def refuse(word: str):
+        raise AssertionError(f"not JSON: {word}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def check_lone_product(product: dict, url: str) -> None:
+    assert product["name"] == "Lamp \ufffd" and product["description"] == "Half \ufffd an emoji"
+    assert product["price"] is None and product["rating"] is None  # NaN and 1e309: no number
+    assert product["url"] == url
+
+
+# --- page data no JSON may hold ----------------------------------------------------------------------
+
+
+def test_lone_surrogates_and_infinite_numbers_through_scrape_and_the_stream(server, hostile):
+    url = f"{hostile.url}/lone"
+    body = {"plan": PRODUCT_PLAN, "url": url}
+    r = httpx.post(server.url + "/api/scrape", json=body, timeout=120)
+    assert r.status_code == 200, r.text
+    result = strict_json(r.content.decode("utf-8"))
+    check_lone_product(result["data"]["product"], url)
+    with (
+        httpx.Client(timeout=120) as client,
+        client.stream("POST", server.url + "/api/scrape/stream", json=body) as s,
+    ):
+        assert s.status_code == 200
+        lines = list(s.iter_lines())
+    for line in lines:
+        if line.startswith("data:"):
+            strict_json(line[5:])
+    events = sse_events(lines)
+    assert events[-1]["type"] == "complete", events[-1]
+    assert "Lamp \ufffd" in [e["data"].get("title") for e in events if e["type"] == "url_complete"]
+    check_lone_product(events[-1]["data"]["result"]["data"]["product"], url)
+
+
+def mcp_params(tmp_path, *args: str):
+    mcp = pytest.importorskip("mcp", reason="curllm[mcp] is not installed")
+    return mcp, mcp.StdioServerParameters(
+        command=CURLLM, args=["mcp", *args], env=server_env(tmp_path), cwd=str(ROOT)
+    )
+
+
+async def test_mcp_answers_a_page_of_lone_surrogates(tmp_path, hostile):
+    mcp, params = mcp_params(tmp_path, "--allow-private")
+    async with mcp.Client(params) as client:
+        ran = await client.call_tool("run_plan", {"plan": PRODUCT_PLAN, "url": f"{hostile.url}/lone"})
+    assert not ran.is_error, ran.content
+    check_lone_product(ran.structured_content["product"], f"{hostile.url}/lone")
+
+
+# --- the MCP network policy ------------------------------------------------------------------------------
+
+
+async def test_mcp_refuses_private_and_link_local_targets_by_default(tmp_path, hostile):
+    """Nothing reaches the hostile server (127.0.0.1) unless --allow-private; the metadata address is
+    refused before any traffic (the policy reads the address as written)."""
+    mcp, params = mcp_params(tmp_path)
+    before = len(hostile.log)
+    async with mcp.Client(params) as client:
+        local = await client.call_tool("run", {"instruction": "find products", "url": f"{hostile.url}/ok"})
+        tool = await client.call_tool(
+            "extraction_products_generic", {"url": f"http://localhost:{hostile.port}/ok"}
+        )
+        meta = await client.call_tool(
+            "run", {"instruction": "find products", "url": "http://169.254.169.254/latest/"}
+        )
+        meta6 = await client.call_tool("run", {"instruction": "find products", "url": "http://[fe80::1]/"})
+    assert len(hostile.log) == before, hostile.log[before:]
+    for refused in (local, tool):
+        assert refused.is_error and refused.structured_content["error"]["code"] == "SSRF_BLOCKED_URL"
+        assert "--allow-private" in refused.content[0].text
+    for refused in (meta, meta6):
+        assert refused.is_error and refused.structured_content["error"]["code"] == "SSRF_BLOCKED_URL"
+        assert "--allow-link-local" in refused.content[0].text
+
+
+# --- clients that hang up or never read ----------------------------------------------------------------
+
+
+def wait_idle(server, seconds: float) -> dict:
+    deadline = time.monotonic() + seconds
+    while True:
+        health = server.health()
+        if (health["running"], health["waiting"], health["contexts"]) == (0, 0, 0):
+            return health
+        if time.monotonic() > deadline:
+            return health
+        time.sleep(0.05)
+
+
+def listening_sockets(pid: int) -> int:
+    """TCP sockets of process ``pid`` in the LISTEN state (the server's own, egress proxies)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            count += fields[3] == "0A" and fields[9] in inodes
+    return count
+
+
+def test_a_client_that_hangs_up_as_its_task_ends_leaves_no_context_or_proxy(server, hostile):
+    body = {"plan": {"plan": [{"tool": "extraction.products_generic"}]}, "url": f"{hostile.url}/ok"}
+    assert wait_idle(server, 10)["contexts"] == 0
+    listening = listening_sockets(server.proc.pid)
+    with httpx.Client(timeout=60) as client:
+        for _ in range(6):
+            with client.stream("POST", server.url + "/api/scrape/stream", json=body) as r:
+                for line in r.iter_lines():
+                    # The step is done: the task is closing its context now. Hang up.
+                    if line.startswith("data:") and '"status": "completed"' in line and '"tool_call"' in line:
+                        break
+    health = wait_idle(server, 15)
+    assert health["contexts"] == 0 and health["running"] == 0, health
+    assert listening_sockets(server.proc.pid) == listening  # every task's egress proxy closed
+
+
+def test_a_client_that_never_reads_its_stream_gives_its_slot_back_when_the_task_ends(server, hostile):
+    """Two clients that send a task and never read a byte (a tiny receive window): the server's
+    sends to them stall, yet each task's slot is free when the task is done."""
+    flood = {"plan": [{"tool": "extraction.misbehaving", "parameters": {"how": "flood"}}]}
+    body = json.dumps({"plan": flood, "url": f"{hostile.url}/ok"}).encode()
+    host, port = server.url.removeprefix("http://").split(":")
+    head = (
+        f"POST /api/scrape/stream HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    silent = []
+    try:
+        for _ in range(2):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+            sock.connect((host, int(port)))
+            sock.sendall(head + body)
+            silent.append(sock)
+        deadline = time.monotonic() + 60
+        while server.health()["running"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        health = wait_idle(server, 60)
+        assert health["running"] == 0 and health["waiting"] == 0, health
+        r = httpx.post(
+            server.url + "/api/scrape", json={"plan": PRODUCT_PLAN, "url": f"{hostile.url}/ok"}, timeout=60
+        )
+        assert r.status_code == 200, r.text
+    finally:
+        for sock in silent:
+            sock.close()
