@@ -32,7 +32,7 @@ from .files import write_json_atomic
 from .policy import NetworkPolicy
 from .readiness import INIT_JS as READINESS_INIT_JS
 from .readiness import READY_TIMEOUT_MS, wait_ready
-from .urls import normalize_url, parse_web_url
+from .urls import normalize_url, parse_web_url, web_url
 
 log = logging.getLogger("curllm.browser")
 
@@ -155,10 +155,16 @@ class Browser:
             return self._browser
 
     async def new_session(
-        self, options: BrowserOptions | None = None, policy: NetworkPolicy | None = None
+        self,
+        options: BrowserOptions | None = None,
+        policy: NetworkPolicy | None = None,
+        *,
+        local_files: bool = True,
     ) -> Session:
+        """A fresh context and page; ``local_files``: whether a navigation may open a non-web target
+        (`Session.check_navigation`; a task's session allows it only when the task started on one)."""
         browser = await self.start()
-        session = Session(options or BrowserOptions(), policy or NetworkPolicy())
+        session = Session(options or BrowserOptions(), policy or NetworkPolicy(), local_files=local_files)
         try:
             await asyncio.wait_for(session.start(browser), CLOSE_TIMEOUT_S * 3)
         except TimeoutError:
@@ -188,9 +194,10 @@ class Browser:
 class Session:
     """A browser context and its main page, for one task."""
 
-    def __init__(self, options: BrowserOptions, policy: NetworkPolicy):
+    def __init__(self, options: BrowserOptions, policy: NetworkPolicy, *, local_files: bool = True):
         self.options = options
         self.policy = policy
+        self.local_files = local_files  # whether navigations may open file: (and other non-web) targets
         self.context: Any = None  # playwright BrowserContext, once started
         self.page: Any = None  # playwright Page, once started
         self.blocked: list[PolicyError] = []  # every request the policy refused
@@ -235,7 +242,7 @@ class Session:
         from .consent import install
 
         await install(self.context, o.consent, self._consent)  # before any page opens
-        self.page = await self.context.new_page()
+        self.page = self._guarded(await self.context.new_page())
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
         self.page.on("requestfailed", self._on_request_failed)
         # Popups (window.open, target=_blank) are closed: the task stays on its own page.
@@ -259,13 +266,42 @@ class Session:
         for one item of a map. The caller closes it (`close_page`)."""
         self._creating += 1
         try:
-            page = await self.context.new_page()
+            page = self._guarded(await self.context.new_page())
             self.own_pages.add(page)
         finally:
             self._creating -= 1
             if not self._creating:
                 self._created.set()
         page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
+        return page
+
+    async def check_navigation(self, url: str) -> str:
+        """The one rule of every navigation a task makes (its start, a map's item, a tool's
+        ``page.goto``): a web URL (http, https) under the network policy; a non-web target (a
+        ``file:`` URL, a plain path, ``data:``) only in a session that allows local files, as a task
+        that started on a local file does, never a task that started on the web or runs on a server
+        (as Chromium refuses a redirect from the web to a local file). The refusal is the same
+        whether such a file exists or not. Returns the URL to open."""
+        target = web_url(url)
+        if target is None:
+            if not self.local_files:
+                raise PolicyError(
+                    f"blocked URL {url[:300]}: this task opens only web pages (http, https): a task that "
+                    "starts on a web page or runs on a server never opens local files or other non-web targets"
+                )
+            target = normalize_url(url)
+        await self.policy.check(target)
+        return target
+
+    def _guarded(self, page: Any) -> Any:
+        """``page`` whose ``goto`` (what a tool calls, with a URL a page may have given it) goes
+        through `check_navigation` first."""
+        goto = page.goto
+
+        async def guarded_goto(url: str, *args: Any, **kwargs: Any) -> Any:
+            return await goto(await self.check_navigation(url), *args, **kwargs)
+
+        page.goto = guarded_goto
         return page
 
     async def close_page(self, page) -> None:
@@ -315,10 +351,9 @@ class Session:
     async def open(self, url: str, timeout_ms: int | None = None, page: Any = None) -> Any:
         """Navigate the main page (or ``page``, one of `new_page`). Raises PolicyError or
         NavigationError naming the status or cause."""
-        url = normalize_url(url)
+        url = await self.check_navigation(url)
         main = page is None or page is self.page
         page = self.page if page is None else page
-        await self.policy.check(url)
         timeout = timeout_ms or self.options.navigation_timeout_ms
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import TimeoutError as PlaywrightTimeout

@@ -34,6 +34,38 @@ def normalize_url(text: str) -> str:
     return "https://" + text
 
 
+#: Schemes of targets that are no web page: only a task that started on a local file opens them.
+NON_WEB_SCHEMES = {
+    "file",
+    "data",
+    "about",
+    "blob",
+    "javascript",
+    "filesystem",
+    "view-source",
+    "chrome",
+    "ftp",
+}
+
+
+def web_url(text: str) -> str | None:
+    """``text`` as a web (http, https) URL, without looking at the file system; None for anything
+    else (a path, ``file:``, ``data:``...). A bare host gets ``https://`` as in `normalize_url`.
+
+    The answer never depends on which files exist, so a refusal cannot tell a caller whether one does.
+    """
+    text = text.strip()
+    if _SCHEME.match(text):
+        return text if text.split(":", 1)[0].lower() in ("http", "https") else None
+    if ":" in text and text.split(":", 1)[0].lower() in NON_WEB_SCHEMES:
+        return None
+    if not text or text.startswith(("./", "../", "/", "~", "\\", ".")) or "\\" in text:
+        return None
+    if text.lower().endswith(PAGE_SUFFIXES):
+        return None
+    return "https://" + text
+
+
 PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml", ".mhtml", ".xml", ".json", ".txt", ".pdf", ".csv")
 
 

@@ -4,7 +4,8 @@ Routes: /ok (a small listing), /status/N, /hang (never answers), /trickle (a byt
 forever), /loop (redirects to itself), /redirect?to=URL, /dialogs (alert and confirm on load),
 /popup (opens popups, then tries to navigate away), /throws (its script throws), /iframes (content
 inside iframes), /big?mb=N (an N MB DOM), /slow?s=N (answers after N seconds), /busy (loads, then
-its script loops forever), /lone (a product page whose JSON-LD holds lone surrogates, NaN and 1e309,
+its script loops forever), /links-to?to=URL (a listing whose every product link, and a
+hidden category link "Lamps", is URL), /lone (a product page whose JSON-LD holds lone surrogates, NaN and 1e309,
 whose script sets a title with a lone surrogate).
 
 For the network policy: every request is also logged as (method, host, path) in ``log`` (the host
@@ -169,6 +170,14 @@ class Handler(BaseHTTPRequestHandler):
                 )
             elif path == "/echo-cookie":  # a page that shows the session cookie it was sent
                 self.send(listing(f"Cookie {self.headers.get('Cookie') or 'none'}"))
+            elif path == "/links-to":  # a listing whose product links (and a hidden category) go to ?to=
+                to = query["to"][0].replace('"', "%22")
+                items = "\n".join(
+                    f'<li class="item"><a href="{to}#{i}">Product {i}</a> <span class="price">{40 * i + 9},00 zł</span></li>'
+                    for i in range(1, 7)
+                )
+                menu = f'<nav><a href="/ok">Home</a><a href="{to}" style="display:none">Lamps</a></nav>'
+                self.send(LISTING.format(title="Links", items=items, extra=menu).encode())
             elif path == "/lone":  # a product page of unwritable text and numbers JSON cannot spell
                 self.send(LONE_PAGE)
             elif path == "/favicon.ico":

@@ -100,3 +100,71 @@ def test_a_lone_surrogate_never_stops_a_batch_and_resume_reads_it_back(tmp_path,
     ]
     out = curllm("batch", str(tasks), "--no-progress", tmp=tmp_path)  # to stdout
     assert out.returncode == 0 and all(strict_json(x)["ok"] for x in out.stdout.splitlines())
+
+
+# --- every navigation under one rule: a web page never makes curllm open a local file -------------------
+
+MAP_PLAN = {
+    "plan": [
+        {"tool": "extraction.products_generic"},
+        {"map": {"over": "products", "open": "{item.url}", "steps": [{"tool": "extraction.product_detail"}]}},
+    ]
+}
+
+
+@pytest.fixture
+def secret(tmp_path) -> Path:
+    page = tmp_path / "secret.html"
+    page.write_text(
+        "<html><head><title>SECRET-MARKER</title></head><body><h1>SECRET-MARKER</h1></body></html>"
+    )
+    return page
+
+
+@pytest.mark.parametrize("options", [[], ["--allow-domain", "127.0.0.1"]], ids=["no-policy", "allow-domain"])
+def test_a_listing_linking_to_local_files_never_opens_them(tmp_path, hostile, secret, options):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(MAP_PLAN))
+    url = f"{hostile.url}/links-to?to={secret.as_uri()}"
+    out = curllm("--plan", str(plan), "--url", url, "--format", "json", *options, tmp=tmp_path)
+    assert "SECRET-MARKER" not in out.stdout + out.stderr
+    result = strict_json(out.stdout)
+    report = next(s for s in result["steps"] if s["tool"] == "map")["result"]["map"]
+    assert report["run"] == 6 and report["failed"] == 6, report
+    assert out.returncode == 1 and [e["code"] for e in result["errors"]] == ["MAP_FAILED"], result["errors"]
+    assert "all 6 items failed" in result["errors"][0]["message"]
+    assert "opens only web pages" in result["errors"][0]["message"]
+
+
+def test_a_tools_own_goto_follows_the_same_rule(tmp_path, hostile, secret):
+    """category_select loads a hidden entry's address itself (page.goto): a local file is refused."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps({"plan": [{"tool": "navigation.category_select", "parameters": {"path": ["Lamps"]}}]})
+    )
+    url = f"{hostile.url}/links-to?to={secret.as_uri()}"
+    out = curllm("--plan", str(plan), "--url", url, "--format", "json", tmp=tmp_path)
+    assert "SECRET-MARKER" not in out.stdout + out.stderr
+    result = strict_json(out.stdout)
+    assert out.returncode == 1 and result["errors"][0]["code"] == "BLOCKED_URL", result["errors"]
+
+
+def test_a_task_started_on_a_local_file_may_open_local_files(tmp_path, secret):
+    listing = tmp_path / "listing.html"
+    items = "".join(
+        f'<li class="item"><a href="secret.html#{i}">Product {i}</a> <span class="price">{40 * i + 9},00 zł</span></li>'
+        for i in range(1, 7)
+    )
+    listing.write_text(f'<html><body><h1>Shop</h1><ul class="items">{items}</ul></body></html>')
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(MAP_PLAN))
+    out = curllm("--plan", str(plan), "--url", str(listing), "--format", "json", tmp=tmp_path)
+    result = strict_json(out.stdout)
+    report = next(s for s in result["steps"] if s["tool"] == "map")["result"]["map"]
+    assert report["failed"] == 0 and report["run"] == 6, result
+    assert "SECRET-MARKER" in out.stdout  # the user's own files, as the user asked
+
+
+def test_link_local_targets_are_refused_by_default_without_traffic(tmp_path):
+    out = curllm("find products", "--url", "http://169.254.169.254/latest/meta-data/", tmp=tmp_path)
+    assert out.returncode != 0 and "SSRF_BLOCKED_URL" in out.stderr and "--allow-link-local" in out.stderr

@@ -76,7 +76,8 @@ def browser_options(fn: F) -> F:
             "--timeout",
             type=click.FloatRange(min=0.1),
             metavar="SECONDS",
-            help="Time limit of the task, planning included (at least 0.1) (default: config timeout, else none).",
+            help="Time limit of the task, planning included (at least 0.1) (default: config timeout, else "
+            "600 for curllm run, none for each task of a batch).",
         ),
         option(
             "--ready-timeout",

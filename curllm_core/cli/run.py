@@ -24,6 +24,9 @@ from .options import (
 )
 from .sinks import emit, event_bus
 
+#: `curllm run`'s time limit when neither --timeout nor the config's ``timeout`` gives one.
+DEFAULT_TIMEOUT_S = 600.0
+
 FORMATS = ("json", "jsonl", "csv", "table")
 
 
@@ -292,6 +295,8 @@ def _run_with_events(
     # begun to start (the runner's warm-up), so that loading them (and any plugins) fills that wait.
     runner = Runner(installed_tools)
     options = make_run_options(browser_params, None, data)
+    if options.timeout_s is None:  # one task on its own never runs for hours (a map of hanging pages)
+        options = replace(options, timeout_s=DEFAULT_TIMEOUT_S)
 
     if plan_file:
         doc = read_json_arg(plan_file, "--plan")

@@ -47,6 +47,7 @@ class TaskPage:
         self.session: Session | None = None
         self.opened = False  # the start URL is loaded in the session's page
         self.warming: asyncio.Task | None = None  # a browser launch started early (`warm_up`)
+        self._making = asyncio.Lock()  # `ensure_session`: one session per task
         #: What getting the page cost, before and during the run (the task's timings start here).
         self.timings: dict[str, int] = {"browser_ms": 0, "navigation_ms": 0}
 
@@ -82,15 +83,23 @@ class TaskPage:
         await asyncio.sleep(0)  # the task imports Playwright and spawns its driver, then waits
 
     async def ensure_session(self) -> Session:
-        """The task's browser session (context), started without opening the start URL."""
-        if self.session is None:
-            started = time.perf_counter()
-            if self.browser is None:
-                self.browser = Browser(headless=self.options.browser.headless)
-            self.session = await self.browser.new_session(self.options.browser, self.options.policy)
-            # A consent dialog answered on any page of the task (no page is open yet) is an event.
-            self.session.on_consent = lambda action: self.events.emit(ConsentEvent(**action.to_dict()))
-            self.timings["browser_ms"] += elapsed_ms(started)
+        """The task's browser session (context), started without opening the start URL; one, however
+        many callers ask at once (a map's items, when no start page made it before them).
+
+        Its navigations may open local files only when the task started on one (`Session.check_navigation`).
+        """
+        async with self._making:
+            if self.session is None:
+                started = time.perf_counter()
+                if self.browser is None:
+                    self.browser = Browser(headless=self.options.browser.headless)
+                local = (self.options.url or "").lower().startswith("file:")
+                self.session = await self.browser.new_session(
+                    self.options.browser, self.options.policy, local_files=local
+                )
+                # A consent dialog answered on any page of the task (no page is open yet) is an event.
+                self.session.on_consent = lambda action: self.events.emit(ConsentEvent(**action.to_dict()))
+                self.timings["browser_ms"] += elapsed_ms(started)
         return self.session
 
     async def open(self) -> None:

@@ -54,7 +54,7 @@ def test_the_issues_plan_checks_with_defaults_filled_in(registry):
     plan = check_plan(normalise_plan(doc, registry), registry)
     step = plan.steps[1]
     assert step.tool == "map" and plan.needs_page
-    assert step.map["max_items"] is None and step.map["item_timeout_ms"] == 60000 and step.map["retries"] == 1
+    assert step.map["max_items"] == 100 and step.map["item_timeout_ms"] == 60000 and step.map["retries"] == 1
     again = check_plan(json.loads(json.dumps(plan.to_dict())), registry)  # the checked plan checks again
     assert again.steps[1].map == step.map
 

@@ -191,3 +191,52 @@ def test_a_client_that_never_reads_its_stream_gives_its_slot_back_when_the_task_
     finally:
         for sock in silent:
             sock.close()
+
+
+# --- the map step never reads the server's files -----------------------------------------------------------
+
+
+def file_targets(tmp_path) -> list[str]:
+    """A file that exists (its text a marker) and one that does not, each as a file: URL and a path."""
+    secret = tmp_path / "secret.html"
+    secret.write_text("<html><body><h1>SECRET-MARKER</h1></body></html>")
+    missing = tmp_path / "missing.html"
+    return [secret.as_uri(), str(secret), missing.as_uri(), str(missing)]
+
+
+def map_body(urls: list[str]) -> dict:
+    plan = {"plan": [{"map": {"over": "products", "open": "{item.url}", "concurrency": 4,
+                              "steps": [{"tool": "extraction.product_detail"}]}}]}  # fmt: skip
+    return {"plan": plan, "data": {"products": [{"url": u} for u in urls]}}
+
+
+def refusals(outcomes: list[dict], urls: list[str]) -> set[str]:
+    """The items' errors with their own URL taken out: one text when the refusal says nothing of the file."""
+    return {o["error"].replace(u, "URL") for o, u in zip(outcomes, urls, strict=True)}
+
+
+def test_a_map_on_the_server_never_opens_its_files_nor_tells_which_exist(server, hostile, tmp_path):
+    """No start URL; the map's items are the server's files (existing or not, file: URLs or paths) and
+    two web pages: the files are refused alike, the web pages open, and no browser context is left."""
+    files = file_targets(tmp_path)
+    urls = [*files, f"{hostile.url}/ok?a=1", f"{hostile.url}/ok?a=2"]
+    r = httpx.post(server.url + "/api/scrape", json=map_body(urls), timeout=120)
+    assert r.status_code == 200, r.text
+    assert "SECRET-MARKER" not in r.text
+    outcomes = r.json()["data"]["results"]
+    assert [o["success"] for o in outcomes] == [False] * 4 + [True] * 2, outcomes
+    assert {o["code"] for o in outcomes[:4]} == {"BLOCKED_URL"}
+    assert len(refusals(outcomes[:4], files)) == 1, outcomes[:4]  # the same words, file or no file
+    health = wait_idle(server, 10)
+    assert health["contexts"] == 0, health  # both items started the session at once: one session
+
+
+async def test_mcp_run_plan_never_opens_the_servers_files(tmp_path):
+    mcp, params = mcp_params(tmp_path)
+    files = file_targets(tmp_path)
+    async with mcp.Client(params) as client:
+        ran = await client.call_tool("run_plan", map_body(files))
+    text = json.dumps(ran.structured_content) + ran.content[0].text
+    assert "SECRET-MARKER" not in text
+    assert ran.is_error and ran.structured_content["error"]["code"] == "MAP_FAILED", text
+    assert "opens only web pages" in text
