@@ -144,15 +144,18 @@ class EgressProxy:
         what = f"URL {target[:300]}"
         self.policy.check_host(url.host, what=what)
         port = url.effective_port or 80
+        body = _request_body_length(headers)  # a bad framing is refused before connecting
         upstream_reader, upstream_writer = await self._open(url.host, port, what)
         path = target if self.upstream is not None else (url.rest or "/")
+        # Chunked wins over a Content-Length beside it (RFC 9112 6.3), and only one goes on: two
+        # framings are how one request is smuggled inside another.
+        dropped = HOP_BY_HOP | ({"content-length"} if body == "chunked" else set())
         out = [f"{method} {path} HTTP/1.1"]
-        out += [f"{k}: {v}" for k, v in headers if k.lower() not in HOP_BY_HOP]
+        out += [f"{k}: {v}" for k, v in headers if k.lower() not in dropped]
         if self.upstream is not None and self.upstream[2]:
             out.append(f"Proxy-Authorization: {self.upstream[2]}")
         out.append("Connection: close")
         upstream_writer.write(("\r\n".join(out) + "\r\n\r\n").encode("latin-1"))
-        body = _request_body_length(headers)
         client_done = asyncio.ensure_future(_relay_request_body(reader, upstream_writer, body))
         response = asyncio.ensure_future(_relay_response(upstream_reader, writer, method))
         try:

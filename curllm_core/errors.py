@@ -232,6 +232,13 @@ class BadContentType(RequestError):
     status = 415
 
 
+class BodyTimeout(RequestError):
+    """A request body that did not arrive within the server's time limit."""
+
+    code = "BODY_TIMEOUT"
+    status = 408
+
+
 class BadJSON(RequestError):
     """A request body that is not JSON (or not UTF-8 text)."""
 

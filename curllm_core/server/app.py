@@ -6,6 +6,7 @@ adapter over `TaskService`; every failure is ``{"error": {"code", "message"}}`` 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import json
@@ -17,7 +18,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
 from starlette.responses import JSONResponse as _JSONResponse
 from starlette.routing import BaseRoute, Route
@@ -27,6 +28,7 @@ from ..errors import (
     BadContentType,
     BadHost,
     BadJSON,
+    BodyTimeout,
     BodyTooLarge,
     CurllmError,
     InternalError,
@@ -37,6 +39,7 @@ from ..errors import (
     Unauthorized,
 )
 from ..jsonsafe import dumps
+from ..limits import TooDeep, loads
 from ..registry import Registry
 from .errors import HTTPError, error_body, status_for
 from .openapi import openapi
@@ -47,6 +50,8 @@ from .tasks import TaskService, parse_task, tool_info
 log = logging.getLogger("curllm.server")
 
 PLAYGROUND = Path(__file__).resolve().parent / "playground.html"
+#: How long a request body may take to arrive.
+BODY_TIMEOUT_S = 20.0
 #: Routes anyone may read without the token: the page (it holds no data), health and the API description.
 PUBLIC_PATHS = {"/", "/api/health", "/openapi.json"}
 
@@ -66,6 +71,23 @@ def error_response(error: CurllmError) -> JSONResponse:
         error_body(code=error.code, message=error.message, problems=problems),
         status_code=status,
         headers=headers,
+    )
+
+
+def playground_csp(html: str) -> str:
+    """The playground's Content-Security-Policy: its own inline script (by hash) and nothing else runs;
+    it talks to this server only, and no other page may frame it."""
+    import base64
+    import hashlib
+    import re
+
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode() + "'"
+        for body in re.findall(r"<script>(.*?)</script>", html, flags=re.S)
+    ]
+    return (
+        f"default-src 'none'; script-src {' '.join(hashes)}; style-src 'unsafe-inline'; "
+        "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
 
 
@@ -160,11 +182,20 @@ class Api:
                 message=f"send the body as Content-Type: application/json (got {ctype or 'none'!r})",
             )
         chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise too_large
-            chunks.append(chunk)
+        try:
+            # A body sent a byte at a time holds a connection: it has BODY_TIMEOUT_S to arrive.
+            async with asyncio.timeout(BODY_TIMEOUT_S):
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > limit:
+                        raise too_large
+                    chunks.append(chunk)
+        except TimeoutError:
+            raise HTTPError(
+                408, code=BodyTimeout.code, message=f"the body did not arrive within {BODY_TIMEOUT_S:g} s"
+            ) from None
+        except ClientDisconnect:
+            raise ClientGone() from None  # nobody to answer: no error, no traceback
         raw = b"".join(chunks)
         if not raw.strip():
             raise HTTPError(
@@ -173,7 +204,9 @@ class Api:
                 message='the body is empty: send a JSON object like {"instruction": "…"}',
             )
         try:
-            return json.loads(raw.decode("utf-8"))
+            return loads(raw.decode("utf-8"))
+        except TooDeep as e:
+            raise HTTPError(400, code=BadJSON.code, message=f"the body is {e}") from None
         except UnicodeDecodeError:
             raise HTTPError(400, code=BadJSON.code, message="the body is not UTF-8 text") from None
         except json.JSONDecodeError as e:
@@ -186,7 +219,14 @@ class Api:
     # routes
 
     async def playground(self, request: Request) -> Response:
-        return HTMLResponse(PLAYGROUND.read_text(encoding="utf-8"), headers={"cache-control": "no-cache"})
+        html = PLAYGROUND.read_text(encoding="utf-8")
+        headers = {
+            "cache-control": "no-cache",
+            "content-security-policy": playground_csp(html),
+            "x-frame-options": "DENY",  # no other page frames it (clickjacking)
+            "x-content-type-options": "nosniff",
+        }
+        return HTMLResponse(html, headers=headers)
 
     async def health(self, request: Request) -> Response:
         service = self.service
@@ -261,6 +301,8 @@ def _handle(handler):
             return await handler(request)
         except CurllmError as e:
             return error_response(e)
+        except ClientGone:
+            return Response(status_code=499)  # the client left mid-request: nobody reads an answer
         except Exception:
             log.exception("%s %s failed", request.method, request.url.path)
             return JSONResponse(

@@ -23,6 +23,43 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+#: How long a connection may take to send a request's head (its line and headers).
+HEAD_TIMEOUT_S = 10.0
+
+
+def _protocol() -> type:
+    """uvicorn's h11 protocol, and a time limit on request heads: a connection that has not sent a
+    whole head within HEAD_TIMEOUT_S of opening (or of its last answer) is closed, so slow, half-sent
+    heads cannot hold the server's connections (before any token check). Bodies have the app's limit."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Protocol(H11Protocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._deadline.cancel()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            old = getattr(self, "_deadline", None)
+            if old is not None:
+                old.cancel()
+            waiting_after = self.cycle  # a new request replaces it once its head is in
+            self._deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._too_slow, waiting_after)
+
+        def _too_slow(self, waiting_after: object) -> None:
+            if self.cycle is waiting_after and not self.transport.is_closing():
+                self.transport.close()
+
+    return Protocol
+
+
 def serve(
     settings: ServerSettings,
     *,
@@ -44,6 +81,7 @@ def serve(
         access_log=access_log,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        http=_protocol(),
         # Our own logging set-up (stderr, "curllm:" prefix) stays in charge.
         log_config=None,
     )

@@ -356,6 +356,7 @@ class TaskService:
         context is closed before this returns. The slot is the task's, not the reader's: it is given
         back when the task ends, however slowly (or never) the client reads what is left.
         """
+
         async def run(bus: EventBus) -> Result:
             async with ticket:  # the task's slot, given back when it ends, whoever reads its events
                 return await self.execute(spec, bus)

@@ -240,3 +240,46 @@ async def test_mcp_run_plan_never_opens_the_servers_files(tmp_path):
     assert "SECRET-MARKER" not in text
     assert ran.is_error and ran.structured_content["error"]["code"] == "MAP_FAILED", text
     assert "opens only web pages" in text
+
+
+# --- slow, deep and abandoned requests -------------------------------------------------------------------
+
+
+def raw_connection(server) -> socket.socket:
+    host, port = server.url.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=60)
+
+
+def test_half_sent_heads_and_bodies_are_cut_off_and_the_server_answers_meanwhile(server):
+    head = raw_connection(server)
+    head.sendall(b"POST /api/scrape HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # never finished
+    body = raw_connection(server)
+    body.sendall(
+        b"POST /api/scrape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 100\r\n\r\n{"instruction": '
+    )
+    started = time.monotonic()
+    assert server.health()["ok"]  # others are answered meanwhile
+    assert head.recv(100) == b"" and time.monotonic() - started < 20  # closed after 10 s
+    answer = body.recv(4096)
+    assert b" 408 " in answer.split(b"\r\n")[0] and b"BODY_TIMEOUT" in answer, answer
+    assert time.monotonic() - started < 40
+    head.close()
+    body.close()
+
+
+def test_deep_bodies_are_400_and_a_client_leaving_mid_upload_logs_no_traceback(server):
+    deep = "[" * 100_000 + "]" * 100_000
+    r = httpx.post(server.url + "/api/scrape", content=deep, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "BAD_JSON", r.text
+    assert "nested more than" in r.json()["error"]["message"]
+    logged = len(server.stderr)
+    for _ in range(20):
+        sock = raw_connection(server)
+        sock.sendall(
+            b"POST /api/scrape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 5000\r\n\r\n{"instruction": "x'
+        )
+        sock.close()
+    assert server.health()["ok"]
+    assert not any("Traceback" in line for line in server.stderr[logged:]), server.stderr[logged:]

@@ -99,3 +99,19 @@ async def test_tables_render_as_tables_and_errors_show(server, site_url, page):
     await page.click("#run")
     await page.wait_for_function("document.querySelector('#status').textContent.includes('BAD_URL')")
     assert "bad" in (await page.locator("#status").get_attribute("class"))
+
+
+async def test_the_page_runs_only_its_own_script_in_no_frame_and_its_csv_runs_no_formula(server, page):
+    r = httpx.get(server.url + "/", timeout=30)
+    csp = r.headers["content-security-policy"]
+    assert "script-src 'sha256-" in csp and "frame-ancestors 'none'" in csp and "default-src 'none'" in csp
+    assert r.headers["x-frame-options"] == "DENY"
+    await page.goto(server.url + "/")  # the page works under its policy (the tests above use it)
+    text = await page.evaluate(
+        """() => { last = {ok: true, data: {products: [
+            {name: "=HYPERLINK(\\"http://x.example\\")", note: "+1", by: "@me", price: -5, plain: "Lamp"}]}};
+            return csvText(); }"""
+    )
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[1][:3] == ['\'=HYPERLINK("http://x.example")', "'+1", "'@me"], rows
+    assert rows[1][3:] == ["-5", "Lamp"], rows  # numbers and plain text stay as they are
