@@ -89,6 +89,23 @@ def _settings(browser_params: dict[str, Any], **kwargs: Any):
     help="Let browser pages of ORIGIN call the API (repeatable).",
 )
 @click.option("--no-mcp", is_flag=True, help="Do not mount the MCP endpoint at /mcp.")
+@click.option(
+    "--mcp-sessions",
+    type=click.IntRange(1, 10000),
+    default=100,
+    show_default=True,
+    metavar="N",
+    help="Open /mcp sessions at most (1 to 10000); when full, the longest-idle one is closed for a new "
+    "one, or the new one gets 503 if none is idle.",
+)
+@click.option(
+    "--mcp-idle",
+    type=click.FloatRange(1, 86400),
+    default=300,
+    show_default=True,
+    metavar="S",
+    help="Close an /mcp session after S seconds without a request.",
+)
 @click.option("-v", "--verbose", count=True, help="-v: one line per request; -vv: debug logs.")
 @browser_options
 def serve_cmd(
@@ -100,6 +117,8 @@ def serve_cmd(
     allow_private: bool,
     cors_origin: tuple[str, ...],
     no_mcp: bool,
+    mcp_sessions: int,
+    mcp_idle: float,
     verbose: int,
     **browser_params: Any,
 ) -> None:
@@ -123,6 +142,8 @@ def serve_cmd(
             allow_private=allow_private,
             cors_origins=tuple(cors_origin),
             mcp=not no_mcp,
+            mcp_sessions=mcp_sessions,
+            mcp_idle_s=mcp_idle,
         )
         try:
             from ..server.serving import serve

@@ -421,6 +421,8 @@ def _mcp(settings: ServerSettings, service: TaskService):
         streamable_http_path="/mcp",
         host=settings.host,
         max_request_body_size=settings.max_body_bytes,
+        session_idle_timeout=settings.mcp_idle_s,
+        max_sessions=settings.mcp_sessions,
         # Each call is answered in full; progress notifications go on the call's own stream.
         stateless_http=False,
     )
@@ -430,4 +432,12 @@ def _mcp(settings: ServerSettings, service: TaskService):
         async with server.session_manager.run():
             yield
 
-    return list(sub.routes), running
+    from .mcp_sessions import MakeRoom
+
+    routes = [
+        Route(r.path, MakeRoom(r.endpoint, server.session_manager), methods=r.methods)
+        if isinstance(r, Route) and r.path == "/mcp"
+        else r
+        for r in sub.routes
+    ]
+    return routes, running

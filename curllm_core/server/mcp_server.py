@@ -277,9 +277,16 @@ def build_server(service: TaskService) -> Server:
 
 
 async def serve_stdio(service: TaskService) -> None:
-    """Serve MCP on stdin/stdout until the client closes it (`curllm mcp`)."""
+    """Serve MCP on stdin/stdout until the client closes it (`curllm mcp`).
+
+    A stdin line is at most the server's ``max_body_bytes``; bad lines are answered (`mcp_stdio`)."""
+    import sys
+
     from mcp.server.stdio import stdio_server
 
+    from .mcp_stdio import MessageLines
+
+    lines = MessageLines(sys.stdin.buffer, service.settings.max_body_bytes)
     server = build_server(service)
 
     @contextlib.asynccontextmanager
@@ -290,5 +297,6 @@ async def serve_stdio(service: TaskService) -> None:
         finally:
             await service.close()
 
-    async with browser(), stdio_server() as (read, write):
+    async with browser(), stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+        lines.answer = write
         await server.run(read, write, server.create_initialization_options())

@@ -21,6 +21,8 @@ DEFAULT_CONCURRENCY = 2
 DEFAULT_QUEUE = 32
 DEFAULT_TIME_LIMIT_S = 300.0
 MAX_BODY_BYTES = 1024 * 1024  # 1 MB: a task body is an instruction, a plan, some data; never more
+DEFAULT_MCP_SESSIONS = 100  # open /mcp sessions; one more is refused (503) unless one is idle
+DEFAULT_MCP_IDLE_S = 300.0  # an /mcp session with no request for this long is closed
 MCP_PRIVATE_HINT = (
     "MCP tool calls are refused loopback and private addresses by default: start `curllm mcp` "
     "(or `curllm serve`) with --allow-private to allow them"
@@ -56,6 +58,8 @@ class ServerSettings:
     cors_origins: tuple[str, ...] = ()
     max_body_bytes: int = MAX_BODY_BYTES
     mcp: bool = True  # mount the MCP endpoint at /mcp when the `mcp` package is installed
+    mcp_sessions: int = DEFAULT_MCP_SESSIONS
+    mcp_idle_s: float = DEFAULT_MCP_IDLE_S
     options: RunOptions = field(default_factory=RunOptions)
 
     def policy_for(self, *, mcp: bool) -> NetworkPolicy:
