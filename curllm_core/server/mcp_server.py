@@ -280,13 +280,10 @@ async def serve_stdio(service: TaskService) -> None:
     """Serve MCP on stdin/stdout until the client closes it (`curllm mcp`).
 
     A stdin line is at most the server's ``max_body_bytes``; bad lines are answered (`mcp_stdio`)."""
-    import sys
-
     from mcp.server.stdio import stdio_server
 
-    from .mcp_stdio import MessageLines
+    from .mcp_stdio import MessageLines, claimed_stdin
 
-    lines = MessageLines(sys.stdin.buffer, service.settings.max_body_bytes)
     server = build_server(service)
 
     @contextlib.asynccontextmanager
@@ -297,6 +294,8 @@ async def serve_stdio(service: TaskService) -> None:
         finally:
             await service.close()
 
-    async with browser(), stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
-        lines.answer = write
-        await server.run(read, write, server.create_initialization_options())
+    with claimed_stdin() as wire:
+        lines = MessageLines(wire, service.settings.max_body_bytes)
+        async with browser(), stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            lines.answer = write
+            await server.run(read, write, server.create_initialization_options())

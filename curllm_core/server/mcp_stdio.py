@@ -11,7 +11,11 @@ JSON-RPC message and for a line over the limit. The next line is read as usual.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sys
+from collections.abc import Iterator
 from typing import BinaryIO
 
 import anyio
@@ -23,6 +27,25 @@ from pydantic import ValidationError
 log = logging.getLogger("curllm.mcp")
 
 _CHUNK = 64 * 1024  # how much of an over-long line is read (and dropped) at a time
+
+
+@contextlib.contextmanager
+def claimed_stdin() -> Iterator[BinaryIO]:
+    """stdin's wire, read from a private duplicate while fd 0 points at the null device (as the SDK's
+    own transport does for its stdin), so the browser and other children read EOF, never a message."""
+    try:
+        wire = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        yield sys.stdin.buffer
+        return
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        # closefd=False: a reader thread may still block on it after the server ends.
+        yield os.fdopen(wire, "rb", closefd=False)
+    finally:
+        os.dup2(wire, 0)
 
 
 def parse_error(line: str) -> types.ErrorData | None:
