@@ -1,0 +1,511 @@
+"""A record's fields, read from its block: the title link and title, points, comments, author, date,
+rank, snippet and whether it is sponsored (for `articles_generic`, which finds the records)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+from selectolax.lexbor import LexborNode
+
+from ...text import collapse_space
+from ._html import (
+    HiddenIndex,
+    classes,
+    parse_count,
+    visible_text,
+)
+
+COMMENT_TITLE = 120  # a comment's title: its text cut to about this many characters
+
+_COUNT = r"(\d[\d.,\u00a0\u202f ]*[kKmM]?)"
+
+_POINTS_WORDS = (
+    r"points?|pts|score|punkte?|punkty|punktów|punktow|upvotes?|votes?|głos\w*|glos\w*|stimmen|likes?|"
+    r"polubie\w*|gefällt\w*|karma"
+)
+
+_POINTS_TEXT_RE = re.compile(
+    rf"^\s*(?:{_COUNT}\s*(?:{_POINTS_WORDS})|(?:{_POINTS_WORDS})\s*:?\s*{_COUNT})\s*(?:mal|times|x|razy)?\s*$",
+    re.IGNORECASE,
+)
+
+_BARE_COUNT_RE = re.compile(r"^\s*[+]?\d[\d.,\u00a0\u202f ]*[kKmM]?\s*$")
+
+_POINTS_ATTR_RE = re.compile(r"score|points?|vote|karma|likes?|upvote|punkt", re.IGNORECASE)
+
+_COMMENT_WORDS = r"comments?|komentarz\w*|kommentare?|replies|reply|odpowiedzi|odpowiedź|antworten|antwort"
+
+_COMMENTS_TEXT_RE = re.compile(rf"^\s*{_COUNT}\s*(?:{_COMMENT_WORDS})\s*$", re.IGNORECASE)
+
+_NO_COMMENTS_RE = re.compile(
+    r"^\s*(discuss|comment|comments|add a comment|skomentuj|kommentieren|no comments|brak komentarzy|"
+    r"keine kommentare)\s*$",
+    re.IGNORECASE,
+)
+
+_DIGIT_RE = re.compile(r"\d")
+
+_COMMENTS_HINT_RE = re.compile(r"\d|discuss|comment|koment|komment", re.IGNORECASE)
+
+_DATE_HINT_RE = re.compile(r"\d|yesterday|today|just now|gestern|heute|wczoraj|dzisiaj|dziś", re.IGNORECASE)
+
+_AGO_RE = re.compile(
+    r"\b\d+\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?|mos?|years?|yrs?|yr)\.?"
+    r"\s+ago\b|\bvor\s+(?:\d+|einer?|einem)\s+(?:sekunden?|minuten?|stunden?|tag(?:en)?|wochen?|monat(?:en)?|"
+    r"jahr(?:en)?)\b|\b\d+\s+(?:sekund\w*|minut\w*|godzin\w*|dni|dzień|tygodni\w*|miesi\w*|lat\w*|rok\w*)\s+temu\b|"
+    r"^\s*(?:yesterday|today|just now|gestern|heute|wczoraj|dzisiaj|dziś)\b",
+    re.IGNORECASE,
+)
+
+_DATE_TEXT_RE = re.compile(
+    r"^\s*(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}[./]\d{1,2}[./]\d{2,4}|"
+    r"(?:\d{1,2}\.?\s+)?[^\W\d_]{3,10}\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\.?\s+[^\W\d_]{3,10}\.?\s+\d{4})\s*$"
+)
+
+_ISO_RE = re.compile(
+    r"^\s*(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)"
+)
+
+_RANK_TEXT_RE = re.compile(r"^\s*#?(\d{1,4})\.\s*$")
+
+_PROFILE_RE = re.compile(
+    r"/(?:user|users|u|profile|profiles|author|authors|member|members|people|benutzer|uzytkownik|~)/([^/?#]+)/?$"
+    r"|[?&](?:user|username|author|uid|member)=([^&#]+)"
+    r"|/user\?id=([^&#]+)",
+    re.IGNORECASE,
+)
+
+_AUTHOR_CLASS_RE = re.compile(r"author|user|byline|poster|submitter|autor|nick", re.IGNORECASE)
+
+_BY_RE = re.compile(r"^\s*(?:by|von|przez|posted by|submitted by|autor:?|author:?|u/|@)\s*", re.IGNORECASE)
+
+_SPONSORED_LABEL_RE = re.compile(
+    r"^(?:ads?|sponsored|gesponsert|sponsorowane|sponsorowany|anzeige|werbung|reklama|promoted|promowane|"
+    r"advertisement|sponsoris[ée]|patrocinado|sponsorizzato)$",
+    re.IGNORECASE,
+)
+
+_AD_PARTS = frozenset(
+    {"ad", "ads", "advert", "adverts", "advertisement", "sponsored", "sponsor", "promoted", "promo"}
+)
+
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+_TITLE_CLASS_RE = re.compile(r"title|headline|subject|topic|heading", re.IGNORECASE)
+
+_BLOCK_TEXT_TAGS = frozenset({"p", "div", "span", "td", "li", "blockquote", "section", "article", "dd"})
+
+
+def _class_parts(node: LexborNode) -> set[str]:
+    parts: set[str] = set()
+    for token in classes(node):
+        parts.update(p for p in re.split(r"[-_]", token.lower()) if p)
+    ident = (node.attributes.get("id") or "").lower()
+    if ident:
+        parts.update(p for p in re.split(r"[-_]", ident) if p)
+    return parts
+
+
+_FACET_RE = re.compile(r"\(\s*(\d[\d.,\s]*)\)\s*$")
+
+
+def _facet(text: str) -> bool:
+    """A filter choice with its count: "GeForce RTX (712)" (a year in brackets is a title's: "(2019)")."""
+    m = _FACET_RE.search(text)
+    return m is not None and not re.fullmatch(r"(19|20)\d\d", m.group(1).strip())
+
+
+def _meta_text(text: str) -> bool:
+    """Texts that are details, not titles: counts, times, dates, filter choices."""
+    return bool(
+        _facet(text)
+        or _COMMENTS_TEXT_RE.match(text)
+        or _NO_COMMENTS_RE.match(text)
+        or _POINTS_TEXT_RE.match(text)
+        or _AGO_RE.search(text)
+        or _DATE_TEXT_RE.match(text)
+    )
+
+
+# --- fields -----------------------------------------------------------------------------------------
+
+
+def _scope(member: LexborNode, members: set[int], titled: set[int]) -> list[LexborNode]:
+    """The item's block and the sibling blocks after it that hold no title of their own (a story's
+    subtext row), up to the next item."""
+    scope = [member]
+    sibling = member.next
+    steps = 0
+    while sibling is not None and steps < 4:
+        if sibling.is_element_node:
+            steps += 1
+            if sibling.mem_id in members or sibling.mem_id in titled:
+                break
+            if sibling.tag != member.tag:
+                break
+            scope.append(sibling)
+        sibling = sibling.next
+    return scope
+
+
+def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
+    links = [a for a in member.css("a[href]") if a.mem_id in title_ids]
+    if not links:
+        return None
+    for link in links:
+        node: LexborNode | None = link
+        for _ in range(4):
+            node = node.parent if node is not None else None
+            if node is None or node.mem_id == member.mem_id:
+                break
+            if node.tag in _HEADINGS or node.attributes.get("role") == "heading":
+                return link
+    for link in links:
+        node = link
+        for _ in range(3):
+            if _TITLE_CLASS_RE.search(
+                " ".join(filter(None, (node.attributes.get("class"), node.attributes.get("data-testid"))))
+            ):
+                return link
+            node = node.parent
+            if node is None or node.mem_id == member.mem_id:
+                break
+    return links[0]
+
+
+_BLOCKS = "div, p, section, h1, h2, h3, h4, h5, h6, ul, li, article, header, footer, table"
+_NAMED_RE = re.compile(r"title|name|headline", re.IGNORECASE)
+
+
+def _link_title(link: LexborNode) -> str:
+    """The title a link shows. A link wrapping a whole card (image, title, price, place) shows it in
+    a heading or a title/name element inside, else in its label attribute."""
+    text = visible_text(link)
+    if link.css_first(_BLOCKS) is None:
+        return text
+    heading = link.css_first("h1, h2, h3, h4, h5, h6, [role=heading]")
+    if heading is not None and visible_text(heading):
+        return visible_text(heading)
+    for node in link.css("[class], [data-test], [data-testid], [itemprop]"):
+        attrs = node.attributes
+        flags = " ".join(
+            filter(None, (attrs.get(k) for k in ("class", "data-test", "data-testid", "itemprop")))
+        )
+        if _NAMED_RE.search(flags) and not _AUTHOR_CLASS_RE.search(flags):
+            named = visible_text(node)
+            if named and len(named) < len(text):
+                return named
+    for key in ("aria-label", "title"):
+        label = " ".join((link.attributes.get(key) or "").split())
+        if label and label in text:
+            return label
+    return text
+
+
+_REDIRECT_KEYS = ("u", "url", "q", "uddg", "target", "dest", "destination", "redirect", "to", "link")
+
+
+def _unwrap(url: str) -> str:
+    """The target of a redirect link that carries it in its query (plain, percent- or base64-encoded)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if not parts.query:
+        return url
+    host = (parts.hostname or "").lower()
+    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+        if key.lower() not in _REDIRECT_KEYS:
+            continue
+        for candidate in _decoded(value):
+            target = urlsplit(candidate)
+            if target.scheme in ("http", "https") and target.hostname and target.hostname.lower() != host:
+                return candidate
+    return url
+
+
+def _decoded(value: str) -> list[str]:
+    out = [value] if value.startswith(("http://", "https://")) else []
+    for raw in (value, value[2:]):  # a short type prefix before base64 ("a1...")
+        if len(raw) < 12 or not re.fullmatch(r"[A-Za-z0-9_\-]+=*", raw):
+            continue
+        try:
+            text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if text.startswith(("http://", "https://")) and not re.search(r"\s", text):
+            out.append(text)
+    return out
+
+
+def _text(node: LexborNode) -> str:
+    """`visible_text`, with a fast path for an element holding text only (most short labels)."""
+    child = node.child
+    while child is not None:
+        if child.is_element_node:
+            return visible_text(node)
+        child = child.next
+    return collapse_space(node.text(deep=True))
+
+
+def _innermost(node: LexborNode, text: str) -> bool:
+    """The number sits in ``node`` itself: no child element carries another part of it."""
+    for child in _children(node):
+        if child.is_element_node:
+            inner = _text(child)
+            if inner == text:
+                return False
+            if inner and any(ch.isdigit() for ch in inner):
+                return False
+    return True
+
+
+def _short_texts(scope: list[LexborNode], limit: int):
+    """Elements of the scope whose text is short (cheap raw-text test first), with their visible text."""
+    for block in scope:
+        for node in block.traverse():
+            if node.tag == "-text" or node.child is None:
+                continue
+            raw = node.text(deep=True)
+            if len(raw) > 4 * limit or not _DIGIT_RE.search(raw):
+                continue
+            text = _text(node)
+            if text and len(text) <= limit:
+                yield block, node, text
+
+
+def _points(scope: list[LexborNode]) -> int | None:
+    """Points, score, upvotes, likes: "284 points", "Punkte: 12", or a bare number named so."""
+    for _, node, text in _short_texts(scope, 40):
+        if _innermost(node, text):
+            m = _POINTS_TEXT_RE.match(text)
+            if m:
+                return parse_count(m.group(1) or m.group(2))
+    for block, node, text in _short_texts(scope, 12):
+        if node.tag in ("a", "button") or not _BARE_COUNT_RE.match(text) or not _innermost(node, text):
+            continue
+        if _points_context(node, block):
+            return _median_sibling(node, text)
+    return None
+
+
+def _children(node: LexborNode) -> list[LexborNode]:
+    out = []
+    child = node.child
+    while child is not None:
+        out.append(child)
+        child = child.next
+    return out
+
+
+_NOT_POINTS_RE = re.compile(r"rank|rating|star|review|opini|bewert|meta|report", re.IGNORECASE)
+
+
+def _points_context(node: LexborNode, block: LexborNode) -> bool:
+    """A bare number is a score when it or a near ancestor is named so (class, id, label), and
+    nothing near says it is a rank, a rating or a count of reviews."""
+    named = False
+    current: LexborNode | None = node
+    for _ in range(3):
+        if current is None:
+            break
+        attrs = current.attributes
+        label = " ".join(
+            filter(
+                None, (attrs.get("class"), attrs.get("id"), attrs.get("aria-label"), attrs.get("data-testid"))
+            )
+        )
+        if label and _NOT_POINTS_RE.search(label):
+            return False
+        named = named or bool(label and _POINTS_ATTR_RE.search(label))
+        if current.mem_id == block.mem_id:
+            break
+        current = current.parent
+    return named
+
+
+def _median_sibling(node: LexborNode, text: str) -> int | None:
+    """A vote widget may print the count for every vote state side by side (n-1, n, n+1): the middle one."""
+    parent = node.parent
+    values: list[int] = []
+    if parent is not None:
+        for sibling in _children(parent):
+            if sibling.is_element_node and sibling.tag == node.tag:
+                value = visible_text(sibling)
+                count = parse_count(value) if _BARE_COUNT_RE.match(value or "") else None
+                if count is not None:
+                    values.append(count)
+    if len(values) >= 3 and max(values) - min(values) <= 2:
+        return sorted(values)[len(values) // 2]
+    return parse_count(text)
+
+
+def _comments(scope: list[LexborNode]) -> int | None:
+    for block in scope:
+        for node in block.css("a, span, div, li, button, td, p, small, dd"):
+            raw = node.text(deep=True)
+            if len(raw) > 120 or not _COMMENTS_HINT_RE.search(raw):  # cheap first
+                continue
+            text = _text(node)
+            if not text or len(text) > 30:
+                continue
+            m = _COMMENTS_TEXT_RE.match(text)
+            if m:
+                return parse_count(m.group(1))
+            if _NO_COMMENTS_RE.match(text) and node.tag in ("a", "button"):
+                return 0
+    return None
+
+
+def _author(scope: list[LexborNode]) -> tuple[str | None, int | None]:
+    for block in scope:
+        for node in block.css('[rel~="author"], [itemprop="author"], [class], a[href]'):
+            attrs = node.attributes
+            cls = attrs.get("class") or ""
+            flagged = (
+                "author" in (attrs.get("rel") or "")
+                or attrs.get("itemprop") == "author"
+                or (cls and _AUTHOR_CLASS_RE.search(cls))
+            )
+            profile = None
+            if node.tag == "a":
+                m = _PROFILE_RE.search((attrs.get("href") or "").strip())
+                profile = next((g for g in m.groups() if g), None) if m else None
+            if not flagged and profile is None:
+                continue
+            text = _BY_RE.sub("", visible_text(node)).strip()
+            if text and len(text) <= 40 and not _meta_text(text) and len(text.split()) <= 4:
+                return text, node.mem_id
+            if profile and not text:
+                return profile, node.mem_id
+    return None, None
+
+
+def _date(scope: list[LexborNode]) -> tuple[str | None, int | None]:
+    for block in scope:
+        for node in block.css("time"):
+            value = (node.attributes.get("datetime") or "").strip() or visible_text(node)
+            if value:
+                return value, node.mem_id
+        for node in block.css("[title]"):
+            m = _ISO_RE.match(node.attributes.get("title") or "")
+            if m:
+                return m.group(1), node.mem_id
+        for node in block.css("a, span, div, small, p, td"):
+            raw = node.text(deep=True)
+            if len(raw) > 160 or not _DATE_HINT_RE.search(raw):  # cheap first
+                continue
+            text = _text(node)
+            if text and len(text) <= 40 and _is_date(text):
+                # The innermost element that says it ("· 3 yr. ago" holds a link "3 yr. ago").
+                if not any(c.is_element_node and _is_date(visible_text(c)) for c in _children(node)):
+                    return text.strip(" ·•|-–—"), node.mem_id
+    return None, None
+
+
+def _is_date(text: str) -> bool:
+    return bool(text) and bool(_AGO_RE.search(text) or _DATE_TEXT_RE.match(text))
+
+
+def _rank(member: LexborNode, before: LexborNode | None) -> int | None:
+    for node in member.css("span, td, div, strong, b"):
+        if before is not None and node.mem_id == before.mem_id:
+            break
+        raw = node.text(deep=True)
+        if len(raw) > 40 or not any(ch.isdigit() for ch in raw):
+            continue
+        text = visible_text(node)
+        m = _RANK_TEXT_RE.match(text) if text else None
+        if m:
+            return int(m.group(1))
+        if (
+            text
+            and text.isdigit()
+            and any("rank" in p or p in ("pos", "position") for p in _class_parts(node))
+        ):
+            return int(text)
+    return None
+
+
+_BADGE_CLASS_RE = re.compile(r"icon|badge|label|tag|slug|pill", re.IGNORECASE)
+
+
+def _snippet(scope: list[LexborNode], skip: set[int], body_ids: set[int], date: str | None) -> str | None:
+    """A result's text: its longest block of running text that holds neither its title nor its
+    author; a leading badge ("WEB") and a leading date ("2 days ago ·", also in ``date``) left out."""
+    best: LexborNode | None = None
+    best_len = 0
+    for block in scope:
+        for node in [block, *block.css(", ".join(sorted(_BLOCK_TEXT_TAGS)))]:
+            if node.mem_id not in body_ids or any(n.mem_id in skip for n in node.css("a, span, div")):
+                continue
+            size = len(node.text(deep=True))
+            if size > best_len:
+                best, best_len = node, size
+    if best is None:
+        return None
+    text = visible_text(best)
+    first = best.child
+    while first is not None and not first.is_element_node:
+        first = first.next if not (first.text_content or "").strip() else None
+    if first is not None and _BADGE_CLASS_RE.search(first.attributes.get("class") or ""):
+        badge = visible_text(first)
+        if badge and len(badge) <= 8 and text.startswith(badge):
+            text = text[len(badge) :].lstrip()
+    if date and text.startswith(date):
+        text = text[len(date) :].lstrip(" ·•|-–—:\u00a0")
+    return text or None
+
+
+def _common_ancestor(nodes: list[LexborNode]) -> LexborNode | None:
+    chains = []
+    for node in nodes:
+        chain = []
+        current: LexborNode | None = node
+        while current is not None:
+            chain.append(current.mem_id)
+            current = current.parent
+        chains.append(chain)
+    shared = set(chains[0]).intersection(*chains[1:])
+    current = nodes[0]
+    while current is not None and current.mem_id not in shared:
+        current = current.parent
+    return current
+
+
+def _shorten(text: str, size: int = COMMENT_TITLE) -> str:
+    if len(text) <= size:
+        return text
+    cut = text[:size].rsplit(" ", 1)[0].rstrip(",;:.-–— ")
+    return cut + "…"
+
+
+def _sponsored(member: LexborNode, scope: list[LexborNode], strict_hidden: HiddenIndex) -> str | None:
+    """Whether the item is an ad: classed so (``ad``, ``sponsored``, ``promoted``), flagged in data
+    attributes, or labelled "Ad", "Sponsored", "Anzeige", "Reklama", ... in text a user sees (a label
+    kept from assistive technology is not trusted: some sites print one into every result and decide
+    with CSS which ones show). "markup" or "label" (how it says so), None for no ad."""
+    if _class_parts(member) & _AD_PARTS - {"promo"}:
+        return "markup"
+    attrs = member.attributes
+    if any(k in attrs for k in ("data-ad", "data-ad-id", "data-sponsored", "data-promoted")) and (
+        attrs.get("data-promoted", "true") != "false"
+    ):
+        return "markup"
+    label = (attrs.get("aria-label") or "").strip()
+    if label and _SPONSORED_LABEL_RE.match(label):
+        return "label"
+    for block in scope:
+        for node in block.css("span, div, small, b, strong, p, em, i, label, h2, h3, h4, h5, h6"):
+            text = (node.text(deep=True) or "").strip()
+            if (
+                text
+                and len(text) <= 24
+                and _SPONSORED_LABEL_RE.match(text.replace("\u200b", "").strip(" ·•|:"))
+                and not strict_hidden(node)
+            ):
+                return "label"
+    return None
