@@ -83,6 +83,23 @@ def test_products_in_price_order(site_url, tmp_path, truth, how, instruction, co
 
 
 @pytest.mark.parametrize(
+    "instruction, count",
+    [
+        ("die 3 guenstigsten Produkte", 3),
+        pytest.param("the 3 cheapset prodcuts", 3, marks=pytest.mark.slow),
+        pytest.param("najtansze 3 produkty", 3, marks=pytest.mark.slow),
+    ],
+)
+def test_spelling_as_people_type(site_url, tmp_path, truth, instruction, count):
+    """Umlauts as ae/oe/ue, Polish without diacritics and small typos: the same answer as the right
+    spelling, and no word reported as not understood."""
+    result, products = items_of(run(instruction, where(site_url, CENEO, "http"), tmp_path))
+    want = by_price(truth[CENEO]["items"])[:count]
+    assert [(p["name"], p["price"]) for p in products] == [(t["name"], t["price"]) for t in want]
+    assert not any("not understood" in w for w in result.get("warnings", [])), result.get("warnings")
+
+
+@pytest.mark.parametrize(
     "how, name, instruction, count, reverse",
     [
         ("http", "geizhals_de_grafikkarten_2024.html", "die günstigsten 5 Grafikkarten", 5, False),

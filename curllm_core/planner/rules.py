@@ -46,6 +46,7 @@ from .memo import properties_of, trigger_rx
 from .named_sites import named_sites
 from .operations import answer_key, operation_steps
 from .scoring import Scored, pick_tool, score_tools
+from .spelling import correct, respell
 from .steps import (
     GROUPS,
     GUARD_GROUPS,
@@ -82,8 +83,8 @@ def plan_with_rules(
     ``limit`` (``--fields``, ``--limit``) count as the instruction saying them, and win over it.
     """
     check_instruction(instruction)
-    facts = _with_options(extract_facts(instruction), fields, limit)
-    text = facts.instruction  # white space folded, as every pass reads it
+    facts = _with_options(_read_facts(instruction, registry), fields, limit)
+    text = facts.instruction  # white space folded and respelled, as every pass reads it
     scored = score_tools(text, url, registry, facts)
     eligible = [s for s in scored if s.eligible]
     kind, kind_words = wanted_kind(text, facts, registry)
@@ -185,6 +186,29 @@ def plan_with_rules(
         doc = with_map(doc, text, registry, out_key)  # "for each product ...": each on its own page
     plan = _check(doc, registry, initial_keys)
     return Planned(plan, [f"{s.tool}: {s.description}" for s in plan.steps], "rules")
+
+
+def _read_facts(instruction: str, registry: Registry) -> Facts:
+    """The facts of the instruction as the vocabulary spells it (`spelling`): a word the ledger left
+    over, typed without its umlauts or accents or as a small typo of a vocabulary word, is respelled
+    and the facts are read again."""
+    facts = extract_facts(instruction)
+    text = facts.instruction
+    fixes = []
+    for start, end, word in leftover(text, *_accounted(facts, registry, [])):
+        fixed = respell(word)
+        # A capitalised word inside the sentence may be a brand ("Offero"): no typo of ours.
+        if (
+            fixed is None
+            and (start == 0 or word.islower())
+            and not is_name_like(word, start, text, facts.lang)
+        ):
+            fixed = correct(word)
+        if fixed is not None:
+            fixes.append((start, end, fixed))
+    for start, end, fixed in reversed(fixes):
+        text = text[:start] + fixed + text[end:]
+    return extract_facts(text) if fixes else facts
 
 
 def _with_options(facts: Facts, fields: list[str] | None, limit: int | None) -> Facts:

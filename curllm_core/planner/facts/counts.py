@@ -114,7 +114,9 @@ def read_counts(t: Text, facts: list[Fact]) -> None:
         rf"\b{N}\s+(?:pierwsz\w*|first|ersten?|top)\b",
         rf"\b(?:po\s+|je\s+)?{N}\s+(?:{ITEM_NOUN}\s+)?(?:per page|from each(?: page)?|on each page|z każdej|z kazdej|"
         r"na stronę|na strone|pro seite|je seite|von jeder seite)",
-        rf"\b{N}\s+(?:{CHEAP}|{DEAR}|{NEW}|{BEST}|best|najlepsz\w*|beste\w*|popular\w*|najpopularniejsz\w*)",
+        rf"\b{N}\s+(?:{CHEAP}|{DEAR}|{NEW}|{BEST}|best|najlepsz\w*|beste\w*|popular\w*|najpopularniejsz\w*|"
+        # a German participle's superlative: "die 5 am meisten bewerteten", "die 3 am häufigsten kommentierten"
+        r"am (?:meisten|häufigsten) \w+en\b)",
         # "the cheapest 5", "najtańsze 3 gitary", "die günstigsten 5 Grafikkarten"
         rf"\b(?:{CHEAP}|{DEAR}|{NEW}|{BEST}|najpopularniejsz\w*|beliebteste\w*)\s+{N}\b(?!\s*(?:{CUR}|%))",
         rf"\b(?:up to|at most|max(?:imum)?\.?|no more than|maks(?:ymalnie)?\.?|najwyżej|bis zu|höchstens|maximal)\s+{N}\s+{ITEM_NOUN}\b",

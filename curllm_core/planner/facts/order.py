@@ -47,7 +47,13 @@ _SUPERLATIVES: tuple[tuple[str, str, str], ...] = (
         "comments",
         "desc",
         r"(?:most[- ](?:commented|discussed)|(?:najczęściej|najczesciej|najbardziej|najwięcej|najwiecej)\s+(?:komentowan|dyskutowan)\w*|"
-        r"meistkommentiert\w*|meistdiskutiert\w*|am meisten (?:kommentiert|diskutiert)\w*)",
+        r"meistkommentiert\w*|meistdiskutiert\w*|am (?:meisten|häufigsten) (?:kommentiert|diskutiert)\w*)",
+    ),
+    (
+        "reviews",
+        "desc",
+        r"(?:most[- ]reviewed|(?:najczęściej|najczesciej)\s+recenzowan\w*|meistbewertet\w*|"
+        r"am (?:meisten|häufigsten) bewertet\w*)",
     ),
     ("name", "asc", r"(?:alphabetical(?:ly)?|alfabetycz\w*|alphabetisch\w*)"),
     (
