@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ..text import fold
 from .facts import Facts
@@ -128,7 +129,7 @@ def leftover(
     covered = bytearray(len(text) + 1)
     for a, b in spans:  # linear in the text: a mark per character used
         covered[max(a, 0) : max(b, 0)] = b"\x01" * (max(b, 0) - max(a, 0))
-    known = {fold(w) for w in words} | _ALL_FUNCTION_WORDS
+    known = {_fold_word(w) for w in words} | _ALL_FUNCTION_WORDS
     out = []
     for start, end, word in tokens(text):
         if any(covered[start:end]):
@@ -140,6 +141,12 @@ def leftover(
             continue
         out.append((start, end, word))
     return out
+
+
+@lru_cache(maxsize=8192)
+def _fold_word(word: str) -> str:
+    """`fold`, once per word: the ledger folds the same site and example words for every instruction."""
+    return fold(word)
 
 
 def phrases(text: str, words: list[tuple[int, int, str]]) -> list[str]:
