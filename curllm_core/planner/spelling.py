@@ -132,6 +132,26 @@ def allowed_edits(word: str) -> int:
     return 0 if len(word) < 5 else 1 if len(word) <= 8 else 2
 
 
+def _deletes(word: str, depth: int) -> set[str]:
+    """``word`` with up to ``depth`` letters left out (itself included)."""
+    out = {word}
+    for _ in range(depth):
+        out |= {w[:i] + w[i + 1 :] for w in out for i in range(len(w))}
+    return out
+
+
+@cache
+def _near() -> dict[str, set[str]]:
+    """The vocabulary's words (keys, 5 letters or more) by every form with the letters left out that a
+    typo of them may share: a word's candidates are looked up, not compared with the whole vocabulary."""
+    near: dict[str, set[str]] = {}
+    for k in vocabulary()[0]:
+        if len(k) >= 5:
+            for form in _deletes(k, allowed_edits(k) if len(k) <= 8 else 2):
+                near.setdefault(form, set()).add(k)
+    return near
+
+
 @lru_cache(maxsize=4096)
 def correct(word: str) -> str | None:
     """The vocabulary word ``word`` is a typo of (a single closest one), or None."""
@@ -139,15 +159,17 @@ def correct(word: str) -> str | None:
     if not limit or not word.isalpha() or _known(word):
         return None
     k = key(word)
-    words, _, _ = vocabulary()
+    words, near = vocabulary()[0], _near()
+    candidates = {c for form in _deletes(k, limit) for c in near.get(form, ())}
     best: list[str] = []
     least = limit + 1
-    for wk, spellings in words.items():
-        if abs(len(wk) - len(k)) > limit or len(wk) < 5 or wk.startswith(k) or k.startswith(wk):
+    for wk in sorted(candidates):
+        if abs(len(wk) - len(k)) > limit or wk.startswith(k) or k.startswith(wk):
             continue  # an inflection ("movie", "movies") is no typo
         d = _distance(k, wk, limit)
+        spelling = min(words[wk])
         if d < least:
-            least, best = d, [min(spellings)]
-        elif d == least and min(spellings) not in best:
-            best.append(min(spellings))
+            least, best = d, [spelling]
+        elif d == least and spelling not in best:
+            best.append(spelling)
     return _as_typed(best[0], word) if len(best) == 1 and least <= limit else None
