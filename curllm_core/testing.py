@@ -182,9 +182,13 @@ class _ServingBrowser:
         self._serve = serve
 
     async def new_session(
-        self, options: BrowserOptions | None = None, policy: NetworkPolicy | None = None
+        self,
+        options: BrowserOptions | None = None,
+        policy: NetworkPolicy | None = None,
+        *,
+        local_files: bool = True,
     ) -> Session:
-        session = await self._browser.new_session(options, policy)
+        session = await self._browser.new_session(options, policy, local_files=local_files)
         if self._serve is not None:
             await self._serve.install(session)
         return session

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from ..errors import PlanError, PlanningError, UsageError
 from ..item_fields import WORDS as FIELD_WORDS
-from ..manifest import CATEGORY_ORDER, Category
+from ..manifest import CATEGORY_ORDER, Category, Manifest
 from ..plan import Plan, check_plan, normalise_plan
 from ..registry import Registry
 from ..text import fold
@@ -96,7 +96,7 @@ def plan_with_rules(
     if kind is None:
         kind, kind_words = kind_by_fields(facts, registry)
     refused = list(facts.get("refused") or ())
-    facts, name_words = _with_name_words(facts, registry)
+    facts, name_words = _with_name_words(facts, registry, [s.manifest for s in eligible if s.trigger])
     if not _asks_for_something(facts, kind, eligible, not_done, objects):
         unknown = phrases(text, leftover(text, *_accounted(facts, registry, [])))
         said = f"; not understood: {_quoted(unknown)}" if unknown else ""
@@ -796,11 +796,12 @@ def _accounted(
     return spans, words
 
 
-def _with_name_words(facts: Facts, registry: Registry) -> tuple[Facts, list[str]]:
+def _with_name_words(facts: Facts, registry: Registry, triggered: list[Manifest]) -> tuple[Facts, list[str]]:
     """A brand or model beside the listing's noun ("Philips kettles", "wiertarki Bosch", "Bosch-Bohrer",
-    "RTX 4090 cards") as a word the items' names must contain (an ``op_text`` fact)."""
+    "RTX 4090 cards") as a word the items' names must contain (an ``op_text`` fact). A word a tool's
+    trigger matched ("Smart products" for a tool that keeps Smart offers) is that tool's, not a name."""
     text = facts.instruction
-    spans, words = _accounted(facts, registry, [])
+    spans, words = _accounted(facts, registry, triggered)
     rest = leftover(text, spans, words)
     if not rest:
         return facts, []
