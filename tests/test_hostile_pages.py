@@ -87,17 +87,14 @@ def test_a_lone_surrogate_never_stops_a_batch_and_resume_reads_it_back(tmp_path,
     out = curllm("batch", str(tasks), "--out", str(results), "--no-progress", tmp=tmp_path)
     assert out.returncode == 0, out.stderr
     first = [strict_json(x) for x in results.read_text(encoding="utf-8").splitlines()]
-    assert [x["id"] for x in first] == ["t0", "t1"]
+    assert sorted(x["id"] for x in first) == ["t0", "t1"]  # tasks run concurrently: finishing order
     check_lone_product(first[0]["data"]["product"], url)
     tasks.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     out = curllm("batch", str(tasks), "--out", str(results), "--resume", "--no-progress", tmp=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "2 skipped, already in" in out.stderr
-    assert [strict_json(x)["id"] for x in results.read_text(encoding="utf-8").splitlines()] == [
-        "t0",
-        "t1",
-        "t2",
-    ]
+    done = [strict_json(x)["id"] for x in results.read_text(encoding="utf-8").splitlines()]
+    assert sorted(done[:2]) == ["t0", "t1"] and done[2] == "t2"
     out = curllm("batch", str(tasks), "--no-progress", tmp=tmp_path)  # to stdout
     assert out.returncode == 0 and all(strict_json(x)["ok"] for x in out.stdout.splitlines())
 
