@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # One worker per core (at most 4), a test file to a worker: its module-wide browser and servers start
 # once. `-n 0` runs everything in this process.
-exec .venv/bin/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile "$@"
+exec .venv/bin/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile --durations=15 "$@"

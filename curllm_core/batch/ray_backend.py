@@ -137,7 +137,7 @@ class RayCluster:
                 try:
                     ray.init(**kwargs)
                 except Exception as e:
-                    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                    text = _reason(e)
                     raise UsageError(
                         f"cannot {'start' if self.local else 'connect to'} {self.describe()}: {text}"
                     ) from None
@@ -276,13 +276,13 @@ class WorkerPool:
             raise
         except ray_errors.RayActorError as e:
             member.state = "gone"
-            self.warn(f"Ray worker {member.label} is gone: {_first_line(e)}")
-            self._check_left(f"every worker is gone (the last: {member.label}: {_first_line(e)})")
+            self.warn(f"Ray worker {member.label} is gone: {_reason(e)}")
+            self._check_left(f"every worker is gone (the last: {member.label}: {_reason(e)})")
             return
         except Exception as e:  # e.g. the worker cannot import curllm on its node
             member.state = "gone"
-            self.warn(f"Ray worker {member.name} cannot start: {_first_line(e)}")
-            self._check_left(f"no worker could start ({member.name}: {_first_line(e)})")
+            self.warn(f"Ray worker {member.name} cannot start: {_reason(e)}")
+            self._check_left(f"no worker could start ({member.name}: {_reason(e)})")
             return
         member.info = info
         member.state = "ready"
@@ -354,9 +354,7 @@ class WorkerPool:
         if member.state == "ready" and member.generation == generation:
             member.state = "lost"
             member.generation += 1
-            self.warn(
-                f"Ray worker {member.label} was lost ({_first_line(error)}); waiting for Ray to restart it"
-            )
+            self.warn(f"Ray worker {member.label} was lost ({_reason(error)}); waiting for Ray to restart it")
             self._watch(member)
 
     async def close(self) -> None:
@@ -375,9 +373,14 @@ class WorkerPool:
         await asyncio.gather(*(close_one(m) for m in self.members), return_exceptions=True)
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0][:300] if text else type(error).__name__
+def _reason(error: BaseException) -> str:
+    """One line saying why a Ray call failed: its message's first line, and when that only introduces
+    more (a server's traceback after "...from server:"), the last line too, which names the cause."""
+    lines = [x.strip() for x in str(error).splitlines() if x.strip()]
+    if not lines:
+        return type(error).__name__
+    text = lines[0] if len(lines) == 1 or not lines[0].endswith(":") else f"{lines[0]} {lines[-1]}"
+    return text[:300]
 
 
 # --- the driver -------------------------------------------------------------------------------
@@ -495,7 +498,7 @@ class RayBatch(Batch):
                 log.error("task %s crashed on Ray worker %s: %s", task.id, member.label, e)
                 return failed_line(
                     task,
-                    error_entry(InternalError.code, f"on worker {member.label}: {_first_line(e)}"),
+                    error_entry(InternalError.code, f"on worker {member.label}: {_reason(e)}"),
                     started_at,
                     started,
                     url=decided.url,
@@ -509,7 +512,7 @@ class RayBatch(Batch):
                         task,
                         error_entry(
                             WORKER_LOST,
-                            f"worker {member.label} was lost while this task ran ({_first_line(e)}); its plan "
+                            f"worker {member.label} was lost while this task ran ({_reason(e)}); its plan "
                             f"has write steps ({', '.join(writes)}) that may have taken effect, so it is not "
                             "run again: check, then run it with --retry-failed",
                         ),

@@ -52,6 +52,9 @@ RAY_ENV = {
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
     "RAY_AUTH_MODE": "disabled",
     "RAY_USAGE_STATS_ENABLED": "0",
+    # The head's client proxy starts a server process per ray:// client and gives it 30 s to
+    # answer; on a loaded 2-core machine that start can take longer.
+    "RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S": "180",
 }
 
 # Tools that say where and when they ran: "start LABEL PID" and "end LABEL PID" lines in ``file``.
@@ -222,6 +225,26 @@ def test_plan_tools_names_every_tool_a_plan_may_call_and_its_writes():
     assert [t for t in tools if registry.get(t).effects == "write"] == ["navigation.pagination"]
     reading = check_plan({"plan": [{"tool": "extraction.products_generic"}]}, registry)
     assert plan_tools(reading, registry) == ["extraction.products_generic"]  # nothing it writes
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("", "ConnectionAbortedError"),
+        ("GCS unreachable\nretrying", "GCS unreachable"),
+        (
+            "Initialization failure from server:\nTraceback (most recent call last):\n  File x\n"
+            "RuntimeError: Proxy failed to Connect to backend!",
+            "Initialization failure from server: RuntimeError: Proxy failed to Connect to backend!",
+        ),
+    ],
+)
+def test_a_ray_failure_is_said_in_one_line_that_names_its_cause(message, said):
+    """Ray's client puts the server's whole traceback after "...from server:": the one line kept
+    for the user is the introduction and the traceback's last line, the cause."""
+    from curllm_core.batch.ray_backend import _reason
+
+    assert _reason(ConnectionAbortedError(message)) == said
 
 
 def test_without_ray_the_error_names_the_extra(tmp_path, tools_dir):
