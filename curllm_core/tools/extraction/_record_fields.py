@@ -176,6 +176,39 @@ def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
     return links[0]
 
 
+HEADING_LEVELS = 4  # how far up from a heading its record's block may start
+
+
+def _headed_links(body: LexborNode, hidden: HiddenIndex, titles: set[int], usable) -> dict[int, LexborNode]:
+    """Records titled by a heading without a link, whose target is a link beside it that shows no
+    title: its address as text ("www.example.com/a/b"), a picture, a badge ("verified"). Returns the
+    first such link of each record (a block holding one heading and no title link) -> the heading.
+    ``usable(link)`` tells a link that may be a record's target (not a script, an anchor, a profile)."""
+    found: dict[int, LexborNode] = {}
+    for heading in body.css("h1, h2, h3, h4, h5, h6, [role=heading]"):
+        if heading.css_first("a[href]") is not None or hidden(heading) or not visible_text(heading):
+            continue
+        up: LexborNode | None = heading.parent
+        if up is not None and up.tag == "a":
+            continue  # a card-wide link: its own title (`_link_title`)
+        for _ in range(HEADING_LEVELS):
+            if up is None or up.tag in ("body", "html"):
+                break
+            links = up.css("a[href]")
+            if links:
+                if (
+                    any(a.mem_id in titles for a in links)
+                    or len(up.css("h1, h2, h3, h4, h5, h6, [role=heading]")) != 1
+                ):
+                    break  # a section with titled entries, or a block of several records
+                target = next((a for a in links if usable(a) and not hidden(a)), None)
+                if target is not None and target.mem_id not in found:
+                    found[target.mem_id] = heading
+                break
+            up = up.parent
+    return found
+
+
 _BLOCKS = "div, p, section, h1, h2, h3, h4, h5, h6, ul, li, article, header, footer, table"
 _NAMED_RE = re.compile(r"title|name|headline", re.IGNORECASE)
 

@@ -4,7 +4,9 @@ How the list is found (see `find_items`):
 
 1. **Anchors.** Title links: links whose visible text reads like a title (two words or more, not a
    count such as "145 comments", not a time such as "2 hours ago", not a bare URL) and that stand on
-   their own (not a link inside a sentence). Body texts: paragraphs of running text (a comment, a
+   their own (not a link inside a sentence). A record titled by a heading without a link, whose
+   link beside it shows no title (its address as text, a picture, a badge), has that link as its
+   title link and the heading as its title. Body texts: paragraphs of running text (a comment, a
    post's text).
 2. **Repeating blocks.** Every ancestor of an anchor is a candidate item. Candidates at the same place
    in the page (the same chain of tags and first class names) and with the same tag form a group; within
@@ -66,6 +68,7 @@ from ._record_fields import (
     _comments,
     _common_ancestor,
     _date,
+    _headed_links,
     _link_title,
     _meta_text,
     _points,
@@ -194,20 +197,40 @@ class _Anchors:
     bodies: dict[int, list[LexborNode]] = field(default_factory=lambda: defaultdict(list))
 
 
-def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> list[LexborNode]:
-    links: list[tuple[LexborNode, str, bool]] = []
+def _target(link: LexborNode) -> bool:
+    """A link that may lead to a record: not an anchor, a script, mail, a phone or a person's profile."""
+    href = (link.attributes.get("href") or "").strip()
+    return not (
+        not href
+        or href.startswith("#")
+        or href.lower().startswith(("javascript:", "mailto:", "tel:"))
+        or _PROFILE_RE.search(href)  # a link to a person is an author, never a title
+    )
+
+
+def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[LexborNode], dict[int, str]]:
+    """The title links, and the titles of those titled by a heading beside them (`_headed_links`)."""
+    entries: list[tuple[LexborNode, str, bool | None]] = []  # None: no letters, no label
     for link in body.css("a[href]"):
-        href = (link.attributes.get("href") or "").strip()
-        if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:")):
+        if not _target(link):
             continue
         text = visible_text(link)
-        if _PROFILE_RE.search(href):  # a link to a person is an author, never a title
-            continue
         if _title_like(text) and not hidden(link) and _stands_alone(link, text):
-            links.append((link, text.casefold(), True))
-        elif _LETTER_RE.search(text):
-            links.append((link, text.casefold(), False))
-    return _without_actions(links)
+            entries.append((link, text.casefold(), True))
+        else:
+            entries.append((link, text.casefold(), False if _LETTER_RE.search(text) else None))
+    titles = {link.mem_id for link, _, title in entries if title}
+    headed: dict[int, str] = {}
+    for link_id, heading in _headed_links(body, hidden, titles, _target).items():
+        text = visible_text(heading)
+        if len(text) <= MAX_TITLE and _LETTER_RE.search(text) and not _meta_text(text):
+            headed[link_id] = text
+    links = [
+        (link, headed[link.mem_id].casefold(), True) if link.mem_id in headed else (link, text, bool(title))
+        for link, text, title in entries
+        if title is not None or link.mem_id in headed
+    ]
+    return _without_actions(links), headed
 
 
 def _without_actions(links: list[tuple[LexborNode, str, bool]]) -> list[LexborNode]:
@@ -452,7 +475,12 @@ class _Choice:
 
 
 def _best_group(
-    groups: list[_Group], kind: str, share: PageShare, title_ids: set[int], heading: _MainHeading
+    groups: list[_Group],
+    kind: str,
+    share: PageShare,
+    title_ids: set[int],
+    heading: _MainHeading,
+    headed: dict[int, str],
 ) -> _Choice | None:
     """The list of the page: the best-scoring group; ties go to the outer level (it holds the whole
     item). Comments must show who or when (most of them an author, a date or points): paragraphs of
@@ -489,7 +517,7 @@ def _best_group(
         if best is not None and (choice.score, -choice.depth) < (best.score, -best.depth):
             break
         if choice.kind == "posts":
-            choice.score *= _record_likeness(choice.members, title_ids)
+            choice.score *= _record_likeness(choice.members, title_ids, headed)
         if choice.factor < 1 and choice.score < MIN_GROUP:
             continue  # a few links in a footer or menu are no list
         if best is not None and (choice.score, -choice.depth) <= (best.score, -best.depth):
@@ -499,7 +527,9 @@ def _best_group(
     return best
 
 
-def _record_likeness(members: list[LexborNode], title_ids: set[int], sample: int = 24) -> float:
+def _record_likeness(
+    members: list[LexborNode], title_ids: set[int], headed: dict[int, str], sample: int = 24
+) -> float:
     """How much the blocks read like records rather than a menu's entries, up to 1: records show
     more than their title (a teaser, a date, a source: text outside links), and their titles read as
     names or sentences rather than one- or two-word labels."""
@@ -511,7 +541,7 @@ def _record_likeness(members: list[LexborNode], title_ids: set[int], sample: int
         if not _several_items(member, title_ids):
             single += 1
         link = _title_link(member, title_ids)
-        title = visible_text(link) if link is not None else ""
+        title = "" if link is None else headed.get(link.mem_id) or visible_text(link)
         words += min(len(title.split()), 8)
         text = member.text(deep=True, strip=True)
         linked = sum(len(a.text(deep=True, strip=True)) for a in member.css("a"))
@@ -610,7 +640,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
         return None, []
     _FIRST_CLASS.clear()  # memory ids are only unique within one parse
     hidden, strict_hidden = HiddenIndex.pair(tree)
-    title_links = _find_title_links(body, hidden)
+    title_links, headed = _find_title_links(body, hidden)
     bodies = _find_bodies(body, hidden)
     choice = _best_group(
         _groups(title_links, bodies),
@@ -618,6 +648,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
         PageShare(tree),
         _anchor_ids(title_links),
         _MainHeading(body, hidden),
+        headed,
     )
     if choice is None:
         return None, []
@@ -653,7 +684,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             url = absolute_url(link.attributes.get("href"), base)
             if not url:
                 continue
-            item["title"] = _link_title(link)
+            item["title"] = headed.get(link.mem_id) or _link_title(link)
             item["url"] = _unwrap(url)
             skip.add(link.mem_id)
         elif member.css_first("a[href]") is not None and _title_link(member, title_ids) is not None:
