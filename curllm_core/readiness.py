@@ -91,7 +91,7 @@ INIT_JS = r"""
     const args = Array.prototype.slice.call(arguments, 2);
     let id = 0;
     id = st.call(window, function () { R.timers.delete(id); return fn.apply(window, args); }, delay);
-    R.timers.set(id, now() + delay);
+    R.timers.set(id, [now() + delay, now()]);  // when it is due, when it was set
     return id;
   };
   window.clearTimeout = function (id) { R.timers.delete(id); return ct.apply(window, arguments); };
@@ -133,7 +133,11 @@ PROBE_JS = (
   let inflight = 0, longPolls = 0;
   for (const started of R.inflight.values()) (t - started > opts.longPoll ? longPolls++ : inflight++);
   let timerDue = 0;
-  for (const [id, due] of R.timers) { if (due < t - 50) R.timers.delete(id); else timerDue = Math.max(timerDue, due - t); }
+  // Timers set since opts.since only (a caller watching what its action set going), else all.
+  for (const [id, [due, set]] of R.timers) {
+    if (due < t - 50) R.timers.delete(id);
+    else if (set >= (opts.since || 0)) timerDue = Math.max(timerDue, due - t);
+  }
   const shown = (el) => {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0 || r.bottom < 0) return false;
@@ -189,7 +193,7 @@ LOADING_WORDS = (
 # Whole short texts only ("Loading…", "Ładowanie produktów...", "Wird geladen …"), never a word in a
 # sentence ("Free loading bay"), so the pattern is anchored and the text is at most 40 characters.
 LOADING_JS_RE = r"^\s*(?:" + LOADING_WORDS + r")(?:\s+[\p{L}]+){0,2}\s*(?:\.{2,3}|…)?\s*$"
-_PROBE_OPTIONS = {
+PROBE_OPTIONS = {
     "longPoll": LONG_POLL_MS,
     "loading": LOADING_JS_RE,
     # a cheap first test of the page's whole text (elements' texts run together in it: no boundaries)
@@ -269,7 +273,7 @@ def timeout_for(ctx: Any) -> int:
 
 async def probe(page: Any) -> Probe:
     """One look at ``page`` (one browser call)."""
-    return Probe.from_json(await page.evaluate(PROBE_JS, _PROBE_OPTIONS))
+    return Probe.from_json(await page.evaluate(PROBE_JS, PROBE_OPTIONS))
 
 
 async def wait_ready(page: Any, timeout_ms: int | None = None, *, strict: bool = False) -> Readiness:

@@ -35,6 +35,10 @@ from ``tests/site/``:
 ``/test/broken-en.html``      a GET filter (number fields "Min/Max price") to a missing page (404).
 ``/test/broken-de.html``      "Preis von/bis" posted by the page's Enter handler (HTTP 501).
 
+``/forms/<kind>?markup=&lang=`` price filter forms that do nothing and forms that work (GET, and
+POST for the one that posts; ``/forms-api/items`` the data of the one that fetches). See
+``tests/site_forms.py``.
+
 ``/pc/...`` pages of what is on a page (shadow roots, frames, modals, consent dialogs, embedded data),
 built by ``tests/site_pagecontent.py`` (see its docstring).
 
@@ -57,11 +61,13 @@ from http import HTTPStatus
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
+from urllib.parse import parse_qsl, urlsplit
 
 try:
-    from . import site_apps
+    from . import site_apps, site_forms
 except ImportError:  # run as a script: python tests/site_server.py
     import site_apps  # type: ignore[no-redef]
+    import site_forms  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_DIR = Path(__file__).resolve().parent / "site"
@@ -85,7 +91,30 @@ def _handler_class() -> type:
     class SiteHandler(shop.ShopHandler):
         """The shop's handler, plus ``/test/<name>.html`` from tests/site/."""
 
+        def do_POST(self) -> None:  # noqa: N802 - the http.server naming
+            """POST only where a test page posts (``/forms/post``); elsewhere 501, as before."""
+            parts = urlsplit(self.path)
+            if not parts.path.startswith("/forms/"):
+                self.send_error(HTTPStatus.NOT_IMPLEMENTED)
+                return
+            size = min(int(self.headers.get("Content-Length") or 0), 65536)
+            body = self.rfile.read(size) if size > 0 else b""
+            doc = site_forms.page(parts.path.removeprefix("/forms/"), dict(parse_qsl(parts.query)), body)
+            if doc is None:
+                self.send_error(HTTPStatus.NOT_FOUND)
+                return
+            self.send_html(doc)
+
         def route(self, path: str, params: dict[str, str]) -> bool:
+            if path == "/forms-api/items":
+                self.send_bytes(site_forms.api(params).encode(), "application/json; charset=utf-8")
+                return True
+            if path.startswith("/forms/"):
+                doc = site_forms.page(path.removeprefix("/forms/"), params)
+                if doc is None:
+                    return False
+                self.send_html(doc)
+                return True
             if path == "/test/app.js":
                 self.send_bytes((SITE_DIR / "app.js").read_bytes(), "text/javascript; charset=utf-8")
                 return True

@@ -3,16 +3,19 @@
 A filter, sort or submit after which the listing is the same did nothing, whatever the page's
 scripts did meanwhile; a filter that applies itself (a debounced input, no button) is waited for
 until the fingerprint changes or a bound passes (`wait_changed`). The fingerprint is the page's
-links in order (a sort reorders them, a filter drops some) and the length of its text (prices filled
-in): one browser call, no layout.
+links in order (a sort reorders them, a filter drops or hides some: how many are shown) and the
+length of its text (prices filled in): one browser call. Taken with the page's clock (`look`), it
+also marks the moment the action began: only work the page scheduled from then on (a debounce its
+handlers set) is waited for, never a timer it had going before (a carousel, a poller).
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any
 
-from ..readiness import probe, verdict, wait_ready
+from ..readiness import PROBE_JS, PROBE_OPTIONS, Probe, verdict, wait_ready
 
 #: How long a filter that applies itself gets to change the listing (ms).
 CHANGE_WAIT_MS = 3000
@@ -20,15 +23,36 @@ CHANGE_WAIT_MS = 3000
 DEBOUNCE_MS = 1000
 
 FINGERPRINT_JS = r"""() => {
-  let h = 0;
+  let h = 0, shown = 0;
   const links = document.querySelectorAll("a[href]");
   for (const a of links) {
     const s = a.getAttribute("href");
     for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
     h = (h * 31 + 7) | 0;
+    if (a.checkVisibility ? a.checkVisibility() : a.getClientRects().length) shown++;
   }
-  return links.length + ":" + h + ":" + (document.body ? document.body.textContent.length : 0);
+  return links.length + ":" + h + ":" + shown + ":" + (document.body ? document.body.textContent.length : 0);
 }"""
+
+
+#: The fingerprint, the page's clock and a readiness probe counting only the timers set since ``since``.
+LOOK_JS = (
+    "(opts) => [(" + FINGERPRINT_JS + ")(), performance.now(), opts.probe ? (" + PROBE_JS + ")(opts) : null]"
+)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the page showed (`fingerprint`) and when, by the page's clock (``performance.now()``)."""
+
+    mark: str
+    at: float = 0.0
+
+
+async def look(page: Any) -> Shown:
+    """The page's fingerprint and clock, in one call: taken before an action, for `wait_changed`."""
+    mark, at, _ = await page.evaluate(LOOK_JS, {"probe": False})
+    return Shown(str(mark), float(at))
 
 
 async def fingerprint(page: Any) -> str:
@@ -37,22 +61,24 @@ async def fingerprint(page: Any) -> str:
 
 
 async def wait_changed(
-    page: Any, before: str, timeout_ms: int = CHANGE_WAIT_MS, ready_ms: int = 2000
+    page: Any, before: str | Shown, timeout_ms: int = CHANGE_WAIT_MS, ready_ms: int = 2000
 ) -> bool:
-    """Whether the page's fingerprint is no longer ``before``: looked at until it changes (then the
-    page is waited for until ready), the page is idle (no request in flight, no DOM change, no short
-    timer pending: nothing is coming; a timer still pending after `DEBOUNCE_MS` is a poller's), or
-    ``timeout_ms`` passed."""
+    """Whether the page's fingerprint is no longer ``before``: looked at (one call a look) until it
+    changes (then the page is waited for until ready), the page is idle (no request in flight, no
+    DOM change, no short timer pending that was set since ``before`` was taken: nothing is coming; a
+    timer still pending after `DEBOUNCE_MS` is a poller's), or ``timeout_ms`` passed."""
+    mark, since = (before.mark, before.at) if isinstance(before, Shown) else (before, 0.0)
     loop = asyncio.get_running_loop()
     start = loop.time()
     end = start + timeout_ms / 1000
     while True:
-        if await fingerprint(page) != before:
+        now, _, state = await page.evaluate(LOOK_JS, {**PROBE_OPTIONS, "probe": True, "since": since})
+        if now != mark:
             await wait_ready(page, ready_ms)
             return True
         if loop.time() >= end:
             return False
-        look = await probe(page)
-        if verdict(look) is None and (not look.timer_ms or loop.time() - start > DEBOUNCE_MS / 1000):
+        seen = Probe.from_json(state)
+        if verdict(seen) is None and (not seen.timer_ms or loop.time() - start > DEBOUNCE_MS / 1000):
             return False
         await asyncio.sleep(0.1)

@@ -19,7 +19,7 @@ from typing import Any
 from ...errors import NoEffect, OptionNotFound, ToolError
 from ...text import fold, squash
 from ...tool import ToolContext, require_page
-from ..listing_change import fingerprint, wait_changed
+from ..listing_change import Shown, look, wait_changed
 from ..page_helpers import (
     REF_ATTR,
     Field,
@@ -179,7 +179,7 @@ async def run(
         raise ToolError("dropdown_select needs a non-empty option")
     scan = await scan_fields(page)
     pick = choose(scan.items, str(option), field)
-    shown = await fingerprint(page)
+    shown = await look(page)
     if pick is None:
         # Not a native select: an ARIA listbox or combobox, or a div dropdown.
         chosen = await choose_custom(page, str(option), option_score, ctx.emit)
@@ -253,7 +253,7 @@ async def run(
     return {"dropdown_select": report}
 
 
-async def _changed_or_fail(ctx: ToolContext, page: Any, shown: str, changed: bool, text: str) -> None:
+async def _changed_or_fail(ctx: ToolContext, page: Any, shown: Shown, changed: bool, text: str) -> None:
     """A choice in a custom control that changed it and left the page's listing as it was did nothing:
     the step fails (optional: the order and filters are still checked by the validation steps) and
     says so. (A native select keeps its contract: it may be one field of a form submitted later.)"""

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...errors import FieldNotFound, NoEffect, ToolError
 from ...tool import ToolContext, require_page
-from ..listing_change import fingerprint, wait_changed
+from ..listing_change import look, wait_changed
 from ..page_helpers import (
     Field,
     PageWatch,
@@ -172,7 +172,7 @@ async def run(
     if submit:
         last = choice.max if max is not None and choice.max else choice.min
         assert last is not None  # a field was filled (missing ones were reported above)
-        shown = await fingerprint(page)
+        shown = await look(page)
         async with PageWatch(page, arm=False, emit=ctx.emit) as watch:
             outcome = await submit_from(page, last.selector, watch, what="the price filter", fill=values)
         filled.update({side: outcome["values"].get(sel, filled[side]) for side, sel in pending.items()})
@@ -180,8 +180,11 @@ async def run(
         # A filter that applies itself (a debounced input) is given time; one that changed nothing
         # is said, and the listing is read as it is (the validation step filters it).
         if not await wait_changed(page, shown):
+            how = outcome["method"]
+            if outcome["same_page"]:
+                how += "; the form would only have loaded this same address again, so it was not sent"
             why = (
-                f"the price filter was filled ({_range(filled)}) and applied ({outcome['method']}), and "
+                f"the price filter was filled ({_range(filled)}) and applied ({how}), and "
                 "the listing did not change: it may not filter, or everything shown is in range"
             )
             ctx.warn(why)

@@ -1,0 +1,454 @@
+"""Watching a page while an action runs, and waiting (bounded) for what the action set off.
+
+`PageWatch` sees both sides: the browser's (requests, navigations of the main frame) and the page's
+(`_WATCH_JS`, armed in the page: DOM changes, submit events, fetch/XHR calls, timers and messages
+an action's handlers scheduled). `settle` decides from them, as soon as it can, whether the action
+did anything at all, and waits for what it did: an action after which nothing starts costs a grace
+of `GRACE_MS`, not a fixed sleep. A form submit that would only load the same address again (a
+GET form whose fields are not part of its query: the server is told nothing new) is not sent; the
+watch says so (`Settled.same_page`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from ..events import UrlCompleteEvent, UrlStartEvent
+
+
+@dataclass
+class Settled:
+    """What happened after an action: a navigation (and how its response ended), network traffic,
+    DOM changes, whether a form's submit event was fired."""
+
+    navigated: bool
+    requests: int
+    mutations: int
+    submitted: bool = False
+    status: int | None = None  # HTTP status of the main frame's last document response
+    url: str = ""  # the page's URL afterwards
+    target: str = ""  # the URL the last navigation asked for (a chrome-error page does not show it)
+    #: A form submit that would only have loaded this same address again (a GET form whose fields
+    #: are not in its query: the server would be told nothing new) was not sent.
+    same_page: bool = False
+
+    @property
+    def reacted(self) -> bool:
+        """Whether the page did anything at all."""
+        return self.navigated or self.requests > 0 or self.mutations > 0
+
+    @property
+    def broken(self) -> bool:
+        """The action navigated to an HTTP error (400 or more) or a browser error page."""
+        if not self.navigated:
+            return False
+        return (self.status is not None and self.status >= 400) or self.url.startswith("chrome-error:")
+
+
+# The in-page side of PageWatch. It counts DOM changes, and notes the work an action has set going
+# that a moment later shows as a reaction: a submit or link click that no script prevented, or a
+# form.submit() (the browser is about to load another document), fetches and XHRs (requests), and
+# timers due soon (a debounced handler). Listeners and wrappers go in once per document; each reset
+# starts afresh. Armed for a form's submit (``{forms: true}``), what the form's own controls do to
+# their attributes (a validity class, a button's pressed or busy state, a focus ring) is no
+# reaction, and a submit that would load this same address again is not sent (see `_again`).
+_WATCH_JS = r"""(opts) => {
+  const forms = !!(opts && opts.forms);
+  // What a script may keep for the next document besides the query: cookies and storage (bounded:
+  // null, "unknown", when there is too much of it to compare).
+  window.__curllmKept = () => {
+    let s = "";
+    try {
+      s = document.cookie || "";
+      for (const st of [localStorage, sessionStorage]) {
+        if (st.length > 200) return null;
+        for (let i = 0; i < st.length; i++) { const k = st.key(i); s += "\u0000" + k + "=" + st.getItem(k); }
+      }
+    } catch (e) { /* cookies or storage refused (an opaque document): what could be read */ }
+    return s.length > 200000 ? null : s;
+  };
+  window.__curllmWatch = {count: 0, last: performance.now(), submits: 0, event: null, leaving: false,
+                          calls: 0, due: 0, messages: 0, messagesDue: 0, again: false, forms, structural: 0,
+                          kept: forms ? window.__curllmKept() : null};
+  if (window.__curllmObserver) window.__curllmObserver.disconnect();
+  const CONTROL = /^(INPUT|SELECT|TEXTAREA|BUTTON|OPTION|OPTGROUP|LABEL|FIELDSET|LEGEND|FORM|OUTPUT)$/;
+  window.__curllmObserver = new MutationObserver((records) => {
+    const w = window.__curllmWatch;
+    for (const r of records) {
+      if (r.type === "attributes" && ((r.attributeName && r.attributeName.startsWith("data-curllm")) ||
+                                      (w.forms && CONTROL.test(r.target.nodeName)))) continue;
+      w.count++; w.last = performance.now();
+      if (r.type !== "attributes") w.structural++;
+    }
+  });
+  window.__curllmObserver.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  if (window.__curllmListening) return true;
+  window.__curllmListening = true;
+  const watch = () => window.__curllmWatch;
+  const here = (t) => !t || t === "_self" || t === window.name;
+  // Capture phase on window: first to see the event, even when a handler stops its propagation;
+  // whether a script prevented its default is read later, when that is final.
+  // A GET submit to this same address with this same query (the fields filled are not in it) would
+  // load the page the server already sent: the server is told nothing new, unless a script kept
+  // something for the next document (a cookie, storage), which is compared.
+  const again = (f, by) => {
+    try {
+      const method = ((by && by.getAttribute("formmethod")) || f.getAttribute("method") || "get").toLowerCase();
+      if (method !== "get") return false;
+      const to = new URL((by && by.hasAttribute("formaction")) ? by.formAction : f.action, location.href);
+      let data;
+      try { data = new FormData(f, by || undefined); } catch (err) { data = new FormData(f); }
+      const query = new URLSearchParams(data).toString();
+      const here = new URL(location.href);
+      return to.origin === here.origin && to.pathname === here.pathname &&
+             query === new URLSearchParams(here.search).toString();
+    } catch (err) { return false; }
+  };
+  window.addEventListener("submit", (e) => {
+    const w = watch(), f = e.target;
+    w.submits++;
+    const by = e.submitter || null;
+    const target = (by && by.getAttribute("formtarget")) || f.getAttribute("target");
+    if (!here(target) || /^\s*javascript:/i.test(f.getAttribute("action") || "")) return;
+    w.event = e;
+    if (!w.forms || !again(f, by)) return;
+    // Decided after the form's own handlers (the last listener of the form itself): a submit that
+    // no script prevented and that would only load this page again is not sent.
+    f.addEventListener("submit", (ev) => {
+      const now = watch();
+      if (ev !== e || ev.defaultPrevented || now.kept === null || window.__curllmKept() !== now.kept) return;
+      ev.preventDefault();
+      now.again = true;
+    }, {once: true});
+  }, true);
+  window.addEventListener("click", (e) => {
+    const a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a || a.hasAttribute("download") || !here(a.getAttribute("target"))) return;
+    const href = a.href || "";
+    if (/^(https?|file):/i.test(href) && href.split("#")[0] !== location.href.split("#")[0]) watch().event = e;
+  }, true);
+  window.addEventListener("beforeunload", () => { watch().leaving = true; });
+  const submit = HTMLFormElement.prototype.submit;
+  HTMLFormElement.prototype.submit = function () { watch().leaving = true; return submit.apply(this, arguments); };
+  if (window.fetch) {
+    const fetch = window.fetch;
+    window.fetch = function () { watch().calls++; return fetch.apply(this, arguments); };
+  }
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function () { watch().calls++; return send.apply(this, arguments); };
+  // Work scheduled for later by a handler of what the user (curllm) did: when it is due, the page may
+  // react (a debounced handler, a framework's render in the next frame or after a message). Counted:
+  // what is scheduled within 30 ms of such an event, and what the callbacks scheduled so run in turn,
+  // three generations deep; an animation or a poller (a callback scheduling itself) is not waited on.
+  const ACTIONS = ["click", "submit", "keydown", "keyup", "input", "change", "pointerup", "mouseup"];
+  for (const type of ACTIONS) window.addEventListener(type, () => { window.__curllmActingUntil = performance.now() + 30; }, true);
+  let generation = null, running = null;  // the counted callback running now, and its generation
+  const acting = () => generation !== null ? generation : performance.now() < (window.__curllmActingUntil || 0) ? 0 : null;
+  const later = (obj, name, delayOf, callbackAt) => {
+    const orig = obj && obj[name];
+    if (typeof orig !== "function") return;
+    obj[name] = function () {
+      const gen = acting();
+      const fn = callbackAt === null ? null : arguments[callbackAt];
+      // a callback that schedules itself again is a loop (an animation, a poller), not a reaction
+      if (gen !== null && gen < 3 && !(fn && fn === running)) {
+        const delay = delayOf(arguments);
+        if (delay <= 1500) { const w = watch(); w.due = Math.max(w.due, performance.now() + delay); }
+        if (typeof fn === "function") {
+          arguments[callbackAt] = function () {
+            const outer = [generation, running];
+            generation = gen + 1;
+            running = fn;
+            try { return fn.apply(this, arguments); } finally { [generation, running] = outer; }
+          };
+        } else if (callbackAt === null) {  // a message: the wait lasts until it arrives (see `arrived`)
+          const w = watch();
+          w.messages++;
+          w.messagesDue = performance.now() + 1500;
+        }
+      }
+      return orig.apply(this, arguments);
+    };
+  };
+  // A counted message arriving: what its handler schedules counts too (it runs right after this
+  // listener, which is added before the page's own), and the wait for it is over. However loaded the
+  // machine, the wait lasts until the message is handled (up to 1.5 s), not a guessed delay.
+  const arrived = () => {
+    const w = watch();
+    if (w.messages <= 0) return;
+    w.messages--;
+    window.__curllmActingUntil = Math.max(window.__curllmActingUntil || 0, performance.now() + 30);
+  };
+  window.addEventListener("message", arrived, true);
+  const receiving = (proto) => {
+    if (!proto) return;
+    const ours = new WeakSet();
+    const listen = (target) => {
+      if (!ours.has(target)) { ours.add(target); add.call(target, "message", arrived); }
+    };
+    const add = proto.addEventListener;
+    proto.addEventListener = function (type) {
+      if (type === "message") listen(this);
+      return add.apply(this, arguments);
+    };
+    const prop = Object.getOwnPropertyDescriptor(proto, "onmessage");
+    if (prop && prop.set) {
+      Object.defineProperty(proto, "onmessage", {...prop, set(fn) { listen(this); prop.set.call(this, fn); }});
+    }
+  };
+  receiving(window.MessagePort && MessagePort.prototype);
+  receiving(window.Worker && Worker.prototype);
+  later(window, "setTimeout", (a) => Number(a[1]) || 0, 0);
+  later(window, "requestAnimationFrame", () => 20, 0);
+  later(window, "requestIdleCallback", (a) => Math.min(Number(a[1] && a[1].timeout) || 50, 50), 0);
+  later(window, "postMessage", () => 5, null);
+  later(window.MessagePort && MessagePort.prototype, "postMessage", () => 5, null);
+  // work handed to another thread: its answer comes back as a message, a little later
+  later(window.Worker && Worker.prototype, "postMessage", () => 100, null);
+  return true;
+}"""
+# [DOM changes, ms since the last one, submit events, a navigation is coming, fetch/XHR calls,
+#  ms until the last timer set since the reset is due, or a message posted since has arrived,
+#  a submit to this same address was not sent, the changes were all of attributes and nothing that
+#  could change more (a request, a timer, a message, a CSS animation or transition) is under way]
+_STATE_JS = r"""() => {
+  const w = window.__curllmWatch;
+  if (!w) return null;
+  const now = performance.now();
+  return [w.count, now - w.last, w.submits, (!!w.event && !w.event.defaultPrevented) || w.leaving, w.calls,
+          Math.max(0, w.due - now, w.messages > 0 ? w.messagesDue - now : 0), !!w.again,
+          w.forms && w.count > 0 && !w.structural && !w.calls && w.due <= now && w.messages <= 0 &&
+            !(document.getAnimations && document.getAnimations().some((a) => a.playState === "running"))];
+}"""
+
+
+#: How long an action has to show a reaction (a request, a DOM change) when it set nothing going
+#: that the page watch can see: an action after which nothing happens costs about this much. Work
+#: it scheduled (timers, animation frames, messages) extends the wait to when that is due (up to
+#: 1.5 s); a submit or link click that no script prevented waits for the next document (its first
+#: request within PENDING_MS).
+GRACE_MS = 10
+PENDING_MS = 3000
+TIMERS_MS = 1600
+
+
+class PageWatch:
+    """Watches a page while an action runs; ``await watch.settle()`` waits, within bounds, for the effects.
+
+    With ``emit`` (a tool's ``ctx.emit``), a page the action loads is reported like every page the run
+    visits: ``url_start`` when its navigation starts, ``url_complete`` when ``settle`` has waited for it.
+
+    >>> async with PageWatch(page, emit=ctx.emit) as watch:
+    ...     await page.click("text=Filtruj")
+    ...     settled = await watch.settle()
+    """
+
+    def __init__(self, page: Any, *, arm: bool = True, emit: Callable[..., object] | None = None):
+        self.page = page
+        self.arm = arm  # False: the caller arms the in-page side within its own call (submit_from)
+        self.emit = emit
+        self.loading: tuple[str, float] | None = None  # a reported page not yet complete: (url, start)
+        self.inflight: set = set()
+        self.requests = 0
+        self.nav_started = False
+        self.navigated = asyncio.Event()
+        self.status: int | None = None
+        self.target = ""
+
+    def _main_navigation(self, request: Any) -> bool:
+        try:
+            return request.is_navigation_request() and request.frame == self.page.main_frame
+        except PlaywrightError:
+            return False  # a service worker's request: not a navigation of this page
+
+    def _on_request(self, request: Any) -> None:
+        self.requests += 1
+        self.inflight.add(request)
+        if self._main_navigation(request):
+            self.nav_started = True
+            self.target = request.url
+            # A redirect's next hop is the same page visit, still loading.
+            if self.emit is not None and self.loading is None and request.redirected_from is None:
+                self.loading = (request.url, time.perf_counter())
+                self.emit(UrlStartEvent(url=request.url))
+
+    def _on_response(self, response: Any) -> None:
+        if self._main_navigation(response.request):
+            self.status = response.status
+
+    def _on_done(self, request: Any) -> None:
+        self.inflight.discard(request)
+
+    def _on_navigated(self, frame: Any) -> None:
+        if frame == self.page.main_frame:
+            self.navigated.set()
+
+    def _listeners(self) -> tuple:
+        return (
+            ("request", self._on_request),
+            ("response", self._on_response),
+            ("requestfinished", self._on_done),
+            ("requestfailed", self._on_done),
+            ("framenavigated", self._on_navigated),
+        )
+
+    async def __aenter__(self) -> PageWatch:
+        for event, fn in self._listeners():
+            self.page.on(event, fn)
+        if self.arm:
+            await self.reset()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        for event, fn in self._listeners():
+            self.page.remove_listener(event, fn)
+        # A page loaded after `settle` (going back after a broken submit) or while the action failed.
+        await self.report()
+
+    async def report(self, *, error: str | None = None) -> None:
+        """``url_complete`` for the page reported loading: its title, or why it failed."""
+        if self.loading is None or self.emit is None:
+            return
+        url, started = self.loading
+        self.loading = None
+        ms = int((time.perf_counter() - started) * 1000)
+        if error is None and self.status is not None and self.status >= 400:
+            error = f"HTTP {self.status}"
+        if error is None and self.page.url.startswith("chrome-error:"):
+            error = "the browser showed an error page"
+        if error is not None:
+            self.emit(UrlCompleteEvent(url=url, duration_ms=ms, error=error))
+            return
+        try:
+            title = await asyncio.wait_for(self.page.title(), 2.0)
+        except Exception:  # a page stuck in JavaScript, or gone: no title, no reason to wait
+            title = None
+        self.emit(UrlCompleteEvent(url=self.page.url, duration_ms=ms, title=title))
+
+    def clear(self) -> None:
+        """Forget what this side has seen so far (the in-page side is reset by arming it)."""
+        self.requests = 0
+        self.nav_started = False
+        self.navigated.clear()
+        self.status = None
+        self.target = ""
+
+    async def reset(self, *, forms: bool = False) -> None:
+        """Start counting afresh (before the next action); ``forms``: the action submits a form."""
+        self.clear()
+        await self._evaluate(_WATCH_JS, {"forms": forms})
+
+    async def _evaluate(self, script: str, arg: Any = None) -> Any:
+        try:
+            return await self.page.evaluate(script, arg)
+        except PlaywrightError:
+            return None  # the document is being replaced: a navigation, which the events report
+
+    async def settle(self, timeout_ms: int = 10000, grace_ms: int = GRACE_MS) -> Settled:
+        """Wait until the page is done reacting, never longer than ``timeout_ms``.
+
+        A navigation is waited for to its ``load`` event and then for the fetches still in flight;
+        otherwise fetches, when the action started any, until none is in flight for 300 ms (capped at
+        5 s, since pages with polling never go quiet); DOM changes until none for 200 ms. ``grace_ms``
+        is how long a reaction may take to start at all: an action after which nothing happened costs
+        about that much, unless a submit or link click went through unprevented (then the next
+        document is waited for).
+        """
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        deadline = start + timeout_ms / 1000
+        pending_until = min(deadline, start + PENDING_MS / 1000)
+        timers_until = start + TIMERS_MS / 1000  # a page that keeps setting timers is not waited on forever
+
+        def left() -> float:
+            return max(0.0, deadline - loop.time())
+
+        # 1. did anything start? A navigation request shows within a few ms of a click or submit;
+        # a fetch or a DOM change shows the page reacted in place.
+        submitted, state = False, None
+        pause = grace_ms / 1000  # the first look after the grace: a look costs a round trip
+        while not (self.nav_started or self.navigated.is_set()):
+            await asyncio.sleep(pause)
+            pause = 0.02
+            if self.nav_started or self.navigated.is_set():
+                break
+            state = await self._evaluate(_STATE_JS)
+            if state:
+                submitted = submitted or state[2] > 0
+            if state and len(state) > 7 and state[7] and not self.requests:
+                # a submit after which only attributes changed, with nothing more under way: a class
+                # on the page (a pressed button's, a focus style's) is all it did; nothing to wait for
+                return Settled(False, 0, state[0], submitted, None, self.page.url, same_page=bool(state[6]))
+            if self.requests or (state and (state[0] or state[4])):
+                break
+            if state is None or state[3]:  # the document is going away, or about to be replaced
+                until = pending_until
+            else:  # nothing seen yet: a short grace, or until the timers set since are due
+                due = loop.time() + state[5] / 1000 + 0.02 if state[5] else 0.0
+                until = min(deadline, timers_until, max(start + grace_ms / 1000, due))
+            if loop.time() >= until:
+                break
+        navigated = self.nav_started or self.navigated.is_set()
+        same_page = bool(state and len(state) > 6 and state[6])
+        fetched = bool(self.requests or (state and state[4]))
+        if not (navigated or fetched or (state and state[0])):
+            return Settled(False, 0, 0, submitted, None, self.page.url, same_page=same_page)
+        if navigated:
+            try:
+                await asyncio.wait_for(self.navigated.wait(), left())
+                await self.page.wait_for_load_state("load", timeout=max(1.0, left() * 1000))
+            except (TimeoutError, PlaywrightTimeout):
+                pass  # bounded: a page still loading after the deadline is used as it is
+        # 2. network quiet: nothing in flight for 300 ms; after a navigation, whose load event has
+        # already waited for the document and its resources, only what is still in flight. An action
+        # that started no request (a change in place) has no network to wait for.
+        if navigated or fetched:
+            await self._network_quiet(0.0 if navigated else 0.3, min(deadline, loop.time() + 5.0))
+        # 3. DOM quiet (same document only: a new document starts with its own changes)
+        mutations = 0
+        if not (navigated or self.navigated.is_set()):
+            while loop.time() < deadline:
+                state = await self._evaluate(_STATE_JS)
+                if not state:
+                    break
+                mutations = state[0]
+                submitted = submitted or state[2] > 0
+                same_page = same_page or bool(len(state) > 6 and state[6])
+                if state[1] >= 200:
+                    break
+                await asyncio.sleep(0.1)
+            if not fetched and (self.requests or self.inflight):  # a request its changes started
+                await self._network_quiet(0.3, min(deadline, loop.time() + 5.0))
+        navigated = navigated or self.navigated.is_set()
+        await self.report()
+        return Settled(
+            navigated,
+            self.requests,
+            mutations,
+            submitted,
+            self.status,
+            self.page.url,
+            self.target,
+            same_page=same_page and not navigated,
+        )
+
+    async def _network_quiet(self, quiet_s: float, until: float) -> None:
+        """Until no request of the page has been in flight for ``quiet_s`` (looked at every 50 ms; no
+        wait at all when nothing is in flight and nothing needs to stay quiet), or ``until``."""
+        loop = asyncio.get_running_loop()
+        quiet_since = None
+        while loop.time() < until:
+            if self.inflight:
+                quiet_since = None
+            else:
+                quiet_since = loop.time() if quiet_since is None else quiet_since
+                if loop.time() - quiet_since >= quiet_s:
+                    return
+            await asyncio.sleep(0.05)
