@@ -91,12 +91,14 @@ def example_steps(page_tools: list[Scored], facts: Facts, instruction: str, used
     return steps
 
 
-def example_checks(guards: list[Scored], instruction: str, out_key: str, used: set[str]) -> list[Draft]:
+def example_checks(guards: list[Scored], facts: Facts, out_key: str, used: set[str]) -> list[Draft]:
     """A validation tool whose example (with no values of its own) the instruction contains, with that
     example's parameters: a plugin's ``{"instruction": "only products in stock", "parameters":
     {"field": "availability"}}`` is planned for "only products in stock under 100 zł", as a built-in
-    check is for the words it understands."""
-    words = stems(instruction)
+    check is for the words it understands. An operation the example states must be the instruction's
+    own, values included: "mit mindestens 4 Sternen" never takes the 100 of an example's "mit
+    mindestens 100 Bewertungen"."""
+    words = stems(facts.instruction)
     steps: list[Draft] = []
     for s in guards:
         m = s.manifest
@@ -112,6 +114,7 @@ def example_checks(guards: list[Scored], instruction: str, out_key: str, used: s
                 or len(tokens) < 2
                 or not tokens <= words
                 or not complete(m, keyed)
+                or any(facts.get(k) != ex_facts.get(k) for k in ex_facts.kinds() if k.startswith("op_"))
             ):
                 continue
             used.add(m.key)

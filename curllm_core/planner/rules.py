@@ -46,7 +46,7 @@ from .memo import properties_of, trigger_rx
 from .named_sites import named_sites
 from .operations import answer_key, operation_steps
 from .scoring import Scored, pick_tool, score_tools
-from .spelling import correct, respell
+from .spelling import correct, respell, split_compound
 from .steps import (
     GROUPS,
     GUARD_GROUPS,
@@ -83,7 +83,8 @@ def plan_with_rules(
     ``limit`` (``--fields``, ``--limit``) count as the instruction saying them, and win over it.
     """
     check_instruction(instruction)
-    facts = _with_options(_read_facts(instruction, registry), fields, limit)
+    read, corrected = _read_facts(instruction, registry)
+    facts = _with_options(read, fields, limit)
     text = facts.instruction  # white space folded and respelled, as every pass reads it
     scored = score_tools(text, url, registry, facts)
     eligible = [s for s in scored if s.eligible]
@@ -100,6 +101,7 @@ def plan_with_rules(
     if not _asks_for_something(facts, kind, eligible, not_done, objects):
         unknown = phrases(text, leftover(text, *_accounted(facts, registry, [])))
         said = f"; not understood: {_quoted(unknown)}" if unknown else ""
+        said += "".join(f"; read {typed!r} as {meant!r}" for typed, meant in corrected)
         if refused or not_done:
             parts = [why for _, why in refused] + (
                 [f"{_names(not_done)}: no installed tool does that"] if not_done else []
@@ -138,7 +140,7 @@ def plan_with_rules(
     steps = _action_steps(facts, page_tools, guards, out_key, ext, used)
     steps += _trigger_steps(eligible, {g.manifest.key for g in guards}, facts, out_key, data_only, used)
     steps += example_steps(page_tools, facts, text, used)
-    by_example = example_checks(guards, text, out_key, used)
+    by_example = example_checks(guards, facts, out_key, used)
     steps += by_example
     # The operations on items, unless a tool's example (a plugin's) already does them.
     taken_ops = {kind for st in by_example for kind in (st.group or "").split(",") if kind}
@@ -168,7 +170,7 @@ def plan_with_rules(
     }
     if "format" in facts:
         doc["format"] = facts.get("format")
-    warnings = list(link_warnings)
+    warnings = [f"read {typed!r} as {meant!r}" for typed, meant in corrected] + list(link_warnings)
     if not_done:
         warnings.append(
             f"not done: {_names(not_done)} (no installed tool does that); the plan only gets the {out_key}"
@@ -188,27 +190,63 @@ def plan_with_rules(
     return Planned(plan, [f"{s.tool}: {s.description}" for s in plan.steps], "rules")
 
 
-def _read_facts(instruction: str, registry: Registry) -> Facts:
+def _read_facts(instruction: str, registry: Registry) -> tuple[Facts, list[tuple[str, str]]]:
     """The facts of the instruction as the vocabulary spells it (`spelling`): a word the ledger left
     over, typed without its umlauts or accents or as a small typo of a vocabulary word, is respelled
-    and the facts are read again."""
+    and the facts are read again. Also the typos corrected, ``(typed, read as)``, for the plan's
+    warnings (a respelled umlaut or accent is the same word, not a correction)."""
     facts = extract_facts(instruction)
     text = facts.instruction
-    fixes = []
+    # A compound of links written as one word is read as its parts, whatever else reads it.
+    fixes = [(a, b, parts, False) for a, b, w in tokens(text) if (parts := split_compound(w))]
+    compounds = {a for a, _, _, _ in fixes}
     for start, end, word in leftover(text, *_accounted(facts, registry, [])):
-        fixed = respell(word)
+        if start in compounds:
+            continue
+        fixed, typo = respell(word), False
         # A capitalised word inside the sentence may be a brand ("Offero"): no typo of ours.
         if (
             fixed is None
             and (start == 0 or word.islower())
             and not is_name_like(word, start, text, facts.lang)
         ):
-            fixed = correct(word)
+            fixed, typo = correct(word), True
         if fixed is not None:
-            fixes.append((start, end, fixed))
-    for start, end, fixed in reversed(fixes):
-        text = text[:start] + fixed + text[end:]
-    return extract_facts(text) if fixes else facts
+            fixes.append((start, end, fixed, typo))
+    fixes.sort()
+    if not fixes:
+        return facts, []
+    fixed_text, placed = _respelled(text, fixes)
+    read = extract_facts(fixed_text)
+    # A correction stands only when the word it gives is read (a fact's or a kind's word): one that
+    # gives a word nothing reads ("positiven" as "position") is no correction; the word is quoted.
+    used = fact_spans(read)[0] + [
+        (x.start(), x.end()) for rx in KIND_WORDS.values() for x in re.finditer(rx, fixed_text, re.I)
+    ]
+    idle = {i for i, (a, b) in enumerate(placed) if fixes[i][3] and not any(s < b and a < e for s, e in used)}
+    if idle:
+        fixes = [f for i, f in enumerate(fixes) if i not in idle]
+        if not fixes:
+            return facts, []
+        read = extract_facts(_respelled(text, fixes)[0])
+    return read, [(text[a:b], fixed) for a, b, fixed, typo in fixes if typo]
+
+
+def _respelled(text: str, fixes: list[tuple[int, int, str, bool]]) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with each ``(start, end, word, _)`` of ``fixes`` (in order) written in, and where each
+    new word stands in the new text."""
+    parts: list[str] = []
+    placed: list[tuple[int, int]] = []
+    at = length = 0
+    for start, end, word, _ in fixes:
+        parts.append(text[at:start])
+        length += start - at
+        placed.append((length, length + len(word)))
+        parts.append(word)
+        length += len(word)
+        at = end
+    parts.append(text[at:])
+    return "".join(parts), placed
 
 
 def _with_options(facts: Facts, fields: list[str] | None, limit: int | None) -> Facts:
@@ -742,14 +780,16 @@ def _static_words(registry: Registry) -> tuple[re.Pattern, frozenset[str]]:
 
     key = registry.fingerprint
     if key not in _STATIC_WORDS:
-        patterns = [*KIND_WORDS.values(), *(rf"\b(?:{rx})\w*" for rx in FIELD_WORDS.values())]
+        # Whole words only: a field word's inflections are in its pattern ("Imagex" is no "image").
+        patterns = [*KIND_WORDS.values(), *(rf"\b(?:{rx})\b" for rx in FIELD_WORDS.values())]
         patterns += [rx.pattern for rx in (EACH_ITEM, PER_ITEM, ALL_ITEMS, DETAILS, WITH_FIELD)]
         patterns += [rf"(?<![\w-])(?:{rx})(?![\w-])" for rx in DETAIL_FIELDS.values()]
         words: set[str] = set()
         for m in registry.tools.values():
             if m.category == Category.EXTRACTION:
                 patterns += [
-                    rf"\b{re.escape(k[:-1] if k.endswith('s') and len(k) > 4 else k)}\w*" for k in m.produces
+                    rf"\b{re.escape(k[:-1] if k.endswith('s') and len(k) > 4 else k)}(?:s|es)?\b"
+                    for k in m.produces
                 ]
             for site in m.sites:
                 words.update(part for part in site.split(".") if len(part) > 2)

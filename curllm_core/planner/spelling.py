@@ -108,6 +108,18 @@ def respell(word: str) -> str | None:
     return None if proper is None else _as_typed(proper, word)
 
 
+_COMPOUND_LINKS = re.compile(r"([^\W\d_]{3,}?)-?(links?)", re.I)
+
+
+def split_compound(word: str) -> str | None:
+    """A German compound of links written as one word, as its parts ("Facebooklinks" ->
+    "Facebook-Links", "Bilderlinks" -> "Bilder-Links"): the planner reads "X-Links" as links to X."""
+    m = _COMPOUND_LINKS.fullmatch(word)
+    if m is None or "-" in word or m.group(1).lower() == "hyper":
+        return None
+    return f"{m.group(1)}-{m.group(2)[0].upper()}{m.group(2)[1:].lower()}"
+
+
 def _distance(a: str, b: str, limit: int) -> int:
     """Edit distance with swaps of neighbours (optimal string alignment), cut off above ``limit``."""
     if abs(len(a) - len(b)) > limit:

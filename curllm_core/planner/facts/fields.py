@@ -49,6 +49,15 @@ def read_fields(t: Text, facts: list[Fact]) -> None:
 _OF = r"(?:of|for|from|z|ze|dla|von|der|des|aller)"
 
 
+#: The links of items as one word or a noun pair ("Produktlinks", "Beitrags-Links", "product links",
+#: "story URLs"): the items' url field.
+_ITEM_LINKS = (
+    r"\b(?:products?|produkt(?:e|s)?|articles?|artikel|stor(?:y|ies)|posts?|beitrags?|offers?|angebots?)"
+    r"[- ]?(?P<url>links?|urls?)\b|\b(?P<pl>link(?:i|ów|ow|ami)|adres(?:y|ów|ow))\s+(?:do\s+)?"
+    r"(?:produktów|produktow|artykułów|artykulow|ofert|wpisów|wpisow|postów|postow)\b"
+)
+
+
 def read_select(t: Text, facts: list[Fact]) -> None:
     """The fields to return: "only names and prices", "name, price and url of the products",
     "tylko nazwy i ceny", "nur Name und Preis", "results with title and url" (``select_fields``).
@@ -58,6 +67,13 @@ def read_select(t: Text, facts: list[Fact]) -> None:
     required to have them: see `read_fields`). "only links" asks for links, not for one field of them.
     """
     required = next((f for f in facts if f.kind == "fields"), None)
+    m = t.search(_ITEM_LINKS)
+    if m:
+        # The field is the links' word: the item's word beside it still names the kind.
+        part = "url" if m.group("url") else "pl"
+        facts.append(Fact("select_fields", ["url"], m.start(part), m.group(part)))
+        t.mask(m.start(part), m.end(part))
+        return
     lst = r"(?P<list>" + FIELD_FILL + rf"(?:{FIELD}))"
     cands = [
         (t.search(rf"\b{ONLY}\s+(?:(?:the|die|den)\s+)?(?:{ITEM_NOUN}\s+)?{lst}"), 1),

@@ -62,7 +62,7 @@ _NOT_A_SITE = frozenset(
     wszystkie wszystkich produktów produkty produktu artykułów artykuły artykułu artykulow kategorii
     plików pliki plikow zdjęć dokumentów wpisów postów komentarzy źródeł szczegółów ofert oferty
     seite seiten anderen andere anderer weitere weiteren alle allen diese dieser diesen produkt produkte
-    produkten artikel artikeln beiträge beiträgen beitrag kategorie kategorien dateien bilder bildern
+    produkten produkts artikel artikeln artikels beiträge beiträgen beitrag beitrags angebot angebots kategorie kategorien dateien bilder bildern
     dokumente dokumenten kommentare kommentaren quellen details mehr startseite
     """.split()
 )

@@ -43,6 +43,12 @@ _AT_LEAST = r"(?:at least|min(?:imum)?\.?|≥|>=|co najmniej|przynajmniej|minimu
 _BETWEEN = r"(?:between|między|miedzy|pomiędzy|pomiedzy|zwischen|from|od|von)"
 _AND = r"(?:and|a|i|do|to|und|bis|-|–)"
 _CMP = {"below": _BELOW, "at_most": _AT_MOST, "above": _ABOVE, "at_least": _AT_LEAST}
+#: The verb of a rating before its bound ("rated at least 4 stars", "ocenione na co najmniej 4 gwiazdki").
+_RATED = r"(?:rated|ocenion\w*|ocenian\w*|bewertet\w*)(?:\s+(?:na|mit))?"
+#: "with 100 reviews", "z 50 opiniami", "mit 10 Kommentaren": at least that many (as `min_comments`).
+_WITH = r"(?:with|having|z|ze|mit)"
+#: One word that qualifies the counted thing ("positive", "pozytywnymi", "positiven"), not a field.
+_QUALIFIER = r"(?:(?!(?:" + "|".join(NUMBER_FIELDS.values()) + r")\b)(?P<qual>[^\W\d_]{3,})\s+)?"
 
 
 def _said(t: Text, m: re.Match) -> str:
@@ -71,10 +77,16 @@ def _numbers(t: Text, facts: list[Fact]) -> None:
             value = {"field": _field_of(m), "at_least": _num(low), "at_most": _num(high)}
             found.append((m.start(), value, _said(t, m)))
             t.mask(m.start(), m.end())
-    for bound, cmp in _CMP.items():
-        # "fewer than 5 replies", "at least 100 reviews", "mit über 4 Sternen"
-        for m in t.finditer(rf"(?<!\w){cmp}\s*{_NUM}\s+(?:{_NUMBER_FIELD})\b"):
-            found.append((m.start(), {"field": _field_of(m), bound: _num(m.group(1))}, _said(t, m)))
+    for bound, cmp in (*_CMP.items(), ("at_least", _WITH)):
+        # "fewer than 5 replies", "at least 100 reviews", "mit über 4 Sternen", "with 100 reviews";
+        # a word between the number and the field ("100 positive reviews") is not read: it stays
+        # for the ledger to quote, since the count is of all reviews.
+        for m in t.finditer(rf"(?<!\w)(?:{_RATED}\s+)?{cmp}\s*{_NUM}\s+{_QUALIFIER}(?:{_NUMBER_FIELD})\b"):
+            said = _said(t, m)
+            if m.group("qual"):
+                a, b = m.start("qual") - m.start(), m.end("qual") - m.start()
+                said = f"{said[:a].strip()} / {said[b:].strip()}"
+            found.append((m.start(), {"field": _field_of(m), bound: _num(m.group(1))}, said))
             t.mask(m.start(), m.end())
         # "rated above 4", "rating of at least 4.5", "z oceną powyżej 4", "Bewertung über 4"
         for m in t.finditer(
@@ -376,16 +388,31 @@ FORMATS: dict[str, str] = {
     "json": r"json",
     "table": r"(?:table|tabel[iaę]|tabelle)(?=\s*[.!]?\s*$)",
 }
-_AS = r"(?:as|in|to|into|jako|w\s+formacie|do|als|im\s+format|in\s+form\s+(?:of|von)|format)"
+_AS = (
+    r"(?:as|in|to|into|jako|w|we|do|als|im|in\s+form\s+(?:of|von|eine[rs]?)|w\s+formacie|w\s+postaci|"
+    r"im\s+format|format)"
+)
+#: A file or format word beside the format's name ("CSV file", "plik CSV", "CSV-Datei", "im CSV-Format").
+_AS_FILE = r"(?:file|plik|pliku|datei|format|formacie|formatu|export)"
+#: Files of the format to link to or download ("CSV files", "pliki CSV", "CSV-Dateien"): no format.
+_NOT_FILES = r"(?!s?[\s-]*(?:files|pliki|plików|plikow|dateien|documents)\b)"
 
 
-def _format(t: Text, facts: list[Fact]) -> None:
+def _format(t: Text, facts: list[Fact], kind_is_links: bool) -> None:
+    """The output format named: after a word that says "as" in any of the languages ("as CSV",
+    "jako CSV", "als CSV-Datei", "im CSV-Format", "w formacie JSON", "jako plik CSV"), after an article
+    ("give me a CSV"), or beside a file or format word ("CSV-Format", "formacie CSV"), but never
+    files to link to ("links to CSV files", "pliki CSV")."""
     for fmt, pattern in FORMATS.items():
         article = r"|(?:an?|eine?n?|the)\s+" if fmt != "table" else ""
         m = t.search(
-            rf"(?<!\w)(?:{_AS}\s+(?:an?\s+|einer?\s+)?{article})(?:{pattern})"
-            r"(?:[- ](?:file|datei|plik\w*|format))?(?!\w)"
+            rf"(?<!\w)(?:{_AS}\s+(?:an?\s+|einer?\s+|the\s+)?(?:{_AS_FILE}\s+)?{article})(?:{pattern})"
+            rf"(?:[- ]?{_AS_FILE})?(?!\w){_NOT_FILES}"
         )
+        if m and kind_is_links and re.match(r"(?i)(?:to|do|zu)\b", m.group(0)):
+            m = None  # "links to CSV": the links' target, not the output's format
+        if m is None and fmt != "table" and not kind_is_links:
+            m = t.search(rf"(?<!\w)(?:(?:{pattern})[- ]?{_AS_FILE}|{_AS_FILE}\s+(?:{pattern}))(?!\w)")
         if m:
             facts.append(Fact("format", fmt, m.start(), _said(t, m)))
             t.mask(m.start(), m.end())
@@ -433,7 +460,7 @@ def read_operations(t: Text, facts: list[Fact], quoted: list[tuple[int, int, str
     ) and not t.search(
         r"(?<!\w)(?:articles?|stories|posts?|comments?|beiträge|artykuł\w*|wpis\w*|komentarz\w*)(?!\w)"
     )
-    _format(t, facts)
+    _format(t, facts, kind_is_links)
     _refusals(t, facts)
     _aggregates(t, facts)
     _numbers(t, facts)

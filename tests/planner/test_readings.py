@@ -1,0 +1,136 @@
+"""Wordings the rule planner reads as people type them (PL/EN/DE), each either read exactly or quoted:
+a corrected typo is said in a warning, a German compound of links is read as its parts, the links of
+items are their url field, a count of a qualified thing bounds the count and quotes the qualifier,
+field words match whole words only (an unknown brand is quoted), and a tool's example never lends its
+values to an instruction that states other ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from curllm_core.planner.rules import plan_with_rules
+
+SHOP = "https://shop.example/"
+HN = "https://news.ycombinator.com/"
+
+
+def _plan(instruction: str, url: str, registry):
+    plan = plan_with_rules(instruction, url, registry).plan
+    return {s.tool: s.parameters for s in plan.steps}, plan.warnings, plan.expected_output
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("the 5 cheapset products", "read 'cheapset' as 'cheapest'"),
+        ("produkty poniżje 100 zł", "read 'poniżje' as 'ponizej'"),
+        ("Produkte zwischn 10 und 20 Euro", "read 'zwischn' as 'zwischen'"),
+    ],
+)
+def test_a_corrected_typo_is_said(registry, typed, said):
+    _, warnings, _ = _plan(typed, SHOP, registry)
+    assert said in warnings, warnings
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Produkte mit mindestens 100 positiven Bewertungen",  # "positiven" is 2 edits from "position"
+        "the 5 cheapest products from Imagex",
+    ],
+)
+def test_a_correction_nothing_reads_is_not_made(registry, instruction):
+    _, warnings, _ = _plan(instruction, SHOP, registry)
+    assert not any(w.startswith("read ") for w in warnings), warnings
+    assert any("not understood" in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize(
+    ("instruction", "pattern_part"),
+    [
+        ("alle Facebooklinks", "facebook"),
+        ("Facebook-Links der Seite", "facebook"),
+        ("alle Bilderlinks", "png"),
+        ("Links zu Facebook", "facebook"),
+    ],
+)
+def test_a_german_compound_of_links_is_read_as_its_parts(registry, instruction, pattern_part):
+    steps, warnings, kind = _plan(instruction, SHOP, registry)
+    assert kind == "links"
+    assert pattern_part in steps["extraction.links_by_pattern"]["pattern"], steps
+    assert not warnings, warnings
+
+
+@pytest.mark.parametrize(
+    ("instruction", "url", "kind"),
+    [
+        ("alle Produktlinks", SHOP, "products"),
+        ("die Beitrags-Links", HN, "articles"),
+        ("the product links", SHOP, "products"),
+        ("article links", HN, "articles"),
+        ("linki produktów", SHOP, "products"),
+        ("adresy artykułów", HN, "articles"),
+    ],
+)
+def test_the_links_of_items_are_their_url_field(registry, instruction, url, kind):
+    steps, warnings, expected = _plan(instruction, url, registry)
+    assert expected == kind
+    assert steps["validation.select_fields"]["fields"] == ["url"], steps
+    assert not warnings, warnings
+
+
+@pytest.mark.parametrize(
+    ("instruction", "bound", "qualifier"),
+    [
+        ("products with at least 100 positive reviews", {"at_least": 100}, "positive"),
+        ("products with 100 positive reviews", {"at_least": 100}, "positive"),
+        ("produkty z co najmniej 100 pozytywnymi opiniami", {"at_least": 100}, "pozytywnymi"),
+        ("Produkte mit mindestens 100 positiven Bewertungen", {"at_least": 100}, "positiven"),
+        ("Produkte mit über 50 echten Bewertungen", {"above": 50}, "echten"),
+    ],
+)
+def test_a_count_of_a_qualified_thing_bounds_the_count_and_quotes_the_qualifier(
+    registry, instruction, bound, qualifier
+):
+    steps, warnings, _ = _plan(instruction, SHOP, registry)
+    assert steps["validation.filter_number"] == {
+        "field": "reviews",
+        **bound,
+        "keep_missing": False,
+        "key": "products",
+    }
+    assert "forms.price_filter" not in steps  # the number is no price
+    assert any(f"'{qualifier}'" in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize(
+    ("instruction", "field", "bound"),
+    [
+        ("products rated at least 4 stars", "rating", {"at_least": 4}),
+        ("produkty ocenione na co najmniej 4 gwiazdki", "rating", {"at_least": 4}),
+        ("Produkte bewertet mit mindestens 4 Sternen", "rating", {"at_least": 4}),  # not the example's 100
+        ("Produkte mit mindestens 30 Bewertungen", "reviews", {"at_least": 30}),
+    ],
+)
+def test_a_bound_is_the_instructions_own_not_an_examples(registry, instruction, field, bound):
+    steps, warnings, _ = _plan(instruction, SHOP, registry)
+    assert steps["validation.filter_number"] == {
+        "field": field,
+        **bound,
+        "keep_missing": False,
+        "key": "products",
+    }
+    assert not warnings, warnings
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "the cheapest products from Imagex",
+        "najtańsze produkty od Imagex",
+        "die günstigsten Produkte von Imagex",
+    ],
+)
+def test_a_word_that_starts_like_a_field_word_is_no_field_word(registry, instruction):
+    _, warnings, _ = _plan(instruction, SHOP, registry)
+    assert any("'Imagex'" in w for w in warnings), warnings
