@@ -27,6 +27,7 @@ ORDER = [
     "pagecontent",
     "batch",
     "batch_form",
+    "engine",
     "ray",
     "server",
     "llm",

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from .browser import Browser, BrowserOptions
+from .engines import checked_engine
 from .errors import CurllmError, PlanError
 from .events import ErrorEvent, EventBus
 from .events.stream import task_events
@@ -58,12 +59,14 @@ async def execute_plan(
     events: EventBus | None = None,
     on_event: Callable[[dict], None] | None = None,
     browser: Browser | None = None,
+    engine: str | None = None,
 ) -> Result:
     """Check (when given a document) and run a plan. Raises PlanError, with every problem, if invalid.
 
-    The start page is ``url``, else ``options.url``, else the plan's own ``url``.
+    The start page is ``url``, else ``options.url``, else the plan's own ``url``. ``engine``
+    (``browser``, ``http``, ``auto``) is what reads the pages, as ``--engine`` says.
     """
-    opts = _options(url, data, options)
+    opts = _options(url, data, options, engine=checked_engine(engine))
     spec = TaskSpec(plan=plan, url=opts.url, data=opts.data, options=opts)
     return await Runner(registry, browser).run(spec, events=_bus(events, on_event))
 
@@ -89,6 +92,7 @@ async def arun(
     fields: list[str] | tuple[str, ...] | None = None,
     limit: int | None = None,
     consent: str | None = None,
+    engine: str | None = None,
 ) -> Result:
     """Plan (unless ``plan`` is given) and run a task. Planning failures raise PlanningError.
 
@@ -101,8 +105,17 @@ async def arun(
     many items, counted after the checks and the order: as "only names and prices" and "the first
     10" in the instruction, and for a given ``plan`` too. ``consent`` (``reject``, the default,
     ``accept`` or ``leave``) says what to answer a page's consent dialogs, as ``--consent`` does.
+    ``engine`` (``browser``, the default; ``http``; ``auto``) is what reads the pages, as ``--engine``.
     """
-    opts = _options(url, data, options, timeout_s=timeout, policy=policy, browser=browser_options)
+    opts = _options(
+        url,
+        data,
+        options,
+        timeout_s=timeout,
+        policy=policy,
+        browser=browser_options,
+        engine=checked_engine(engine),
+    )
     if consent is not None:
         from .consent import check_mode
 
@@ -110,7 +123,7 @@ async def arun(
     if plan is not None and fields is None and limit is None:
         return await execute_plan(
             plan, registry=registry, options=opts, events=events, on_event=on_event, browser=browser
-        )
+        )  # ``engine`` is in ``opts``
     if plan is not None:  # a given plan, its item list cut to ``limit`` with only ``fields``
         spec = TaskSpec(
             plan=plan,

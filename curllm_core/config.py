@@ -1,7 +1,7 @@
 """Defaults from a TOML file: ``$CURLLM_CONFIG``, else ``~/.config/curllm/config.toml``.
 
 Keys (all optional): model, locale, user_agent, viewport, proxy, timeout, ready_timeout, load_images,
-concurrency, default_url, allow_domains, block_domains, block_private, consent. Command-line options
+concurrency, default_url, allow_domains, block_domains, block_private, consent, engine. Command-line options
 override them.
 Values are held to the command line's own limits (concurrency 1-64, timeout > 0, a valid viewport
 and domains); a file that is not a regular UTF-8 file of at most 1 MiB is refused with a message.
@@ -30,6 +30,7 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     "block_domains": list,
     "block_private": bool,
     "consent": str,
+    "engine": str,
 }
 
 

@@ -348,6 +348,13 @@ class SSRFBlocked(PolicyError):
     code = "SSRF_BLOCKED_URL"
 
 
+class RobotsDisallowed(PageUnavailable):
+    """The HTTP engine did not fetch a page its site's robots.txt disallows (the browser engine acts
+    for a person, as a browser; the HTTP engine is a crawler)."""
+
+    code = "ROBOTS_DISALLOWED"
+
+
 class BrowserError(PageUnavailable):
     """The browser could not be started or a page could not be opened."""
 

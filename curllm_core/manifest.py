@@ -92,6 +92,9 @@ class Manifest:
     sites: tuple[str, ...] = ()
     detect: tuple[str, ...] = ()  # CSS selectors of the site's markup (a string in the file is one)
     effects: str = "read"
+    #: Whether the tool needs a live page (a browser) or runs on the page's HTML as fetched: None when
+    #: the manifest does not say, which counts as live for a tool that depends on ``page`` (`live_page`).
+    html: bool | None = None
     selectors: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)  # x-* fields, kept as given
     source: str = ""
@@ -112,6 +115,12 @@ class Manifest:
     @property
     def needs_page(self) -> bool:
         return bool(PAGE_DEPENDENCIES & set(self.dependencies))
+
+    @property
+    def live_page(self) -> bool:
+        """Whether the tool needs a live page in a browser: it depends on ``page`` and its manifest does
+        not say ``"html": true`` (an absent field is judged safely: a page tool needs the browser)."""
+        return self.needs_page and not self.html
 
     def parameter_for(self, role: str) -> str | None:
         """The parameter that plays ``role`` (one of `ROLES`) for planners and the plan check.
@@ -144,6 +153,8 @@ class Manifest:
         doc = asdict(self)
         for k in ("extra", "source", "path", "entrypoint_from"):
             doc.pop(k)
+        if doc["html"] is None:  # not said: the document leaves it out, as its author did
+            doc.pop("html")
         for k, v in list(doc.items()):
             if isinstance(v, tuple):
                 doc[k] = list(v)

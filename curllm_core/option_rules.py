@@ -11,6 +11,8 @@ from typing import Any
 
 MAX_CONCURRENCY = 64  # tasks at once in one process
 MAX_REPLANS = 5
+#: What reads the pages (`engines`): ``--engine``, the config's ``engine``, a request's ``options.engine``.
+ENGINES = ("auto", "http", "browser")
 #: Options that are text: empty text is refused (leave the option out for its default).
 TEXT_OPTIONS = ("model", "locale", "user_agent", "proxy", "default_url", "viewport")
 #: Options that are true or false.
@@ -41,6 +43,9 @@ def option_problem(key: str, value: Any) -> str | None:
         isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REPLANS
     ):
         return f"max_replans must be a whole number from 0 to {MAX_REPLANS}"
+    if key == "engine":
+        if not isinstance(value, str) or value.strip().lower() not in ENGINES:
+            return f"engine must be one of {', '.join(ENGINES)}, not {value!r}"
     if key == "viewport":
         from .browser import parse_viewport
 

@@ -72,6 +72,8 @@ class StepResult:
     #: ``{"planned", "chosen", "reason"}`` when the page's markup (or an empty result) made another
     #: extraction tool run than the plan named (see executor/markup.py)
     choice: dict | None = None
+    #: Why the step was not run (an optional page action on the HTTP engine, which has no live page).
+    skipped: str | None = None
     #: The exception of a failure, for the executor's and re-planner's decisions (its class is its
     #: category, see errors.py); not part of the JSON.
     failure: BaseException | None = field(default=None, repr=False, compare=False)
@@ -100,6 +102,8 @@ class StepResult:
             doc["screenshot"] = self.screenshot
         if self.choice is not None:
             doc["choice"] = self.choice
+        if self.skipped is not None:
+            doc["skipped"] = self.skipped
         return doc
 
 

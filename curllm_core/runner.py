@@ -55,9 +55,11 @@ from urllib.parse import urlsplit
 from .browser import Browser
 from .clock import elapsed_ms
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
-from .events import CompleteEvent, EventBus, InitEvent, PlanDecision, StepEvent, preview
+from .events import CompleteEvent, EngineEvent, EventBus, InitEvent, PlanDecision, StepEvent, preview
 from .executor import Execution, RunOptions, TaskPage, preload_tools
+from .executor.html_page import HtmlTaskPage
 from .plan import Origin, Plan, Step, check_plan, normalise_plan
+from .politeness import Politeness
 from .registry import Registry
 from .result import ErrorEntry, Result, error_entry
 
@@ -227,6 +229,7 @@ class Runner:
         self.browser = browser
         self.events = events
         self._plans: dict[tuple, asyncio.Task] = {}
+        self._politeness: Politeness | None = None
         self._checked: dict[tuple, Plan | PlanError] = {}
 
     @property
@@ -284,13 +287,14 @@ class Runner:
             # As for an instruction, the browser starts while the plan is checked (the checker's
             # import and the plan's tool code fill the wait for Chromium): only when a step may
             # need the page, else a browser would start for nothing.
-            if url and _may_need_page(spec.plan, self.registry):
+            if url and spec.options.engine == "browser" and _may_need_page(spec.plan, self.registry):
                 await self._warm_up(page)
             try:
                 plan = self._given_plan(spec, data)
                 if not announced:
                     _init_event(bus, url, plan.instruction, plan.planner or "given", len(plan.steps))
-                if plan.needs_page and self.browser is None:
+                self._check_engine(plan, spec.options.engine)
+                if plan.needs_page and self.browser is None and spec.options.engine != "http":
                     from .browser_path import find_browser
 
                     find_browser()  # as for an instruction: BrowserNotFound before any step runs
@@ -308,11 +312,20 @@ class Runner:
         instruction = _instruction(spec)
         _init_event(bus, url, instruction, f"llm:{spec.model}" if spec.model else "rules")
         started = time.perf_counter()
-        if url and not spec.model:
+        if url and not spec.model and spec.options.engine == "browser":
             await self._warm_up(page)
         try:
-            planned = await self._plan(spec, instruction, url, data, bus, page)
-            if planned.plan.needs_page and self.browser is None and page.session is None:
+            # Under --engine http a model is not shown the page (that would start a browser).
+            planned = await self._plan(
+                spec, instruction, url, data, bus, page if spec.options.engine != "http" else None
+            )
+            self._check_engine(planned.plan, spec.options.engine)
+            if (
+                planned.plan.needs_page
+                and self.browser is None
+                and page.session is None
+                and spec.options.engine != "http"
+            ):
                 from .browser_path import find_browser
 
                 find_browser()  # BrowserNotFound (bad set-up, exit 2) before any step runs
@@ -362,9 +375,24 @@ class Runner:
             plan_ms = elapsed_ms(started)
             decision_event(bus, planned.plan, planned.reasoning, url, planned.source)
             plan, source, usage = planned.plan, planned.source, planned.usage
+        self._check_engine(plan, spec.options.engine)  # refused here, before it travels
         # The plan travels as its document: the other process checks it against its own tools.
         shipped = replace(spec, instruction=None, plan=plan.to_dict(), url=url, fields=None, limit=None)
         return Decided(shipped, plan, url, source, usage, plan_ms, started)
+
+    def _check_engine(self, plan: Plan, engine: str) -> None:
+        """``--engine http`` takes only plans whose steps can all run on HTML: UsageError (before
+        anything runs) naming the step that cannot, and what to use instead."""
+        if engine != "http" or not plan.needs_page:
+            return
+        from .engines import html_problem
+
+        problem = html_problem(plan, self.registry)
+        if problem is not None:
+            raise UsageError(
+                f"--engine http cannot run this plan: {problem}; use --engine auto (the browser for such"
+                " plans) or --engine browser"
+            )
 
     def _given_plan(self, spec: TaskSpec, data: dict) -> Plan:
         """The task's own plan, checked (once per distinct document), ``fields``/``limit`` applied."""
@@ -519,10 +547,7 @@ class Runner:
             and prepared.origin is not Origin.RULES
         ):
             replanner = Replanner(spec.instruction or "", spec.model, self.registry, bus, max_replans)
-        execution = Execution(
-            prepared.plan, self.registry, options, bus, page=prepared.page, replan=replanner
-        )
-        result = await execution.run()
+        result = await self._run_plan(prepared, options, replanner)
         if prepared.plan_ms is not None:
             result.timings["plan_ms"] = prepared.plan_ms
             result.timings["total_ms"] = result.timings.get("total_ms", 0) + prepared.plan_ms
@@ -533,6 +558,52 @@ class Runner:
             result.usage = merge_usage(result.usage, replanner.usage)
         complete_event(bus, result)
         return result
+
+    async def _run_plan(self, prepared: Prepared, options: RunOptions, replanner: Replanner | None) -> Result:
+        """The plan on the engine the options ask for (engines.py): the browser; or the HTTP engine,
+        and under ``auto`` the browser again when the HTTP engine's answer cannot be trusted."""
+        from .engines import AUTO, BROWSER, HTTP, html_problem, switch_reason
+
+        bus, plan, engine = prepared.events, prepared.plan, options.engine
+        if engine == BROWSER or not plan.needs_page:
+            return await Execution(
+                plan, self.registry, options, bus, page=prepared.page, replan=replanner
+            ).run()
+        problem = html_problem(plan, self.registry)
+        if engine == AUTO and (problem is not None or prepared.page.opened):
+            why = problem or "the page is open in the browser already (shown to the planning model)"
+            bus.emit(EngineEvent(engine=BROWSER, reason=why, url=prepared.url))
+            return await Execution(
+                plan, self.registry, options, bus, page=prepared.page, replan=replanner
+            ).run()
+        bus.emit(EngineEvent(engine=HTTP, reason=_http_reason(engine), url=prepared.url))
+        started = time.perf_counter()
+        html_page = HtmlTaskPage(options, bus, self.politeness)
+        execution = Execution(plan, self.registry, options, bus, page=html_page, replan=replanner)
+        result = await execution.run()
+        if engine != AUTO:
+            await prepared.page.close()
+            return result
+        reason = switch_reason(result, html_page.document, execution.warnings)
+        if reason is None:
+            await prepared.page.close()
+            return result
+        bus.emit(EngineEvent(engine=BROWSER, reason=reason, url=prepared.url, switched_from=HTTP))
+        if options.timeout_s is not None:
+            options = replace(
+                options, timeout_s=max(0.1, options.timeout_s - (time.perf_counter() - started))
+            )
+        again = await Execution(plan, self.registry, options, bus, page=prepared.page, replan=replanner).run()
+        again.timings["http_ms"] = result.timings.get("total_ms", 0)
+        again.timings["total_ms"] = again.timings.get("total_ms", 0) + again.timings["http_ms"]
+        return again
+
+    @property
+    def politeness(self) -> Politeness:
+        """Per-host limits, ``Retry-After`` holds and robots.txt, shared by every task of this Runner."""
+        if self._politeness is None:
+            self._politeness = Politeness()
+        return self._politeness
 
     async def run(self, spec: TaskSpec, *, events: EventBus | None = None) -> Result:
         """Prepare and execute one task. A time limit hit while planning is a failed Result."""
@@ -549,6 +620,12 @@ class Runner:
             complete_event(events or self.events or EventBus(), result)
             return result
         return await self.execute(prepared)
+
+
+def _http_reason(engine: str) -> str:
+    if engine == "http":
+        return "--engine http"
+    return "every step of the plan can run on the page's HTML"
 
 
 def _instruction(spec: TaskSpec) -> str:

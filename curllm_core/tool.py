@@ -31,7 +31,8 @@ class ToolContext:
     """Everything a tool may use. Framework objects are injected here, never passed as parameters.
 
     ``data`` is the pipeline data produced so far (read it; return what you produce). ``page`` is a
-    Playwright page for tools whose manifest depends on ``page``, else None.
+    Playwright page for tools whose manifest depends on ``page``, else None (on the HTTP engine:
+    ``document`` holds the page's HTML instead).
     """
 
     page: Any = None
@@ -48,6 +49,13 @@ class ToolContext:
     #: ``ctx.warn("read 5 of more pages")``: what the tool could not fully do although it succeeded;
     #: it reaches the result's ``warnings`` (named by the tool) and stderr.
     warn: Callable[[str], None] = lambda text: None  # noqa: E731
+    #: The page's HTML as fetched without a browser (an `http_fetch.Document`: ``url``, ``html``)
+    #: when the task runs on the HTTP engine; ``page`` is None then. `page_html` reads it, so a tool
+    #: that reads the page through `page_html` runs on both engines (its manifest says ``"html": true``).
+    document: Any = None
+    #: ``await ctx.fetch(url)``: a further page as a `Document`, fetched as the first was (the HTTP
+    #: engine: a pager's next page); None on the browser engine.
+    fetch: Callable[[str], Awaitable[Any]] | None = None
 
     @property
     def selectors(self) -> dict:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..browser import Browser
 from ..clock import elapsed_ms
+from ..engines import DEFAULT_ENGINE, checked_engine
 from ..errors import BrowserCrashed, Cancelled, CurllmError, InternalError, TaskError, UsageError
 from ..events import ErrorEvent, EventBus, now_iso
 from ..executor import RunOptions
@@ -363,6 +364,7 @@ def run_many(
     backend: str = "local",
     address: str | None = None,
     workers: int | None = None,
+    engine: str | None = None,
 ) -> AsyncIterator[dict]:
     """Run many tasks in one browser; ``async for line in run_many(tasks, concurrency=4)``.
 
@@ -375,8 +377,11 @@ def run_many(
     ``backend="ray"`` (``pip install 'curllm[ray]'``) runs the tasks on ``workers`` Ray actors (default:
     the cluster's CPUs), ``concurrency`` tasks each, one browser each; ``address`` is the cluster
     (``auto``, ``HOST:PORT``, ``ray://HOST:10001``; default ``RAY_ADDRESS``, else a local Ray for
-    this call). Plans are made here; the lines are the same. See docs/distributed.md.
+    this call). Plans are made here; the lines are the same. See docs/distributed.md. ``engine``
+    (``browser``, ``http``, ``auto``) is what reads the pages, as ``--engine`` says.
     """
+    if engine is not None:
+        options = replace(options or RunOptions(), engine=checked_engine(engine) or DEFAULT_ENGINE)
     common: dict[str, Any] = {
         "concurrency": concurrency,
         "options": options,

@@ -133,6 +133,15 @@ def browser_options(fn: F) -> F:
             "(default: config consent, else reject).",
         ),
         option(
+            "--engine",
+            metavar="ENGINE",
+            type=click.Choice(["auto", "http", "browser"], case_sensitive=False),
+            help="What reads the pages: browser (Chromium, every tool), http (the HTML fetched without a "
+            "browser: plans whose steps all read HTML, much faster) or auto (http where the plan allows "
+            "it, the browser otherwise and whenever the HTML's answer cannot be trusted) (default: "
+            "config engine, else browser).",
+        ),
+        option(
             "--screenshots",
             metavar="DIR",
             type=click.Path(file_okay=False),
@@ -204,7 +213,12 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
 
         parse_upstream(browser.proxy)  # a proxy the egress proxy cannot chain to: exit 2, not a failed step
     timeout = params.get("timeout") or config.get("timeout")
-    return RunOptions(url=url, data=data or {}, browser=browser, policy=policy, timeout_s=timeout)
+    from ..engines import DEFAULT_ENGINE
+
+    engine = (params.get("engine") or config.get("engine") or DEFAULT_ENGINE).lower()
+    return RunOptions(
+        url=url, data=data or {}, browser=browser, policy=policy, timeout_s=timeout, engine=engine
+    )
 
 
 def ready_timeout_ms(*seconds: float | None) -> int:

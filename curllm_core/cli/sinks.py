@@ -100,5 +100,10 @@ class TerminalSink:
         elif kind == "consent":
             button = f" ({safe(data['button'])})" if data.get("button") else ""
             self.console.print(f"[dim]· consent dialog {safe(data.get('action'))}{button}[/dim]")
+        elif kind == "engine":
+            switched = " instead of " + safe(data["switched_from"]) if data.get("switched_from") else ""
+            self.console.print(
+                f"[dim]· engine {safe(data.get('engine'))}{switched}: {safe(data.get('reason'))}[/dim]"
+            )
         elif kind == "error":
             self.console.print(f"[red]✗ {safe(data.get('message'))}[/red]")

@@ -1,6 +1,6 @@
 """Events of a run: the typed events (types.py) and the bus that sends them to sinks (bus.py).
 
-``{"type": init|url_start|step|url_complete|complete|error, "data": {...}}``: every name is
+``{"type": init|url_start|step|url_complete|consent|engine|complete|error, "data": {...}}``: every name is
 importable from ``curllm_core.events``.
 """
 
@@ -23,6 +23,7 @@ from .bus import (
 from .types import (
     CompleteEvent,
     ConsentEvent,
+    EngineEvent,
     ErrorEvent,
     Event,
     ForwardedEvent,
@@ -42,6 +43,7 @@ __all__ = [
     "PREVIEW_ITEMS",
     "CompleteEvent",
     "ConsentEvent",
+    "EngineEvent",
     "ErrorEvent",
     "Event",
     "EventBus",

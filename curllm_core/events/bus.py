@@ -1,4 +1,4 @@
-"""Step events: ``{"type": init|url_start|step|url_complete|consent|complete|error, "data": {...}}``.
+"""Step events: ``{"type": init|url_start|step|url_complete|consent|engine|complete|error, "data": {...}}``.
 
 The events themselves are typed objects (types.py). An `EventBus` fans every event out to its
 sinks: a JSONL writer (``--events FILE|-``), a Python callback, or an async queue (the CLI adds its
@@ -21,7 +21,7 @@ from .types import Event, ForwardedEvent, StepEvent
 if TYPE_CHECKING:
     from ..result import Result
 
-EVENT_TYPES = ("init", "url_start", "step", "url_complete", "consent", "complete", "error")
+EVENT_TYPES = ("init", "url_start", "step", "url_complete", "consent", "engine", "complete", "error")
 PREVIEW_CHARS = 400
 PREVIEW_ITEMS = 3
 

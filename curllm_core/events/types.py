@@ -183,6 +183,24 @@ class ConsentEvent(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class EngineEvent(Event):
+    """The engine a task runs on (``--engine``): ``http`` or ``browser``, chosen by ``auto`` or given,
+    and why; ``switched_from`` is the engine left when ``auto`` goes back to the browser."""
+
+    type: ClassVar[str] = "engine"
+    engine: str
+    reason: str
+    url: str | None = None
+    switched_from: str | None = None
+
+    def fields(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"engine": self.engine, "reason": self.reason, "url": self.url}
+        if self.switched_from:
+            data["switched_from"] = self.switched_from
+        return data
+
+
+@dataclass(slots=True, kw_only=True)
 class StepEvent(Event):
     """The plan decision (``PlanDecision``) or a tool call (``ToolCall``).
 

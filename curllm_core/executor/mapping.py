@@ -23,7 +23,7 @@ from ..plan.model import MAP_TOOL, MapStep
 from ..plan.params import fill_defaults, parameter_problems, step_io
 from ..result import StepResult
 from .calls import describe, error_code
-from .page import page_title
+from .page import TaskPage, page_title
 from .retry import attempt
 
 if TYPE_CHECKING:
@@ -127,6 +127,8 @@ class _Item:
         if not isinstance(target, str) or not target.strip():
             raise ItemError(f"item {self.index} has no URL to open (open: {self.runner.spec['open']!r})")
         self.url = urljoin(ex.url or "", target.strip())
+        if not isinstance(ex.task_page, TaskPage):
+            raise ItemError("a map step opens its items in the browser (the HTTP engine has no live page)")
         session = await ex.task_page.ensure_session()
 
         async def open_once() -> None:

@@ -75,16 +75,38 @@ def candidates(registry: Registry, produces: list[str]) -> list[Manifest]:
 
 
 async def sightings(page: Any, manifests: list[Manifest]) -> dict[str, Sighting]:
-    """The tools among ``manifests`` whose markup the page shows, by key (one ``page.evaluate``)."""
+    """The tools among ``manifests`` whose markup the page shows, by key (one ``page.evaluate``;
+    ``page`` may also be a fetched `http_fetch.Document`, read without a browser)."""
     if not manifests:
         return {}
-    counts = await page.evaluate(_COUNT_JS, [list(m.detect) for m in manifests])
+    html = getattr(page, "html", None)
+    if isinstance(html, str):  # a fetched `Document` (the HTTP engine): counted in its HTML
+        counts = _count_in_html(html, [list(m.detect) for m in manifests])
+    else:
+        counts = await page.evaluate(_COUNT_JS, [list(m.detect) for m in manifests])
     found = {}
     for m, per_selector in zip(manifests, counts, strict=True):
         hit = next(((s, n) for s, n in zip(m.detect, per_selector, strict=True) if n), None)
         if hit:
             found[m.key] = Sighting(m, *hit)
     return found
+
+
+def _count_in_html(html: str, groups: list[list[str]]) -> list[list[int]]:
+    """`_COUNT_JS` on HTML as fetched: the elements each selector matches (a bad selector: 0)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    counts = []
+    for selectors in groups:
+        row = []
+        for selector in selectors:
+            try:
+                row.append(len(tree.css(selector)))
+            except Exception:  # a selector lexbor rejects counts as no match, as in the browser
+                row.append(0)
+        counts.append(row)
+    return counts
 
 
 def carry(params: dict, planned: Manifest, other: Manifest) -> tuple[dict | None, list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..browser import BrowserOptions
+from ..engines import DEFAULT_ENGINE
 from ..policy import NetworkPolicy
 
 
@@ -19,3 +20,6 @@ class RunOptions:
     timeout_s: float | None = None  # the whole task
     backoff_s: float = 0.25  # first retry delay; doubles per attempt
     settings: dict = field(default_factory=dict)  # handed to tools as ctx.settings
+    #: Which engine runs the plan: ``browser``, ``http`` (HTML fetched without a browser) or
+    #: ``auto`` (see engines.py).
+    engine: str = DEFAULT_ENGINE

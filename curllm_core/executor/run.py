@@ -34,6 +34,7 @@ from ..tool import ToolContext, load_callable
 from . import markup
 from .calls import call_tool, describe, error_code
 from .fallbacks import fallback_params, fallbacks, final_fallback
+from .html_page import HtmlTaskPage
 from .mapping import run_map
 from .options import RunOptions
 from .page import TaskPage
@@ -72,9 +73,10 @@ Replan = Callable[["Execution", int], Awaitable[Plan | None]]
 class Execution:
     """The state of one run of one plan.
 
-    ``page`` is the task's `TaskPage` when one was made before the plan (see `Runner.prepare`), else
-    one is made on ``browser`` (shared when given). ``replan``, when given, may replace the rest of
-    the plan after a failed step (a model re-planning).
+    ``page`` is the task's `TaskPage` when one was made before the plan (see `Runner.prepare`), or
+    an `HtmlTaskPage` (the HTTP engine: the page's HTML, no browser), else one is made on
+    ``browser`` (shared when given). ``replan``, when given, may replace the rest of the plan after a
+    failed step (a model re-planning).
     """
 
     def __init__(
@@ -85,11 +87,13 @@ class Execution:
         events: EventBus,
         browser: Browser | None = None,
         *,
-        page: TaskPage | None = None,
+        page: TaskPage | HtmlTaskPage | None = None,
         replan: Replan | None = None,
     ):
         self.plan, self.registry, self.options, self.events = plan, registry, options, events
-        self.task_page = page if page is not None else TaskPage(options, events, browser)
+        self.task_page: TaskPage | HtmlTaskPage = (
+            page if page is not None else TaskPage(options, events, browser)
+        )
         self.replan = replan
         self.open_error: Exception | None = None  # opening the page failed before the step's first attempt
         self.data: dict = dict(options.data)
@@ -112,6 +116,16 @@ class Execution:
         return self.task_page.page
 
     @property
+    def on_html(self) -> bool:
+        """Whether the task runs on the HTTP engine (the page's HTML, no browser)."""
+        return isinstance(self.task_page, HtmlTaskPage)
+
+    @property
+    def document(self) -> Any:
+        """The fetched page (`http_fetch.Document`) on the HTTP engine, once opened; else None."""
+        return self.task_page.document if isinstance(self.task_page, HtmlTaskPage) else None
+
+    @property
     def opened(self) -> bool:
         return self.task_page.opened
 
@@ -125,9 +139,10 @@ class Execution:
 
     # --- one tool call -------------------------------------------------------------------------
 
-    def context(self, manifest: Manifest, data: dict, page: Any = None) -> ToolContext:
-        """The tool's context: on the task's page, or on ``page`` (a map item's own page)."""
-        return ToolContext(
+    def context(self, manifest: Manifest, data: dict, page: Any = None, document: Any = None) -> ToolContext:
+        """The tool's context: on the task's page, or on ``page`` (a map item's own page); on the
+        HTTP engine on the fetched page, or on ``document`` (a pager's further page)."""
+        ctx = ToolContext(
             page=(page if page is not None else self.page) if manifest.needs_page else None,
             data=data,
             manifest=manifest,
@@ -136,12 +151,22 @@ class Execution:
             log=logging.getLogger(f"curllm.tool.{manifest.key}"),
             browser=self.session,
             url=page.url if page is not None else self.url,
-            run_tool=lambda name, **params: self.run_nested(name, data, params, page),
             warn=lambda text: self.warnings.append(clean_text(f"{manifest.key}: {text}")),
+            document=(document or self.document) if manifest.needs_page and page is None else None,
+            fetch=self.task_page.fetch if isinstance(self.task_page, HtmlTaskPage) else None,
         )
+        # A nested tool reads the page its caller is on (a pager on HTML moves ``ctx.document`` on).
+        ctx.run_tool = lambda name, **params: self.run_nested(name, data, params, page, ctx.document)
+        return ctx
 
     async def call(
-        self, manifest: Manifest, params: dict, data: dict, timeout_ms: int, page: Any = None
+        self,
+        manifest: Manifest,
+        params: dict,
+        data: dict,
+        timeout_ms: int,
+        page: Any = None,
+        document: Any = None,
     ) -> dict:
         """One attempt: run the tool under its time limit and check its output (on ``page`` when
         given, else on the task's page, opened first)."""
@@ -152,17 +177,19 @@ class Execution:
             await self.ensure_page()
         fn = load_callable(manifest, self.registry.impls.get(manifest.key))
         return await call_tool(
-            manifest, lambda: fn(self.context(manifest, dict(data), page), **params), timeout_ms
+            manifest, lambda: fn(self.context(manifest, dict(data), page, document), **params), timeout_ms
         )
 
-    async def run_nested(self, name: str, data: dict, params: dict, page: Any = None) -> dict:
+    async def run_nested(
+        self, name: str, data: dict, params: dict, page: Any = None, document: Any = None
+    ) -> dict:
         """``ctx.run_tool``: another tool on the same page and data, parameters checked first."""
         manifest = self.registry.resolve(name)
         params = fill_defaults(manifest.parameters, params)
         problems = parameter_problems(manifest, params, [])
         if problems:
             raise ToolError(f"bad parameters for {manifest.key}: " + "; ".join(p.message for p in problems))
-        return await self.call(manifest, params, data, manifest.timeout_ms, page)
+        return await self.call(manifest, params, data, manifest.timeout_ms, page, document)
 
     async def attempt(
         self,
@@ -229,6 +256,8 @@ class Execution:
             return await run_map(self, index, step)
         manifest = self.registry.resolve(step.tool)
         data = self.outputs.get(step.input, {}) if step.input else self.data
+        if self.on_html and step.optional and manifest.live_page:
+            return self.skip(index, step, manifest)
         self.running(
             index,
             f"{manifest.key}: {step.description or manifest.description}",
@@ -266,6 +295,27 @@ class Execution:
         _, produces = step_io(manifest, params, self.registry)
         return self.conclude(index, step, result, produces)
 
+    def skip(self, index: int, step: Step, manifest: Manifest) -> bool:
+        """An optional step that needs a live page, on the HTTP engine: not run (as a failed optional
+        step, the plan goes on; what it would have narrowed, the plan's validation steps check)."""
+        self.running(
+            index,
+            f"{manifest.key}: skipped on HTML (an optional page action; the validation steps check the answer)",
+            ToolCall(tool=manifest.key, params=step.parameters, tool_description=manifest.description),
+        )
+        result = StepResult(
+            tool=manifest.key,
+            success=True,
+            result={},
+            step=index,
+            id=step.id,
+            optional=True,
+            params=step.parameters,
+            skipped="an optional page action, not run on the HTTP engine (no live page)",
+        )
+        self.record(result)
+        return True
+
     def conclude(self, index: int, step: AnyStep, result: StepResult, produces: list[str]) -> bool:
         """A step's recorded result into the run: what it produced into the data (and under its id),
         or its failure into ``errors``. True when the plan goes on (success, or an optional step)."""
@@ -296,7 +346,9 @@ class Execution:
         except Exception as e:  # reported by the step's first attempt, without opening the page again
             self.open_error = e
             return None
-        choice = await markup.choose(self.page, self.registry, manifest, params)
+        choice = await markup.choose(self.page or self.document, self.registry, manifest, params)
+        if choice is not None and self.on_html and self.registry.resolve(choice.chosen).live_page:
+            return None  # the tool the markup calls for needs a live page: the planned one reads the HTML
         if choice is not None:
             self.announce(index, choice)
         return choice
@@ -334,9 +386,9 @@ class Execution:
         tools of the same kind (each must take the step's parameters); the first that finds something
         wins. Without one, the empty result stands (and the end-of-run check reports EMPTY_OUTPUT)."""
         _, produces = step_io(manifest, params, self.registry)
-        if not markup.empty(result.result, produces) or self.page is None:
+        if not markup.empty(result.result, produces) or (self.page is None and self.document is None):
             return manifest, params, result
-        if result.success and await self.settling():
+        if result.success and self.page is not None and await self.settling():
             # The page was still at work (a timer about to render, a request in flight): read it once
             # more when that is done, before any other tool is tried or EMPTY_OUTPUT said.
             again = await self.attempts(index, step, manifest, params, data)
@@ -347,7 +399,11 @@ class Execution:
         tool = manifest.parameter_for("tool")
         tried = {params[tool] if tool and isinstance(params.get(tool), str) else manifest.key}
         best = result
-        for alt in await markup.alternatives(self.page, self.registry, manifest, params, tried):
+        for alt in await markup.alternatives(
+            self.page or self.document, self.registry, manifest, params, tried
+        ):
+            if self.on_html and self.registry.resolve(alt.chosen).live_page:
+                continue  # a tool that needs a live page cannot read HTML as fetched
             self.record(result)  # the empty one, or an alternative that failed
             self.announce(index, alt)
             instead = step.tool if alt.manifest.key != step.tool else None
@@ -364,16 +420,25 @@ class Execution:
         """An extraction of a whole listing (no count asked for) that read fewer items than the page
         states it has ("Wyniki 1–12 z 42") says so in the result's warnings: never a silent part.
         (A pager compares over every page it read, itself.)"""
-        if manifest.category != "extraction" or self.page is None or params.get("limit"):
+        if (
+            manifest.category != "extraction"
+            or (self.page is None and self.document is None)
+            or params.get("limit")
+        ):
             return
         lists = [v for v in (result.result or {}).values() if isinstance(v, list) and v]
         if len(lists) != 1 or not all(isinstance(item, dict) for item in lists[0]):
             return
-        from ..tools.stated_count import read_stated_total, shortfall
+        from ..tools.stated_count import html_stated_total, read_stated_total, shortfall
 
         read = len(lists[0]) + int((result.result or {}).get("dropped") or 0)
         try:
-            gap = shortfall(await read_stated_total(self.page), read)
+            stated = (
+                html_stated_total(self.document.html)
+                if self.page is None
+                else await read_stated_total(self.page)
+            )
+            gap = shortfall(stated, read)
         except Exception:  # a page gone or being replaced: nothing to compare with
             return
         if gap is not None:

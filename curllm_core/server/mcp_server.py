@@ -42,6 +42,13 @@ _CONSENT = {
     "offered), accept, or leave them.",
 }
 
+_ENGINE = {
+    "enum": ["auto", "http", "browser"],
+    "description": "What reads the pages: browser (the server's default unless it says otherwise), http "
+    "(the HTML fetched without a browser, for plans that only read HTML) or auto (http where it gives the "
+    "same answer, the browser otherwise).",
+}
+
 TASK_TOOLS: dict[str, tuple[str, dict]] = {
     "run": (
         "Do what the instruction says on a web page and return exactly the data asked for "
@@ -54,6 +61,7 @@ TASK_TOOLS: dict[str, tuple[str, dict]] = {
                 "fields": _FIELDS,
                 "limit": _LIMIT,
                 "consent": _CONSENT,
+                "engine": _ENGINE,
             },
             "required": ["instruction"],
         },
@@ -75,6 +83,7 @@ TASK_TOOLS: dict[str, tuple[str, dict]] = {
                 "url": _URL,
                 "data": {"type": "object", "description": "Initial data keys for the plan."},
                 "consent": _CONSENT,
+                "engine": _ENGINE,
             },
             "required": ["plan"],
         },
@@ -148,6 +157,8 @@ def _progress_message(event: dict) -> str:
         return f"opened {data.get('url')} ({data.get('status')}, {data.get('duration_ms')} ms)"
     if kind == "init":
         return f"task started ({data.get('planner')})"
+    if kind == "engine":
+        return f"engine {data.get('engine')}: {data.get('reason')}"
     if kind == "consent":
         return f"consent dialog {data.get('action')}" + (f" ({data['button']})" if data.get("button") else "")
     if kind == "complete":
@@ -228,9 +239,10 @@ class CurllmMCP:
             )
 
     async def _run(self, ctx, body: dict) -> types.CallToolResult:
-        consent = body.pop("consent", None)
-        if consent is not None:  # a task option, as in the HTTP API's body
-            body["options"] = {**(body.get("options") or {}), "consent": consent}
+        for key in ("consent", "engine"):
+            value = body.pop(key, None)
+            if value is not None:  # a task option, as in the HTTP API's body
+                body["options"] = {**(body.get("options") or {}), key: value}
         task = await self.service.prepare(
             parse_task({k: v for k, v in body.items() if v is not None}), mcp=True
         )

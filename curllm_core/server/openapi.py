@@ -43,7 +43,7 @@ _TASK = {
             "additionalProperties": False,
             "properties": {k: {} for k in OPTION_KEYS},
             "description": "timeout (s, at most the server's limit), locale, user_agent, viewport "
-            "(WIDTHxHEIGHT), load_images, consent (reject, accept or leave), ready_timeout (s), block_domains (added to the server's), cache, max_replans.",
+            "(WIDTHxHEIGHT), load_images, consent (reject, accept or leave), engine (auto, http or browser), ready_timeout (s), block_domains (added to the server's), cache, max_replans.",
         },
     },
 }

@@ -41,6 +41,7 @@ OPTION_KEYS = (
     "viewport",
     "load_images",
     "consent",
+    "engine",
     "ready_timeout",
     "block_domains",
     "cache",
@@ -186,6 +187,7 @@ def _run_options(
         browser=browser,
         policy=policy,
         timeout_s=limit,
+        engine=o["engine"].strip().lower() if o.get("engine") is not None else base.engine,
     )
 
 

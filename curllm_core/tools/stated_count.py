@@ -5,7 +5,8 @@
 listing's total, or None when the page states none (or states several that disagree). A range or
 "N of M" form wins over a bare "M products" (a sidebar's "Laptops 10 products" is no total);
 several different bare counts state nothing. `read_stated_total(page)` gathers the texts in one
-browser call (visible text nodes with a digit and a count word, at most 40 of them).
+browser call (visible text nodes with a digit and a count word, at most 40 of them);
+`html_stated_total(html)` gathers the same texts from HTML as fetched (the HTTP engine).
 """
 
 from __future__ import annotations
@@ -94,6 +95,45 @@ async def read_stated_total(page: Any) -> int | None:
     """The total ``page``'s listing states of itself, or None (one browser call)."""
     texts = json.loads(await page.evaluate(STATED_TEXTS_JS, _WORD_JS))
     return stated_total(texts)
+
+
+_BLOCKS = "p, div, span, li, h1, h2, h3, h4, header, label, strong, small"
+
+
+def html_stated_total(html: str) -> int | None:
+    """`read_stated_total` on HTML as fetched: the same short texts, read with selectolax (what the
+    markup hides by itself, ``hidden`` and ``display:none``, left out; no layout to ask)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from .extraction._html import JUNK_TAGS, hidden_self
+
+    tree = LexborHTMLParser(html)
+    body = tree.body or tree.root
+    if body is None:
+        return None
+    for node in body.css(", ".join(JUNK_TAGS + ["option"])):
+        node.decompose()
+    word = re.compile(_WORD_JS, re.IGNORECASE)
+    texts: list[str] = []
+    for block in body.css(_BLOCKS):
+        if len(texts) >= 40:
+            break
+        text = " ".join((block.text(deep=True, separator=" ") or "").split())
+        if not text or len(text) > 160 or not re.search(r"\d", text) or not word.search(text):
+            continue
+        if any(hidden_self(n) for n in _self_and_ancestors(block)):
+            continue
+        if text not in texts:
+            texts.append(text)
+    return stated_total(texts)
+
+
+def _self_and_ancestors(node: Any) -> list[Any]:
+    out = []
+    while node is not None and node.tag not in ("body", "html", "-undef"):
+        out.append(node)
+        node = node.parent
+    return out
 
 
 def shortfall(stated: int | None, read: int) -> str | None:

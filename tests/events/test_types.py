@@ -11,6 +11,7 @@ from curllm_core.events import (
     EVENT_TYPES,
     CompleteEvent,
     ConsentEvent,
+    EngineEvent,
     ErrorEvent,
     EventBus,
     ForwardedEvent,
@@ -52,6 +53,14 @@ def test_one_class_per_event_type_and_each_validates():
         UrlCompleteEvent(url="https://shop.example/", duration_ms=5, title="Shop"),
         UrlCompleteEvent(url="https://shop.example/2", duration_ms=5, error="HTTP 404"),
         ConsentEvent(action="rejected", mode="reject", url="https://shop.example/", button="Reject all"),
+        EngineEvent(
+            engine="http",
+            reason="every step of the plan can run on the page's HTML",
+            url="https://shop.example/",
+        ),
+        EngineEvent(
+            engine="browser", reason="the HTML is a client-rendered shell", url=None, switched_from="http"
+        ),
         ConsentEvent(
             action="accepted", mode="reject", url="https://cmp.example/f", reason="blocks", frame=True
         ),

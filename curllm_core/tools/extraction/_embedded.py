@@ -325,6 +325,25 @@ async def read_embedded(page: Any) -> list[Any]:
     return documents(await page.evaluate(EMBEDDED_JS, MAX_JSON_BYTES))
 
 
+def html_embedded(html: str) -> list[Any]:
+    """The JSON documents HTML as fetched carries in its JSON blocks (``application/ld+json``,
+    ``application/json``); state a script assigns needs a browser to evaluate it and is not read."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    blocks: list = []
+    total = 0
+    for node in LexborHTMLParser(html).css("script[type]"):
+        kind = (node.attributes.get("type") or "").lower()
+        if not kind.endswith("json"):
+            continue
+        text = node.text(deep=True) or ""
+        if not text or len(text) > MAX_JSON_BYTES - total:
+            continue
+        total += len(text)
+        blocks.append(["ld" if "ld+json" in kind else "json", text])
+    return documents(blocks)
+
+
 def with_embedded(products: list[dict], docs: list[Any], base: str, default: str | None) -> list[dict]:
     """``products`` (the DOM's, in the output shape) with what ``docs`` carry: the embedded listing
     when the DOM has no items yet; else each DOM product without a price takes the price of the

@@ -283,7 +283,12 @@ async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) 
     cannot tell, and the attributes outside `LEAN_ATTRIBUTES`. ``mark_hidden`` keeps the JSON-LD
     scripts and marks what the page's CSS hides with `HIDDEN_MARK` (see `hidden_self`). A rendered
     frame of another origin costs one more call, in that frame, made at the same time as the others.
+    On the HTTP engine (no page, ``ctx.document``) it is the HTML as fetched.
     """
+    document = getattr(ctx, "document", None)
+    if getattr(ctx, "page", None) is None and document is not None:
+        # The HTTP engine: the HTML as fetched (scripts and all; the extractors drop what no user sees).
+        return document.html, document.url
     page = require_page(ctx)
     # Content still on its way (a listing fetched after `load`, skeletons) is waited for, bounded;
     # a page already complete and quiet costs one look.

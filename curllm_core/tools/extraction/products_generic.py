@@ -605,6 +605,19 @@ def _sponsored(member: LexborNode) -> bool:
     return False
 
 
+def stylesheet_labels(html: str) -> int:
+    """Ad labels ("Anzeige", "Sponsored") that HTML as fetched prints inside ``aria-hidden`` elements:
+    a page that prints one into every result and lets obfuscated CSS decide which show. Without the
+    stylesheet (the HTTP engine) the sponsored flags cannot be told; the count says how many."""
+    tree = LexborHTMLParser(html)
+    found = 0
+    for node in tree.css('[aria-hidden="true"]'):
+        text = (node.text(deep=True) or "").replace("\u200b", "").strip()
+        if text and len(text) <= 24 and names.SPONSORED_RE.match(text):
+            found += 1
+    return found
+
+
 # --- the listing ------------------------------------------------------------------------------------
 
 
@@ -735,13 +748,23 @@ async def run(
     """Tool entry point: one round trip for the lean HTML (CSS-hidden elements left out), the currency
     codes the page's scripts state, then `extract`."""
     # Both browser calls go out at once: the second costs no round trip of its own.
-    (html, url), stated = await asyncio.gather(page_html(ctx, lean=True), stated_currencies(ctx))
+    live = ctx.page is not None or ctx.document is None
+    stated: list[str] | None = None
+    if live:
+        (html, url), stated = await asyncio.gather(page_html(ctx, lean=True), stated_currencies(ctx))
+    else:  # HTML as fetched (the HTTP engine): its own scripts state the currency (`PageCurrency`)
+        html, url = await page_html(ctx)
     out = extract(html, url, limit=limit, min_price=min_price, max_price=max_price, stated_currencies=stated)
+    if not live and out["products"] and (labels := stylesheet_labels(html)):
+        ctx.warn(
+            f"the page prints {labels} ad label(s) that only its stylesheet shows or hides: the sponsored "
+            "flags read from its HTML may be wrong (--engine browser reads them as shown)"
+        )
     if (not out["products"] and not out.get("dropped")) or any(p["price"] is None for p in out["products"]):
         # No items in the DOM yet, or items without a price: what the page carries as data, if anything.
-        from ._embedded import read_embedded
+        from ._embedded import html_embedded, read_embedded
 
-        docs = await read_embedded(require_page(ctx))
+        docs = await read_embedded(require_page(ctx)) if live else html_embedded(html)
         if docs:
             out = extract(
                 html,

@@ -5,6 +5,12 @@ The next link is found by ``rel=next`` (links and ``<link>`` in the head), by it
 "Next page") and its class ("pagination__next"). Links to other sites, disabled links and the
 controls of carousels are never taken. Each page is extracted with ``ctx.run_tool(extract, ...)``;
 list outputs are concatenated (items with a ``url`` deduplicated by it).
+
+On the HTTP engine (no live page: ``ctx.document``) the same rule scores the links of the HTML
+(`html_links.html_clickables`), the next page is fetched as the first was (``ctx.fetch``) and
+extracted by the same tool (`paginate_html`). What only a script does (a next control without an
+address, a load-more button) is not tried: the pager warns, and ``--engine auto`` reads the listing
+in the browser instead.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urldefrag
 
-from ...errors import ToolError
+from ...errors import CurllmError, ToolError
 from ...events import UrlCompleteEvent, UrlStartEvent
 from ...prices import filter_by_price
 from ...readiness import timeout_for
@@ -33,8 +39,8 @@ from ..page_helpers import (
     scan_clickables,
     words,
 )
-from ..stated_count import read_stated_total, shortfall
-from .more_on_page import More, read_more
+from ..stated_count import html_stated_total, read_stated_total, shortfall
+from .more_on_page import More, load_more_score, read_more
 
 NEXT_WORDS = (
     r"next|next page|nastepna|nastepna strona|nastepne|dalej|kolejna|kolejna strona|weiter|nachste|"
@@ -200,7 +206,6 @@ async def run(
     items over all pages ("the first 10"): reading stops once there are enough. What was read is
     compared with the size the listing states of itself (`stated_count`): fewer is a warning.
     """
-    page = require_page(ctx)
     run_tool = getattr(ctx, "run_tool", None)
     if run_tool is None:
         raise ToolError(
@@ -210,6 +215,9 @@ async def run(
     if max_pages < 1:
         raise ToolError(f"pagination: max_pages must be at least 1, got {max_pages}")
     params = dict(extract_parameters or {})
+    if ctx.page is None and ctx.document is not None and ctx.fetch is not None:
+        return await paginate_html(ctx, max_pages, extract, params, limit)
+    page = require_page(ctx)
     finish_by = deadline(ctx, 180000)
     loop = asyncio.get_running_loop()
     total: dict[str, Any] = {}
@@ -320,6 +328,100 @@ async def run(
             stated = await read_stated_total(page)
         except PlaywrightError:
             stated = None
+        report["read"], report["stated_total"] = read, stated
+        gap = shortfall(stated, read)
+        if gap is not None:
+            ctx.warn(gap)
+    total["pagination"] = report
+    return total
+
+
+def next_step(html: str, url: str) -> tuple[str | None, str | None]:
+    """The listing's next page in ``html``: (its address, None) by `pagination.next_score`; else
+    (None, what only a script does): a next control without an address, or a load-more button
+    (`more_on_page.load_more_score`); (None, None) when the listing shows no way on."""
+    from .html_links import html_clickables
+
+    best: tuple[float, Clickable] | None = None
+    more: Clickable | None = None
+    for c in html_clickables(html, url):
+        score, _ = next_score(c, url)
+        if score >= 5 and (best is None or score > best[0]):
+            best = (score, c)
+        if more is None and load_more_score(c) >= 5:
+            more = c
+    if best is not None and address_of(best[1]):
+        return address_of(best[1]), None
+    if best is not None:
+        return None, f"a next-page control without an address ({(best[1].text or best[1].aria)[:40]!r})"
+    if more is not None:
+        return None, f"a load-more button ({(more.text or more.aria)[:40]!r})"
+    return None, None
+
+
+async def paginate_html(
+    ctx: ToolContext, max_pages: int, extract: str, params: dict, limit: int | None
+) -> dict[str, Any]:
+    """The pager on the HTTP engine: extract this document and up to ``max_pages - 1`` next pages."""
+    assert ctx.run_tool is not None and ctx.fetch is not None and ctx.document is not None
+    document = ctx.document
+    first = document
+    total: dict[str, Any] = {}
+    seen: dict[str, set] = {}
+    urls: list[str] = []
+    counts: list[int] = []
+    read = 0
+    stopped = "max_pages"
+    warned = False
+    while True:
+        urls.append(document.url)
+        ctx.document = document  # the nested extraction reads this page
+        output = await ctx.run_tool(extract, **params)
+        if not isinstance(output, dict):
+            raise ToolError(f"pagination: {extract} returned {type(output).__name__}, not an object")
+        added = merge(total, output, seen)
+        counts.append(added)
+        read += added + int(output.get("dropped") or 0)
+        if len(urls) > 1 and added == 0 and not output.get("dropped"):
+            stopped = "no_new_items"
+            break
+        if limit and any(isinstance(v, list) and len(v) >= limit for v in total.values()):
+            stopped = "limit"
+            break
+        following, scripted = next_step(document.html, document.url)
+        if following is None:
+            stopped = "no_next_link"
+            if scripted:
+                warned = True
+                ctx.warn(
+                    f"read {read} items; the listing goes on by script ({scripted}), which the HTTP engine"
+                    " does not run: --engine browser reads it to its end"
+                )
+            break
+        if len(urls) >= max_pages:
+            warned = True
+            ctx.warn(
+                f"read {_pages(max_pages)} and the listing goes on (max_pages={max_pages}): what was "
+                "filtered, ordered or counted covers those pages only"
+            )
+            break
+        if urldefrag(following)[0] in {urldefrag(u)[0] for u in urls}:
+            stopped = "next_link_already_visited"
+            break
+        try:
+            document = await ctx.fetch(following)
+        except CurllmError as e:
+            stopped = f"next page failed to load: {e.message.splitlines()[0]}"
+            warned = True
+            ctx.warn(f"read {_pages(len(urls))}; the next one failed to load, the listing may go on")
+            break
+    ctx.document = first
+    enough = limit is not None and any(isinstance(v, list) and len(v) >= limit for v in total.values())
+    if limit:
+        total = {k: v[:limit] if isinstance(v, list) else v for k, v in total.items()}
+    report: dict[str, Any] = {"pages": len(urls), "urls": urls, "items_per_page": counts, "stopped": stopped}
+    if not warned and not enough:
+        stated = html_stated_total(first.html)
         report["read"], report["stated_total"] = read, stated
         gap = shortfall(stated, read)
         if gap is not None:

@@ -1,0 +1,172 @@
+"""Which plans run on HTML, what makes ``auto`` go back to the browser, and the HTML readings the
+HTTP engine decides by (a client-rendered shell, the listing's stated size, its next page), in
+several markups and languages. Pure: no browser, no network."""
+
+from __future__ import annotations
+
+import pytest
+
+from curllm_core.engines import html_problem, switch_reason
+from curllm_core.html_shell import shell_signs
+from curllm_core.http_fetch import Document
+from curllm_core.manifest import Manifest
+from curllm_core.plan.model import Plan, Step
+from curllm_core.plugins import load_registry
+from curllm_core.result import ErrorEntry, Result
+from curllm_core.tools.navigation.pagination import next_step
+from curllm_core.tools.stated_count import html_stated_total
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry()
+
+
+def test_every_built_in_manifest_says_whether_it_reads_html(registry):
+    builtin = [m for m in registry if m.source == "builtin"]
+    assert builtin and all(m.html is not None for m in builtin)
+    assert not registry.get("extraction.products_generic").live_page
+    assert not registry.get("navigation.pagination").live_page
+    assert registry.get("forms.price_filter").live_page and registry.get("navigation.click_by_text").live_page
+
+
+def test_a_manifest_without_the_field_is_judged_safely():
+    """An old plugin's page tool needs a live page; a data-only tool does not; `to_dict` leaves it out."""
+    doc = {"name": "x", "version": "1", "description": "d", "category": "extraction", "parameters": {}}
+    page_tool = Manifest.from_dict({**doc, "output_schema": {}, "dependencies": ["page"]})
+    data_tool = Manifest.from_dict({**doc, "output_schema": {}})
+    assert page_tool.live_page and not data_tool.live_page
+    assert "html" not in page_tool.to_dict()
+    assert not Manifest.from_dict(
+        {**doc, "output_schema": {}, "dependencies": ["page"], "html": True}
+    ).live_page
+
+
+def test_which_plans_run_on_html(registry):
+    extract = Step("navigation.pagination", {"extract": "extraction.products_generic", "max_pages": 5})
+    check = Step("validation.price_range_check", {"max": 150})
+    price_form = Step("forms.price_filter", {"max_price": 150})
+    assert html_problem(Plan(steps=[extract, check]), registry) is None
+    # an optional page action (the validation step checks the range) is skipped on HTML
+    optional = Step("forms.price_filter", {"max_price": 150}, optional=True)
+    assert html_problem(Plan(steps=[optional, extract, check]), registry) is None
+    assert "forms.price_filter" in (html_problem(Plan(steps=[price_form, extract, check]), registry) or "")
+    clicks = Step("navigation.click_by_text", {"text": "Laptops"})
+    assert "needs a live page" in (html_problem(Plan(steps=[clicks, extract]), registry) or "")
+
+
+def _result(ok: bool, *codes: str) -> Result:
+    return Result(ok=ok, errors=[ErrorEntry(code=c, message=c) for c in codes])
+
+
+LISTING = (
+    "<html><body><h1>Shop</h1>"
+    + "".join(
+        f'<div class="card"><a href="/p/{i}">Kubek {i}</a> <span>{i},00 zł</span></div>' for i in range(30)
+    )
+    + "</body></html>"
+)
+
+
+def test_when_auto_goes_back_to_the_browser():
+    doc = Document("http://127.0.0.1/", LISTING)
+    assert switch_reason(_result(True), doc, []) is None
+    assert "empty" in (switch_reason(_result(False, "EMPTY_OUTPUT"), doc, []) or "")
+    assert "HTTP_ERROR" in (switch_reason(_result(False, "HTTP_ERROR"), doc, []) or "")
+    assert "warning" in (switch_reason(_result(True), doc, ["x: the page states 42 items"]) or "")
+    # the browser is refused what the policy or robots.txt refused
+    assert switch_reason(_result(False, "BLOCKED_URL"), doc, []) is None
+    assert switch_reason(_result(False, "ROBOTS_DISALLOWED"), doc, []) is None
+    shell = Document(
+        "http://127.0.0.1/", '<html><body><div id="root"></div><script src="/app.js"></script></body></html>'
+    )
+    assert "client-rendered shell" in (switch_reason(_result(True), shell, []) or "")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<div class="grid"><div class="animate-pulse rounded bg-gray-200 h-40"></div></div>',  # utility classes
+        '<ul class="product-list"><li class="product-tile product-tile--skeleton"></li></ul>',  # BEM
+        '<div data-testid="skeleton-card"></div>',  # test ids
+        '<div aria-busy="true">  </div>',
+        "<main><h1>Produkty</h1><p>Ładowanie…</p></main>",  # PL
+        "<main><h1>Products</h1><p>Loading...</p></main>",  # EN
+        "<main><h1>Produkte</h1><p>Wird geladen…</p></main>",  # DE
+        '<div id="__next"></div><script src="/_next/main.js"></script>',  # an empty mount
+    ],
+)
+def test_a_client_rendered_shell_is_told_from_its_markup(body):
+    assert shell_signs(f"<html><head><title>Shop</title></head><body>{body}</body></html>")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        LISTING,
+        # placeholders the markup hides, a real item styled as a skeleton, "loading" inside a sentence
+        '<div class="skeleton" hidden></div>' + LISTING,
+        '<div class="product-card skeleton-fade"><a href="/p/1">Lampa stojąca Nova z abażurem lnianym</a></div>'
+        + LISTING,
+        "<p>Free loading bay for deliveries at the back of the store, open daily.</p>" + LISTING,
+    ],
+)
+def test_a_complete_page_is_no_shell(body):
+    assert shell_signs(body) == []
+
+
+@pytest.mark.parametrize(
+    "toolbar, total",
+    [
+        ("<p>Wyniki 1–24 z 312</p>", 312),
+        ("<div class='count'><span>Showing 1-20 of 95 results</span></div>", 95),
+        ("<span>12 von 42 Produkten</span>", 42),
+        ("<p>42 products</p>", 42),
+        ("<p hidden>99 products</p><p>42 products</p>", 42),
+        ("<p>Page 2 of 9</p>", None),
+    ],
+)
+def test_the_stated_size_of_a_listing_from_its_html(toolbar, total):
+    assert html_stated_total(f"<html><body>{toolbar}{LISTING}</body></html>") == total
+
+
+@pytest.mark.parametrize(
+    "pager, wanted",
+    [
+        ('<link rel="next" href="/list?page=2">', "http://127.0.0.1/list?page=2"),
+        (
+            '<nav class="pagination"><a href="?p=1">1</a><a href="?p=2">Następna</a></nav>',
+            "http://127.0.0.1/list?p=2",
+        ),
+        ('<div class="pager"><a href="/list/2">Weiter ›</a></div>', "http://127.0.0.1/list/2"),
+        (
+            '<ul class="pages"><li><a href="/list/2" aria-label="Next page">›</a></li></ul>',
+            "http://127.0.0.1/list/2",
+        ),
+    ],
+)
+def test_the_next_page_by_its_link(pager, wanted):
+    assert next_step(f"<html><head></head><body>{LISTING}{pager}</body></html>", "http://127.0.0.1/list") == (
+        wanted,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    "control",
+    [
+        '<button class="listing__more">Load more</button>',
+        '<button type="button">Pokaż więcej</button>',
+        '<button class="more">Mehr laden</button>',
+        '<nav class="pagination"><button class="pagination__next">Next</button></nav>',
+    ],
+)
+def test_a_listing_that_goes_on_by_script_is_told(control):
+    address, scripted = next_step(f"<html><body>{LISTING}{control}</body></html>", "http://127.0.0.1/list")
+    assert address is None and scripted
+
+
+def test_no_next_page_and_no_way_on():
+    assert next_step(f"<html><body>{LISTING}</body></html>", "http://127.0.0.1/list") == (None, None)
+    carousel = '<div class="carousel"><a class="slick-next" href="/list?slide=2">Next</a></div>'
+    assert next_step(f"<html><body>{LISTING}{carousel}</body></html>", "http://127.0.0.1/list")[0] is None

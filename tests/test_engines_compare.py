@@ -1,0 +1,206 @@
+"""The HTTP engine against the browser: the same answers on the real page snapshots and the local
+test site (both served on 127.0.0.1, under a policy that allows nothing else), `auto` going back to
+the browser for a client-rendered listing and returning every item, and the real `curllm` command's
+``--engine``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from curllm_core.browser import Browser
+from curllm_core.events import EventBus
+from curllm_core.executor import RunOptions
+from curllm_core.policy import NetworkPolicy
+from curllm_core.runner import Runner, TaskSpec
+from tests.site_apps import catalogue
+
+pytestmark = pytest.mark.browser
+
+ONLY_HERE = NetworkPolicy(allow=("127.0.0.1",))  # the snapshots link to their sites: never fetched
+CATALOG = json.loads((Path(__file__).resolve().parent.parent / "examples/shop/catalog.json").read_text())
+#: Real pages in several markups and languages (PL, DE, FR, EN; products, articles, tables); the
+#: slow test runs every snapshot.
+PAGES = {
+    "ceneo_search_canon.html": "znajdź wszystkie produkty",
+    "geizhals_de_grafikkarten_2024.html": "alle Produkte",
+    "leboncoin_fr_voitures_2018.html": "list all products",
+    "ebay_de_search_apple.html": "alle Angebote",
+    "hn_front_2026.html": "list all stories",
+    "reddit_old_dataisbeautiful_top.html": "list all posts",
+    "wikipedia_microsoft.html": "extract the tables",
+}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def runner(browser_path):
+    browser = Browser(browser_path)
+    yield Runner(browser=browser)
+    await browser.close()
+
+
+async def run(runner: Runner, instruction: str, url: str, engine: str) -> tuple[dict, list[dict]]:
+    events: list[dict] = []
+    spec = TaskSpec(instruction=instruction, url=url, options=RunOptions(engine=engine, policy=ONLY_HERE))
+    result = await runner.run(spec, events=EventBus([events.append]))
+    return result.to_dict(), [e for e in events if e["type"] == "engine"]
+
+
+async def compare(runner: Runner, instruction: str, url: str) -> tuple[dict, str]:
+    """The task on the browser and on ``auto``: the same answer. Returns the browser's result and the
+    engine whose answer ``auto`` gave: ``http`` when the HTTP engine's answer stood (it is then the
+    HTTP engine's own, compared with the browser's), ``browser`` when it said it could not be sure."""
+    on_browser, _ = await run(runner, instruction, url, "browser")
+    on_auto, engines = await run(runner, instruction, url, "auto")
+    assert on_auto["data"] == on_browser["data"], url
+    assert on_auto["ok"] == on_browser["ok"]
+    assert engines, "auto says which engine it chose"
+    return on_browser, engines[-1]["data"]["engine"]
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+async def test_real_pages_read_the_same_on_both_engines(runner, realpages_url, page):
+    result, _ = await compare(runner, PAGES[page], f"{realpages_url}/{page}")
+    assert result["ok"]
+
+
+async def test_the_http_engine_alone_on_a_real_page(runner, realpages_url):
+    """Where the HTTP engine is sure, its own answer (``--engine http``) is the browser's."""
+    url = f"{realpages_url}/hn_front_2026.html"
+    on_http, engines = await run(runner, "list all stories", url, "http")
+    on_browser, _ = await run(runner, "list all stories", url, "browser")
+    assert [e["data"]["engine"] for e in engines] == ["http"]
+    assert on_http["ok"] and on_http["data"] == on_browser["data"] and len(on_http["data"]["articles"]) == 30
+
+
+@pytest.mark.slow
+async def test_every_real_page_reads_the_same_on_both_engines(runner, realpages_url):
+    from tests.conftest import REALPAGES
+
+    truth = json.loads((REALPAGES / "TRUTH.json").read_text())
+    words = {"products": "list all products", "articles": "list all stories", "tables": "extract the tables"}
+    for page in sorted(p.name for p in REALPAGES.glob("*.html")):
+        kind = truth.get(page, {}).get("kind") or ("tables" if "table" in page else "products")
+        await compare(runner, words[kind], f"{realpages_url}/{page}")
+
+
+@pytest.mark.parametrize(
+    "instruction, path",
+    [
+        ("find products under 150zł", "/"),
+        ("Produkte zwischen 100 und 200 €", "/"),
+        ("produkty od 1000 do 2500 zł", "/"),
+        ("all stories from the first 2 pages", "/test/hn.html"),  # a next page by its rel=next link
+        ("wszystkie posty ze wszystkich stron", "/test/reddit.html"),  # by its "next ›" link
+        ("extract the table", "/test/table.html"),
+    ],
+)
+async def test_the_local_site_reads_the_same_on_both_engines(runner, site_url, instruction, path):
+    result, engine = await compare(runner, instruction, site_url + path)
+    assert result["ok"] and engine == "http"  # static pages: the HTTP engine's answer stands
+
+
+async def test_the_shop_runs_on_http_under_auto(runner, site_url):
+    result, engines = await run(runner, "znajdź produkty poniżej 150 zł", site_url + "/", "auto")
+    assert [e["data"]["engine"] for e in engines] == ["http"]
+    names = sorted(p["name"] for p in result["data"]["products"])
+    assert names == sorted(p["name"] for p in CATALOG["products"] if p["price"] <= 150)
+    skipped = [s for s in result["steps"] if s.get("skipped")]
+    assert [s["tool"] for s in skipped] == ["forms.price_filter"]  # optional: the check guarantees it
+
+
+@pytest.mark.parametrize("markup, lang", [("bem", "pl"), ("testid", "en"), ("hashed", "de")])
+async def test_a_client_rendered_listing_goes_back_to_the_browser_and_returns_every_item(
+    runner, site_url, markup, lang
+):
+    url = f"{site_url}/app/render?markup={markup}&lang={lang}&delay=100&hydrate=50"
+    result, engines = await run(runner, "list all products", url, "auto")
+    assert [(e["data"]["engine"], e["data"].get("switched_from")) for e in engines] == [
+        ("http", None),
+        ("browser", "http"),
+    ]
+    assert "shell" in engines[1]["data"]["reason"]
+    assert result["ok"], result["errors"]
+    wanted = catalogue(lang, 12)
+    assert sorted(p["name"] for p in result["data"]["products"]) == sorted(p["name"] for p in wanted)
+    assert "http_ms" in result["timings"]
+
+
+# --- the real command -----------------------------------------------------------------------------
+
+
+def curllm(*args: str, tmp: Path, config: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache")})
+    if config is not None:
+        (tmp / "config.toml").write_text(config)
+        env["CURLLM_CONFIG"] = str(tmp / "config.toml")
+    out = subprocess.run(
+        [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert "Traceback" not in out.stderr, out.stderr
+    return out
+
+
+def test_the_command_on_the_http_engine(site_url, tmp_path):
+    out = curllm(
+        "find products under 150zł",
+        "--url",
+        site_url + "/",
+        "--engine",
+        "http",
+        "--format",
+        "json",
+        "--events",
+        str(tmp_path / "events.jsonl"),
+        tmp=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    names = sorted(p["name"] for p in json.loads(out.stdout)["data"]["products"])
+    assert names == sorted(p["name"] for p in CATALOG["products"] if p["price"] <= 150)
+    events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [e["data"]["engine"] for e in events if e["type"] == "engine"] == ["http"]
+
+
+def test_the_engine_from_the_config_file(site_url, tmp_path):
+    out = curllm(
+        "wszystkie posty ze wszystkich stron",
+        "--url",
+        site_url + "/test/reddit.html",
+        "--format",
+        "json",
+        tmp=tmp_path,
+        config='engine = "http"\n',
+    )
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["data"]["articles"]) == 6  # both pages, by the next link
+
+
+def test_bad_engines_are_refused_with_exit_2(site_url, tmp_path):
+    bad = curllm("find products", "--url", site_url + "/", "--engine", "fast", tmp=tmp_path)
+    assert bad.returncode == 2 and "--engine" in bad.stderr
+    bad_config = curllm("find products", "--url", site_url + "/", tmp=tmp_path, config='engine = "fast"\n')
+    assert bad_config.returncode == 2 and "engine must be one of auto, http, browser" in bad_config.stderr
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps(
+            {
+                "plan": [
+                    {"tool": "navigation.click_by_text", "parameters": {"text": "Laptopy"}},
+                    {"tool": "extraction.products_generic", "parameters": {}},
+                ]
+            }
+        )
+    )
+    live = curllm("--plan", str(plan), "--url", site_url + "/", "--engine", "http", tmp=tmp_path)
+    assert live.returncode == 2
+    assert (
+        "--engine http cannot run this plan: step 1 (navigation.click_by_text) needs a live page"
+        in live.stderr
+    )
