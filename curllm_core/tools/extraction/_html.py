@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import json
 import re
 import zlib
@@ -376,11 +377,13 @@ def hidden_self(node: LexborNode, *, screen_reader: bool = True) -> bool:
     if style and _HIDDEN_STYLE_RE.search(style):
         return True
     cls = attrs.get("class")
-    if cls:
-        for token in cls.split():
-            if hides(token) or (screen_reader and screen_reader_only(token)):
-                return True
-    return False
+    return bool(cls) and _class_hides(cls, screen_reader)
+
+
+@functools.lru_cache(maxsize=8192)
+def _class_hides(cls: str, screen_reader: bool) -> bool:
+    """Whether a class attribute hides its element (pages repeat a few class attributes thousands of times)."""
+    return any(hides(token) or (screen_reader and screen_reader_only(token)) for token in cls.split())
 
 
 def hidden_in_tree(node: LexborNode, cache: dict[int, bool] | None = None, *, strict: bool = False) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborNode
@@ -31,6 +32,28 @@ _POINTS_TEXT_RE = re.compile(
     rf"^\s*(?:{_COUNT}\s*(?:{_POINTS_WORDS})|(?:{_POINTS_WORDS})\s*:?\s*{_COUNT})\s*(?:mal|times|x|razy)?\s*$",
     re.IGNORECASE,
 )
+
+# A stem of every word of _POINTS_WORDS: substring tests are a cheap first filter of short labels.
+_POINTS_STEMS = (
+    "point",
+    "pts",
+    "score",
+    "punkt",
+    "vote",
+    "głos",
+    "glos",
+    "stimmen",
+    "like",
+    "polubie",
+    "gefällt",
+    "karma",
+)
+
+
+def _points_hint(raw: str) -> bool:
+    low = raw.lower()
+    return any(stem in low for stem in _POINTS_STEMS)
+
 
 _BARE_COUNT_RE = re.compile(r"^\s*[+]?\d[\d.,\u00a0\u202f ]*[kKmM]?\s*$")
 
@@ -274,14 +297,32 @@ def _decoded(value: str) -> list[str]:
     return out
 
 
+_TEXTS: dict[int, str] = {}  # `_text` of the current parse: the fields of a record read the same labels
+
+
+def forget_texts() -> None:
+    """Forget the texts read so far (memory ids are only unique within one parse)."""
+    _TEXTS.clear()
+
+
 def _text(node: LexborNode) -> str:
-    """`visible_text`, with a fast path for an element holding text only (most short labels)."""
+    """`visible_text`, with a fast path for an element holding text only (most short labels); memoised
+    for the current parse (see `forget_texts`)."""
+    key = node.mem_id
+    hit = _TEXTS.get(key)
+    if hit is not None:
+        return hit
     child = node.child
+    text = None
     while child is not None:
         if child.is_element_node:
-            return visible_text(node)
+            text = visible_text(node)
+            break
         child = child.next
-    return collapse_space(node.text(deep=True))
+    if text is None:
+        text = collapse_space(node.text(deep=True))
+    _TEXTS[key] = text
+    return text
 
 
 def _innermost(node: LexborNode, text: str) -> bool:
@@ -296,14 +337,29 @@ def _innermost(node: LexborNode, text: str) -> bool:
     return True
 
 
-def _short_texts(scope: list[LexborNode], limit: int):
-    """Elements of the scope whose text is short (cheap raw-text test first), with their visible text."""
-    for block in scope:
-        for node in block.traverse():
-            if node.tag == "-text" or node.child is None:
+def _labels(block: LexborNode, limit: int, hint: re.Pattern, tags: frozenset[str] | None = None, itself=True):
+    """The elements of ``block`` (and ``block`` itself) whose raw text is at most ``limit`` characters
+    and shows ``hint``, in page order, with that raw text. A short subtree whose text lacks the hint
+    is skipped whole: an element's text holds all its descendants' text."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        raw = node.text(deep=True)
+        if len(raw) <= limit:
+            if not hint.search(raw):
                 continue
-            raw = node.text(deep=True)
-            if len(raw) > 4 * limit or not _DIGIT_RE.search(raw):
+            if (itself or node is not block) and (tags is None or node.tag in tags):
+                yield node, raw
+        stack.extend(reversed([c for c in _children(node) if c.is_element_node]))
+
+
+def _short_texts(scope: list[LexborNode], limit: int, hint: Callable[[str], bool] | None = None):
+    """Elements of the scope whose text is short and shows a digit, with their visible text; cheap
+    tests on the raw text first (it holds all the visible text: a word ``hint`` finds in neither is in
+    neither)."""
+    for block in scope:
+        for node, raw in _labels(block, 4 * limit, _DIGIT_RE):
+            if node.child is None or (hint is not None and not hint(raw)):
                 continue
             text = _text(node)
             if text and len(text) <= limit:
@@ -312,7 +368,7 @@ def _short_texts(scope: list[LexborNode], limit: int):
 
 def _points(scope: list[LexborNode]) -> int | None:
     """Points, score, upvotes, likes: "284 points", "Punkte: 12", or a bare number named so."""
-    for _, node, text in _short_texts(scope, 40):
+    for _, node, text in _short_texts(scope, 40, _points_hint):
         if _innermost(node, text):
             m = _POINTS_TEXT_RE.match(text)
             if m:
@@ -376,12 +432,14 @@ def _median_sibling(node: LexborNode, text: str) -> int | None:
     return parse_count(text)
 
 
+_COMMENT_TAGS = frozenset({"a", "span", "div", "li", "button", "td", "p", "small", "dd"})
+_DATE_TAGS = frozenset({"a", "span", "div", "small", "p", "td"})
+_RANK_TAGS = frozenset({"span", "td", "div", "strong", "b"})
+
+
 def _comments(scope: list[LexborNode]) -> int | None:
     for block in scope:
-        for node in block.css("a, span, div, li, button, td, p, small, dd"):
-            raw = node.text(deep=True)
-            if len(raw) > 120 or not _COMMENTS_HINT_RE.search(raw):  # cheap first
-                continue
+        for node, _ in _labels(block, 120, _COMMENTS_HINT_RE, _COMMENT_TAGS, itself=False):
             text = _text(node)
             if not text or len(text) > 30:
                 continue
@@ -427,14 +485,11 @@ def _date(scope: list[LexborNode]) -> tuple[str | None, int | None]:
             m = _ISO_RE.match(node.attributes.get("title") or "")
             if m:
                 return m.group(1), node.mem_id
-        for node in block.css("a, span, div, small, p, td"):
-            raw = node.text(deep=True)
-            if len(raw) > 160 or not _DATE_HINT_RE.search(raw):  # cheap first
-                continue
+        for node, _ in _labels(block, 160, _DATE_HINT_RE, _DATE_TAGS, itself=False):
             text = _text(node)
             if text and len(text) <= 40 and _is_date(text):
                 # The innermost element that says it ("· 3 yr. ago" holds a link "3 yr. ago").
-                if not any(c.is_element_node and _is_date(visible_text(c)) for c in _children(node)):
+                if not any(c.is_element_node and _is_date(_text(c)) for c in _children(node)):
                     return text.strip(" ·•|-–—"), node.mem_id
     return None, None
 
@@ -444,13 +499,10 @@ def _is_date(text: str) -> bool:
 
 
 def _rank(member: LexborNode, before: LexborNode | None) -> int | None:
-    for node in member.css("span, td, div, strong, b"):
+    for node, _ in _labels(member, 40, _DIGIT_RE, _RANK_TAGS, itself=False):
         if before is not None and node.mem_id == before.mem_id:
             break
-        raw = node.text(deep=True)
-        if len(raw) > 40 or not any(ch.isdigit() for ch in raw):
-            continue
-        text = visible_text(node)
+        text = _text(node)
         m = _RANK_TEXT_RE.match(text) if text else None
         if m:
             return int(m.group(1))

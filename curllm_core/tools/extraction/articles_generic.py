@@ -35,6 +35,7 @@ A field no item shows is left out of every item.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -79,6 +80,7 @@ from ._record_fields import (
     _sponsored,
     _title_link,
     _unwrap,
+    forget_texts,
 )
 
 MIN_GROUP = 2
@@ -377,14 +379,21 @@ def _groups(title_links: list[LexborNode], bodies: list[LexborNode]) -> list[_Gr
     return list(groups.values())
 
 
+@functools.lru_cache(maxsize=8192)
+def _named_classes(cls: str) -> frozenset[str]:
+    """The class names of a class attribute without digits (ids and counters carry digits)."""
+    return frozenset(t for t in cls.split() if not any(ch.isdigit() for ch in t))
+
+
 def _cluster(group: _Group) -> list[LexborNode]:
     """The group's members that share the class name most anchored members carry (all when none does)."""
     members = list(group.members.values())
     counts: Counter[str] = Counter()
     for member in members:
-        counts.update({t for t in classes(member) if not any(ch.isdigit() for ch in t)})
+        counts.update(_named_classes(member.attributes.get("class") or ""))
     if counts:
-        token, n = max(counts.items(), key=lambda kv: (kv[1], -list(counts).index(kv[0])))
+        first = {t: i for i, t in enumerate(counts)}
+        token, n = max(counts.items(), key=lambda kv: (kv[1], -first[kv[0]]))
         if n >= 0.5 * len(members) and n < len(members):
             return [m for m in members if token in classes(m)]
     return members
@@ -639,6 +648,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     if body is None:
         return None, []
     _FIRST_CLASS.clear()  # memory ids are only unique within one parse
+    forget_texts()
     hidden, strict_hidden = HiddenIndex.pair(tree)
     title_links, headed = _find_title_links(body, hidden)
     bodies = _find_bodies(body, hidden)
