@@ -16,6 +16,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from .browser_path import find_browser
 from .errors import (
@@ -220,20 +221,25 @@ class Session:
         if o.user_agent:
             kwargs["user_agent"] = o.user_agent
         if o.proxy:
-            kwargs["proxy"] = {"server": o.proxy}
-        if self.policy.active:
+            kwargs["proxy"] = user_proxy(o.proxy)
+        if self.policy.active or (self.policy.needs_proxy and _http_proxy(o.proxy)):
             # Every connection of this context goes through the policy-checking proxy: redirect
             # hops, WebSockets, workers and every other request kind that routing does not see.
+            # Without a policy it still refuses link-local targets (a redirect hop to one included).
             from .egress import EgressProxy
 
             self.egress = EgressProxy(self.policy, upstream=o.proxy, on_block=self.blocked.append)
-            kwargs["proxy"] = {"server": await self.egress.start()}
+            await self.egress.start()
+            kwargs["proxy"] = self.egress.playwright_proxy()
         if o.session_file:
             self.loaded_state = read_session_file(o.session_file)
             if self.loaded_state is not None:
                 kwargs["storage_state"] = self.loaded_state
         self.context = await browser.new_context(**kwargs)
         self.context.set_default_timeout(o.navigation_timeout_ms)
+        if self.egress is not None:
+            self.page = await self.context.new_page()
+            await self.egress.prime(self.page)  # before routing: the proxy answers it itself
         # Always routed: besides the policy and heavy resources, documents get their charset checked.
         await self.context.route("**/*", self._route)
         # Every page counts its requests in flight and its DOM changes from its first script on, so
@@ -242,7 +248,7 @@ class Session:
         from .consent import install
 
         await install(self.context, o.consent, self._consent)  # before any page opens
-        self.page = self._guarded(await self.context.new_page())
+        self.page = self._guarded(self.page or await self.context.new_page())
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
         self.page.on("requestfailed", self._on_request_failed)
         # Popups (window.open, target=_blank) are closed: the task stays on its own page.
@@ -320,10 +326,7 @@ class Session:
             await _quietly(route.abort())
             return
         try:
-            if self.policy.active:
-                await self.policy.check(request.url)
-            else:
-                self.policy.check_link_local(request.url)  # everywhere, without a lookup
+            await self.policy.check_request(request.url)
         except PolicyError as e:
             self.blocked.append(e)
             await _quietly(route.abort("blockedbyclient"))
@@ -526,6 +529,21 @@ def _remember_cookies(state: dict) -> None:
 
 
 _session_cache: dict[tuple, dict] = {}
+
+
+def user_proxy(proxy: str) -> dict[str, str]:
+    """A ``--proxy`` URL as Playwright's setting: credentials written in it go in their own fields
+    (Chromium answers the proxy's 407 with them; they are never sent to any other host)."""
+    parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    if parts.username is None:
+        return {"server": proxy}
+    server = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+    return {"server": server, "username": unquote(parts.username), "password": unquote(parts.password or "")}
+
+
+def _http_proxy(proxy: str | None) -> bool:
+    """No user proxy, or an http:// one: the egress proxy can stand in front of it."""
+    return proxy is None or urlsplit(proxy if "://" in proxy else f"http://{proxy}").scheme == "http"
 
 
 async def _bounded(awaitable, seconds: float, what: str) -> None:

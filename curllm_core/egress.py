@@ -14,6 +14,12 @@ With ``--block-private`` the proxy connects to exactly the addresses the check p
 cannot answer the check with a public address and the connection with a private one. A refused
 request gets no response (the browser reports a network error) and is recorded in ``blocked``.
 With a user ``--proxy`` (http only) the checked request is sent on to that proxy.
+
+Only its own browser context may use it: the proxy asks for credentials made for it alone (a random
+password, given to Playwright as the context's proxy credentials) and answers anything else 407
+without looking further, so another local process cannot send requests through it while the task
+runs, nor have the user's upstream ``Proxy-Authorization`` added to them. That header goes only to
+the user's proxy; the browser's own (the context's credentials) is never forwarded.
 """
 
 from __future__ import annotations
@@ -21,9 +27,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import hmac
 import logging
+import secrets
 import socket
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .errors import PolicyError, UsageError
@@ -36,6 +45,9 @@ HEAD_LIMIT = 256 * 1024  # request or response head
 CONNECT_TIMEOUT_S = 30.0
 HEAD_TIMEOUT_S = 60.0
 CHUNK = 64 * 1024
+#: Plain-http requests to one host at a time, as many as a browser opens without a proxy (through a
+#: proxy Chromium sends up to 32 at once, each on a new connection: too many for a small server).
+PER_HOST = 6
 HOP_BY_HOP = {
     "connection",
     "keep-alive",
@@ -45,6 +57,16 @@ HOP_BY_HOP = {
     "upgrade",
     "te",
 }
+#: A request to this host is answered by the proxy itself (204), once authorised: the browser context
+#: sends one when it starts, so that Chromium has the credentials before any request of a worker or a
+#: service worker, whose 407 no page would answer (`Session.start`).
+PRIMER_HOST = "curllm-egress.invalid"
+#: The answer to a caller without this proxy's credentials (another local process).
+AUTH_REQUIRED = (
+    b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+    b'Proxy-Authenticate: Basic realm="curllm egress"\r\n'
+    b"Content-Length: 0\r\nConnection: close\r\n\r\n"
+)
 
 
 class EgressProxy:
@@ -63,9 +85,15 @@ class EgressProxy:
         #: of one reports it as the browser would have (ERR_NAME_NOT_RESOLVED is not worth a retry).
         self.failures: list[tuple[str, str]] = []
         self.requests = 0  # connections and plain requests checked (for tests and diagnostics)
+        self.refused_callers = 0  # requests without this proxy's credentials, answered 407
+        #: The credentials only this proxy's browser context is given (`playwright_proxy`).
+        self.username = "curllm"
+        self.password = secrets.token_urlsafe(24)
+        self._authorization = basic_auth(self.username, self.password).encode("latin-1")
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task] = set()
         self._writers: set[asyncio.StreamWriter] = set()
+        self._per_host: dict[tuple[str, int], asyncio.Semaphore] = {}
 
     @property
     def url(self) -> str:
@@ -76,6 +104,22 @@ class EgressProxy:
     async def start(self) -> str:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=HEAD_LIMIT)
         return self.url
+
+    def playwright_proxy(self) -> dict[str, str]:
+        """The ``proxy`` setting of the browser context this proxy serves (its address and credentials)."""
+        return {"server": self.url, "username": self.username, "password": self.password}
+
+    async def prime(self, page: Any) -> None:
+        """Have the browser context of ``page`` authenticate once (a request this proxy answers itself),
+        before its routing and its documents: Chromium then sends the credentials with every request,
+        a service worker's included. Bounded; a failure only leaves those requests refused."""
+        script = f"fetch('http://{PRIMER_HOST}/', {{mode: 'no-cors', cache: 'no-store'}}).catch(() => 0)"
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(page.evaluate(script), CONNECT_TIMEOUT_S / 3)
+
+    def _authorised(self, headers: list[tuple[str, str]]) -> bool:
+        given = (_header(headers, "proxy-authorization") or "").encode("latin-1", "replace")
+        return hmac.compare_digest(given, self._authorization)
 
     async def close(self) -> None:
         if self._server is not None:
@@ -99,7 +143,15 @@ class EgressProxy:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
             method, target, headers = _parse_request_head(head)
-            if method == "CONNECT":
+            if not self._authorised(headers):
+                # Not this proxy's browser context: nothing is checked, connected or forwarded.
+                self.refused_callers += 1
+                writer.write(AUTH_REQUIRED)
+                await writer.drain()
+            elif target.startswith(f"http://{PRIMER_HOST}/"):
+                writer.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+                await writer.drain()
+            elif method == "CONNECT":
                 upstream_writer = await self._connect(method, target, headers, reader, writer)
             else:
                 upstream_writer = await self._forward(method, target, headers, reader, writer)
@@ -145,6 +197,11 @@ class EgressProxy:
         self.policy.check_host(url.host, what=what)
         port = url.effective_port or 80
         body = _request_body_length(headers)  # a bad framing is refused before connecting
+        async with self._per_host.setdefault((url.host, port), asyncio.Semaphore(PER_HOST)):
+            return await self._send(method, target, headers, reader, writer, url, port, body, what)
+
+    async def _send(self, method, target, headers, reader, writer, url, port, body, what):
+        """A checked plain-http request sent on and its answer relayed back."""
         upstream_reader, upstream_writer = await self._open(url.host, port, what)
         path = target if self.upstream is not None else (url.rest or "/")
         # Chunked wins over a Content-Length beside it (RFC 9112 6.3), and only one goes on: two
@@ -221,9 +278,13 @@ def parse_upstream(proxy: str) -> tuple[str, int, str | None]:
         )
     auth = None
     if parts.username is not None:
-        token = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
-        auth = "Basic " + base64.b64encode(token).decode("ascii")
+        auth = basic_auth(unquote(parts.username), unquote(parts.password or ""))
     return parts.hostname, parts.port or 3128, auth
+
+
+def basic_auth(username: str, password: str) -> str:
+    """The value of a Basic (Proxy-)Authorization header."""
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
 
 
 def _parse_request_head(head: bytes) -> tuple[str, str, list[tuple[str, str]]]:

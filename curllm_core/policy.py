@@ -200,6 +200,21 @@ class NetworkPolicy:
         if refused:
             raise _refused(f"blocked {what}: {bare} is not reachable: {LINK_LOCAL_HINT}", host, SSRFBlocked)
 
+    async def check_request(self, url: str) -> None:
+        """The check every request and every redirect hop gets, whatever fetches it (the browser's
+        routing, the egress proxy, an HTTP client): the whole policy (`check`) when there is one,
+        else the link-local rule alone (no lookup). PolicyError (BLOCKED_URL, SSRF_BLOCKED_URL)."""
+        if self.active:
+            await self.check(url)
+        else:
+            self.check_link_local(url)
+
+    @property
+    def needs_proxy(self) -> bool:
+        """Whether a browser context must send its connections through the egress proxy: always,
+        unless there is nothing to check (no policy, link-local targets allowed)."""
+        return self.active or not self.allow_link_local
+
     async def check(self, url: str) -> None:
         """Domain rules, link-local targets, then (with block_private) the addresses the host resolves to."""
         self.check_domain(url)  # the link-local refusal included (`check_host`)

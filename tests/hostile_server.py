@@ -11,7 +11,9 @@ whose script sets a title with a lone surrogate).
 For the network policy: every request is also logged as (method, host, path) in ``log`` (the host
 from the Host header, or from the URL when the server is used as an HTTP proxy: it answers
 ``GET http://any.host/path`` like ``GET /path``, and ``CONNECT any.host:80`` by serving the requests
-inside the tunnel, so tests can use names that do not resolve).
+inside the tunnel, so tests can use names that do not resolve). Every Proxy-Authorization it gets is
+logged in ``proxy_auth``; with ``require_proxy_auth`` set, it answers a proxy request without those
+credentials 407, as an authenticated proxy does.
 /redirect?to=URL sends the URL as raw bytes in Location (backslashes, tabs, UTF-8 unchanged),
 /redirect?to=URL&status=307 with that status, /gz302?to=URL a redirect whose gzip body is garbage,
 /switch?to=URL redirects to /ok the first time and to URL afterwards, POST /post?to=URL answers 303,
@@ -69,13 +71,32 @@ class Handler(BaseHTTPRequestHandler):
         self.server.log.append((self.command, host.lower(), path))
         return parts, path
 
+    def proxy_gate(self) -> bool:
+        """Every Proxy-Authorization is logged (whether the request was a proxy request: CONNECT or
+        an absolute URL, or one to a server); with ``require_proxy_auth`` a proxy request without
+        those credentials is answered 407. False when it was."""
+        given = self.headers.get("Proxy-Authorization")
+        as_proxy = self.command == "CONNECT" or "://" in self.path
+        if given is not None:
+            self.server.proxy_auth.append((as_proxy, given))
+        wanted = self.server.require_proxy_auth
+        if wanted and as_proxy and given != wanted:
+            self.send(b"", status=407, headers={"Proxy-Authenticate": 'Basic realm="upstream"'})
+            self.close_connection = True
+            return False
+        return True
+
     def do_CONNECT(self) -> None:
         """As an HTTP proxy: accept the tunnel and serve the requests inside it (plain HTTP)."""
+        if not self.proxy_gate():
+            return
         self.server.log.append(("CONNECT", self.path.lower(), ""))
         self.wfile.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
         self.close_connection = False
 
     def do_POST(self) -> None:
+        if not self.proxy_gate():
+            return
         parts, path = self.record()
         self.server.hits[f"POST {path}"] += 1
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -85,6 +106,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send(b"not found", status=404, ctype="text/plain")
 
     def do_GET(self) -> None:  # noqa: C901 - one branch per route reads best here
+        if not self.proxy_gate():
+            return
         parts, path = self.record()
         query = parse_qs(parts.query)
         self.server.hits[path] += 1
@@ -234,6 +257,8 @@ class HostileServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), Handler)
         self.hits: Counter = Counter()
         self.log: list[tuple[str, str, str]] = []  # (method, host, path) of every request
+        self.require_proxy_auth: str | None = None  # as a proxy: the Proxy-Authorization it wants
+        self.proxy_auth: list[tuple[bool, str]] = []  # (a proxy request?, value) of each one sent
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
         self.thread.start()

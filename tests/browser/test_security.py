@@ -22,6 +22,8 @@ from urllib.parse import quote
 import pytest
 from hostile_server import start_hostile
 
+from curllm_core.egress import basic_auth
+
 pytestmark = pytest.mark.browser
 TOOLS = Path(__file__).parent / "tools"
 PLAN = json.dumps({"plan": [{"tool": "extraction.page_info"}], "expected_output": "page"})
@@ -420,3 +422,40 @@ def test_a_redirect_to_a_local_scheme_fails_once_and_is_not_retried(browser_path
     error, step = out.result["errors"][0], out.result["steps"][0]
     assert error["code"] == "NAVIGATION_FAILED" and "ERR_UNSAFE_REDIRECT" in error["message"]
     assert step["attempts"] == 1 and hostile.hits["/redirect"] - before == 1
+
+
+# --- link-local targets reached through redirects, without a policy ----------------------------
+
+
+def test_a_redirect_hop_to_a_link_local_address_is_refused_without_a_policy(browser_path, hostile, tmp_path):
+    # No policy is given, so there is no egress proxy: the counting server is the browser's own
+    # --proxy and logs the host each request was meant for; nothing goes to 169.254.169.254.
+    last = quote("http://169.254.169.254/latest/meta-data/", safe="")
+    middle = quote(f"http://middle.test/redirect?to={last}", safe="")
+    start = f"http://allowed.test/redirect?to={middle}"
+    out = curllm("--url", start, "--proxy", hostile.url, tmp=tmp_path)
+    blocked(out, "SSRF_BLOCKED_URL", "169.254.169.254", "--allow-link-local")
+    assert hostile.requests_to("middle.test"), "the first hop was followed"
+    assert not hostile.requests_to("169.254.169.254")
+    # Allowed on purpose, the same chain reaches it (still through the counting server).
+    out = curllm("--url", start, "--proxy", hostile.url, "--allow-link-local", tmp=tmp_path)
+    assert hostile.requests_to("169.254.169.254"), (out.stdout, out.stderr)
+
+
+def test_the_users_proxy_credentials_go_to_the_users_proxy_and_nowhere_else(browser_path, tmp_path):
+    upstream = start_hostile()  # an authenticated proxy that serves every page itself
+    upstream.require_proxy_auth = basic_auth("user", "pa:ss")
+    proxy = f"http://user:pa%3Ass@127.0.0.1:{upstream.port}"
+    start = f"http://shop.test/redirect?to={quote('http://other.test/ok', safe='')}"
+    try:
+        # Through the egress proxy (the default), and straight from Chromium (nothing to check).
+        for extra in ([], ["--allow-link-local"]):
+            before = len(upstream.requests_to("other.test"))
+            out = curllm("--url", start, "--proxy", proxy, *extra, tmp=tmp_path)
+            assert out.returncode == 0, (extra, out.stdout, out.stderr)
+            assert out.result["data"]["page"]["title"] == "Shop"
+            assert len(upstream.requests_to("other.test")) > before, "the redirect was not followed"
+    finally:
+        upstream.stop()
+    # Sent to the proxy as the proxy's, never inside a tunnel to a site, never another value.
+    assert upstream.proxy_auth and set(upstream.proxy_auth) == {(True, upstream.require_proxy_auth)}

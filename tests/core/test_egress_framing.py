@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from curllm_core.egress import EgressProxy
+from curllm_core.egress import EgressProxy, basic_auth
 from curllm_core.policy import NetworkPolicy
 
 
@@ -27,6 +27,7 @@ async def test_a_chunked_request_goes_on_without_its_content_length():
         reader, writer = await asyncio.open_connection(host, int(proxy_port))
         writer.write(
             f"POST http://127.0.0.1:{port}/form HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Proxy-Authorization: {basic_auth(proxy.username, proxy.password)}\r\n"
             "Content-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n0\r\n\r\n".encode()
         )
         await writer.drain()

@@ -73,3 +73,16 @@ async def test_a_private_refusal_names_the_option_its_maker_gave():
     policy = NetworkPolicy(block_private=True, private_hint="start it with --allow-private")
     with pytest.raises(PolicyError, match="start it with --allow-private"):
         await policy.check("http://127.0.0.1:1/")
+
+
+async def test_check_request_is_the_whole_policy_or_the_link_local_rule():
+    # No policy: only link-local targets are refused, without a lookup (a name passes unresolved).
+    await NetworkPolicy().check_request("http://does-not-resolve.invalid/")
+    with pytest.raises(SSRFBlocked):
+        await NetworkPolicy().check_request("http://169.254.169.254/")
+    await NetworkPolicy(allow_link_local=True).check_request("http://169.254.169.254/")
+    # A policy: all of it, the lookup included.
+    with pytest.raises(SSRFBlocked):
+        await NetworkPolicy(block_private=True).check_request("http://10.1.2.3/")
+    assert NetworkPolicy().needs_proxy and NetworkPolicy(block=("x.test",), allow_link_local=True).needs_proxy
+    assert not NetworkPolicy(allow_link_local=True).needs_proxy
