@@ -105,6 +105,11 @@ class EgressProxy:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=HEAD_LIMIT)
         return self.url
 
+    @property
+    def client_url(self) -> str:
+        """The proxy's address with its credentials, for an HTTP client (httpx sends them at once)."""
+        return self.url.replace("http://", f"http://{self.username}:{self.password}@", 1)
+
     def playwright_proxy(self) -> dict[str, str]:
         """The ``proxy`` setting of the browser context this proxy serves (its address and credentials)."""
         return {"server": self.url, "username": self.username, "password": self.password}

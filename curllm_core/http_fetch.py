@@ -131,7 +131,8 @@ class Fetcher:
                     from .egress import EgressProxy
 
                     self._egress = EgressProxy(self.policy, upstream=self.options.proxy)
-                    proxy = await self._egress.start()
+                    await self._egress.start()
+                    proxy = self._egress.client_url  # only this client may use it: its credentials
                 headers = {
                     "User-Agent": self.options.user_agent or USER_AGENT,
                     "Accept-Language": accept_language(self.options.locale),
