@@ -45,9 +45,11 @@ def manifests_dir() -> Path:
 
 
 #: What a parameter may stand for, beyond its value: ``data_key``, the data key the tool reads and
-#: writes instead of its consumes/produces; ``tool``, a tool the step runs (the step produces what
-#: it produces); ``tool_parameters``, that tool's parameters.
-ROLES = ("data_key", "tool", "tool_parameters", "min_price", "max_price")
+#: writes instead of its consumes/produces; ``input_key``, the data key it reads instead of its
+#: consumes (what it writes stays its produces: an aggregate reads ``articles``, writes ``summary``);
+#: ``tool``, a tool the step runs (the step produces what it produces); ``tool_parameters``, that
+#: tool's parameters.
+ROLES = ("data_key", "input_key", "tool", "tool_parameters", "min_price", "max_price")
 _CONVENTIONAL_ROLES = {"key": "data_key", "extract": "tool", "extract_parameters": "tool_parameters"}
 
 

@@ -51,7 +51,8 @@ def step_io(manifest: Manifest, params: dict, registry: Registry) -> tuple[list[
 
     A manifest's ``consumes``/``produces`` are adjusted by the parameters with a role (see
     `Manifest.parameter_for`): a ``data_key`` (a tool that works on "an item list" reads and writes
-    that key instead), and a ``tool`` (a tool that runs an extraction on each page, like pagination,
+    that key instead), an ``input_key`` (a tool that reads an item list and writes its own key:
+    it reads that key instead), and a ``tool`` (a tool that runs an extraction on each page, like pagination,
     produces what that extraction produces).
     """
     consumes, produces = list(manifest.consumes), list(manifest.produces)
@@ -59,6 +60,9 @@ def step_io(manifest: Manifest, params: dict, registry: Registry) -> tuple[list[
     if isinstance(key, str):
         consumes = [key] if consumes else []
         produces = [key] if produces else []
+    read = params.get(manifest.parameter_for("input_key") or "")
+    if isinstance(read, str):
+        consumes = [read]
     inner = named_tool(manifest, params, registry)
     if inner is not None:
         produces = list(inner.produces)

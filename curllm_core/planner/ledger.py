@@ -44,7 +44,7 @@ jest są jestem był była było były będzie może mogą musi proszę prosze d
 znajdź znajdz wypisz podaj pobierz wyciągnij wyciagnij zwróć zwroc wyświetl wyswietl zbierz sprawdź sprawdz
 chcę chce chciałbym chcialbym potrzebuję potrzebuje poproszę poprosze
 strona stronie stronę strone stron stronach tutaj tu tam wszystkie wszystkich wszystko każdy każdego
-każda każde każdej tylko pierwsze pierwszy ostatni nowe więcej mniej bardzo także też też
+każda każde każdej tylko pierwsze pierwszy ostatni nowe więcej mniej bardzo także też najpierw
 dostępne widoczne wymienione listę lista liście dane informacje cześć czesc dzień dzien dobry witam nie nic coś cos niczego
 """
 _DE = """
@@ -57,7 +57,7 @@ in im an am auf aus bei mit nach von vom zu zum zur für fuer über ueber unter 
 durch gegen ohne um bis ab pro je
 finde finden zeige zeigen zeig gib geben liste listen hole holen extrahiere suche such lies
 seite seiten webseite hier dort da alle allen aller alles jede jeder jedes nur erste ersten letzte
-neue mehr weniger sehr auch noch schon jetzt aktuell verfügbar angezeigt aufgeführt daten
+neue mehr weniger sehr auch noch schon jetzt aktuell verfügbar angezeigt aufgeführt daten zuerst
 dieser diese dieses diesem diesen jener
 hallo guten morgen tag abend gibt gibts es mein meine meinen meinem meiner dein deine nicht nichts etwas lege leg lass gebe
 """

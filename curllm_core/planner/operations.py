@@ -39,8 +39,6 @@ PURPOSE = {
     "op_group": "keeps one item of each group",
     "op_aggregate": "works out a number about the items",
 }
-#: A tool that reads an item list but writes another key (`validation.aggregate`) names the list so.
-_LIST_PARAMETER = "of"
 
 
 def _requests(kind: str, value: Any) -> list[dict]:
@@ -53,9 +51,11 @@ def _requests(kind: str, value: Any) -> list[dict]:
 
 
 def _keyed(m: Manifest, params: dict, out_key: str) -> dict:
-    props = properties_of(m)
-    if m.parameter_for("data_key") is None and _LIST_PARAMETER in props:
-        return {**params, _LIST_PARAMETER: out_key}
+    """``params`` on the listing: by the tool's ``data_key`` parameter, or its ``input_key`` one (a
+    tool that reads the list and writes a key of its own, `validation.aggregate`)."""
+    read = m.parameter_for("input_key")
+    if m.parameter_for("data_key") is None and read is not None:
+        return {**params, read: out_key}
     return with_data_key(m, params, out_key)
 
 

@@ -46,7 +46,7 @@ from .memo import properties_of, trigger_rx
 from .named_sites import named_sites
 from .operations import answer_key, operation_steps
 from .scoring import Scored, pick_tool, score_tools
-from .spelling import correct, respell, split_compound
+from .spelling import correct, known, respell, split_compound
 from .steps import (
     GROUPS,
     GUARD_GROUPS,
@@ -836,6 +836,12 @@ def _accounted(
     return spans, words
 
 
+_MAKER = re.compile(
+    r"\s+(?:from|made\s+by|of\s+the\s+brand|od|firmy|marki|producenta|von|der\s+marke|vom\s+hersteller)\s+",
+    re.I,
+)
+
+
 def _with_name_words(facts: Facts, registry: Registry, triggered: list[Manifest]) -> tuple[Facts, list[str]]:
     """A brand or model beside the listing's noun ("Philips kettles", "wiertarki Bosch", "Bosch-Bohrer",
     "RTX 4090 cards") as a word the items' names must contain (an ``op_text`` fact). A word a tool's
@@ -848,11 +854,17 @@ def _with_name_words(facts: Facts, registry: Registry, triggered: list[Manifest]
     kinds = [(x.start(), x.end()) for rx in KIND_WORDS.values() for x in re.finditer(rx, text, re.I)]
     starts = {a for a, _ in kinds} | {a for a, _, _ in rest}
     ends = {b for _, b in kinds} | {b for _, b, _ in rest}
+    # "products from Felix", "produkty od Imagex", "Produkte von Felix", "produkty marki Bosch": the
+    # maker named after the noun (a capitalised word nothing else reads, German nouns included).
+    makers = {x.end() for _, b in kinds if (x := _MAKER.match(text, b)) and not text[b : b + 1].isalnum()}
     found: list[tuple[int, int, str]] = []
     for start, end, word in rest:
         parts = word.split("-")
         if len(parts) == 2 and parts[0][:1].isupper() and parts[1][:1].isupper():
             found.append((start, start + len(parts[0]), parts[0]))  # "Bosch-Bohrer"
+            continue
+        if start in makers and word[:1].isupper() and not known(word):
+            found.append((start, end, word))
             continue
         if not is_name_like(word, start, text, facts.lang):
             continue

@@ -67,7 +67,7 @@ def vocabulary() -> tuple[dict[str, set[str]], dict[str, set[str]], frozenset[st
     return words, stems, frozenset(spelled)
 
 
-def _known(word: str) -> bool:
+def known(word: str) -> bool:
     """Whether the patterns spell ``word`` this way (a word of theirs, or a stem of theirs and more)."""
     low = word.lower()
     spelled = vocabulary()[2]
@@ -168,7 +168,7 @@ def _near() -> dict[str, set[str]]:
 def correct(word: str) -> str | None:
     """The vocabulary word ``word`` is a typo of (a single closest one), or None."""
     limit = allowed_edits(word)
-    if not limit or not word.isalpha() or _known(word):
+    if not limit or not word.isalpha() or known(word):
         return None
     k = key(word)
     words, near = vocabulary()[0], _near()

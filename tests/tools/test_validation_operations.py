@@ -327,6 +327,23 @@ def test_per_group_cheapest_most_expensive_and_first():
     assert names(kept) == ["Show HN: a kettle", "Łódź trams", "Videos"]
 
 
+def test_per_group_keeps_each_of_the_lowest_or_highest_of_every_group():
+    """ "the 2 cheapest of each seller": the 2 lowest of every group, in order, groups as they came."""
+    kept, report, _ = per_group(list(PRODUCTS), "seller", "lowest", "price", each=2)
+    assert [(p["seller"], p["price"]) for p in kept] == [
+        ("Sklep A", 59.0),
+        ("Sklep A", 129.0),
+        ("Sklep B", 99.99),
+        ("Sklep B", 189.5),
+        ("Sklep C", 89.0),
+    ]
+    assert report["groups"] == 3 and report["kept"] == 5
+    kept, _, _ = per_group(list(PRODUCTS), "brand", "highest", each=2)
+    assert [p["price"] for p in kept] == [189.5, 129.0, 99.99, 89.0]
+    kept, _, _ = per_group(list(PRODUCTS), "seller", each=1)
+    assert [p["price"] for p in kept] == [129.0, 99.99, 89.0]  # the first of each, as on the page
+
+
 def test_per_group_without_the_field_warns_and_keeps_every_item():
     kept, report, warnings = per_group(list(STORIES), "brand", "lowest")
     assert kept == STORIES and report["group_by"] is None
@@ -437,3 +454,17 @@ def test_steps_that_say_too_little_are_refused_by_the_plan_check(registry, tool,
 
     with pytest.raises(PlanError):
         check_plan({"plan": [{"tool": tool, "parameters": params}]}, registry, initial_keys={"products"})
+
+
+def test_the_plan_check_wires_an_aggregate_by_its_input_key(registry):
+    """`of` plays the ``input_key`` role: the step reads the list it names (which an earlier step or
+    the given data must hold) and writes its own ``summary``."""
+    from curllm_core.errors import PlanError
+    from curllm_core.plan import step_io
+
+    manifest = registry.get("validation.aggregate")
+    assert step_io(manifest, {"op": "count", "of": "articles"}, registry) == (["articles"], ["summary"])
+    doc = {"plan": [{"tool": "aggregate", "parameters": {"op": "count", "of": "articles"}}]}
+    with pytest.raises(PlanError, match="articles"):
+        check_plan({**doc, "expected_output": "summary"}, registry, initial_keys={"products"})
+    assert check_plan({**doc, "expected_output": "summary"}, registry, initial_keys={"articles"})

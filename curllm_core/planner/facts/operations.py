@@ -170,6 +170,14 @@ def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[in
             continue
         found.append((m.start(), {"field": "name", "contains": value}, _said(t, m)))
         t.mask(m.start(), m.end())
+    # "with EOS in the name", "z PIXMA w nazwie", "mit Bosch im Namen": the word is in the text field
+    for m in t.finditer(
+        rf"(?<!\w)(?:with|having|z|ze|mit)\s+(;+|\w[\w.-]*)\s+(?:in|w|im|in\s+der|in\s+dem)\s+"
+        rf"(?:the\s+|their\s+|its\s+)?(?:{_TEXT_FIELD})(?!\w)"
+    ):
+        value = _value(m, 1, quoted)
+        found.append((m.start(), {"field": "name", "contains": value}, _said(t, m)))
+        t.mask(m.start(), m.end())
     for m in t.finditer(rf"(?<!\w){_STARTS}\s+(;+|\w[\w-]*)(?:\s+(?:beginnen|beginnt|anfangen|anfängt))?"):
         value = _value(m, 1, quoted)
         found.append((m.start(), {"field": "name", "starts_with": value}, _said(t, m)))
@@ -206,10 +214,10 @@ FLAG_WORDS: dict[tuple[str, bool], str] = {
         r"(?:kostenlos\w*|gratis)\s+(?:versand|lieferung)|versandkostenfrei\w*"
     ),
     ("sponsored", False): (
-        r"not\s+sponsored|non-?sponsored|no\s+(?:ads|sponsored\w*)|without\s+(?:ads|sponsored\w*)|"
+        r"not\s+sponsored|non-?sponsored|no\s+(?:ads|sponsored\w*)|without\s+(?:the\s+)?(?:ads|sponsored\w*)(?:\s+ones)?|"
         r"(?:exclud\w*|skip\w*|ignor\w*|drop\w*)\s+(?:the\s+)?(?:ads|sponsored\w*)|"
         r"bez\s+(?:reklam|sponsorowan\w*)|niesponsorowan\w*|pomiń\s+reklamy|"
-        r"ohne\s+(?:werbung|anzeigen|gesponsert\w*)|keine\s+(?:werbung|anzeigen)|nicht\s+gesponsert\w*"
+        r"ohne\s+(?:die\s+)?(?:werbung|anzeigen|gesponsert\w*)|keine\s+(?:werbung|anzeigen)|nicht\s+gesponsert\w*"
     ),
 }
 
@@ -270,7 +278,7 @@ _GROUP_FIELD = "|".join(f"(?P<{k}>{v})" for k, v in GROUP_FIELDS.items())
 _EACH = (
     r"(?:(?:from|of|for|in|by)\s+(?:each|every)|per|"
     r"(?:z|dla|od|w)?\s*(?:każd\w*|kazd\w*)|na\s+(?:każd\w*|kazd\w*)|"
-    r"(?:von|für|fuer|aus|bei)?\s*(?:jede[mnrs]?)|pro)"
+    r"(?:von|für|fuer|aus|bei)?\s*(?:jede[mnrs]?)|pro|je)"
 )
 #: Which item of each group a superlative picks, and by which field.
 _PICKS: list[tuple[str, str, str]] = [
@@ -315,6 +323,13 @@ def _group(t: Text, facts: list[Fact]) -> None:
     if one and value["pick"] == "first":
         start = max(0, m.start() - 60) + one.start()
         t.mask(start, start + len(one.group(0).split()[0]))
+    # "the top 3 per category", "die 2 günstigsten je Marke": how many of each group, not of the list.
+    many = re.search(r"(?<![\w.,])(\d{1,3})\s+(?:[^\s\d]+\s+){0,3}$", t.text[max(0, start - 30) : m.start()])
+    if many and int(many.group(1)) > 0:
+        at = max(0, start - 30) + many.start(1)
+        value["each"] = int(many.group(1))
+        t.mask(at, at + len(many.group(1)))
+        start = min(start, at)
     facts.append(Fact("op_group", value, start, t.original[start : m.end()]))
     t.mask(m.start(), m.end())
 

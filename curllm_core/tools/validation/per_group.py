@@ -1,9 +1,9 @@
-"""One item of each group: "the cheapest offer from each seller", "the most expensive of each brand",
-"the first post of each author".
+"""One item (or ``each`` items) of each group: "the cheapest offer from each seller", "the most
+expensive of each brand", "the first post of each author", "the top 3 per category".
 
 Items are grouped by the value of ``group_by`` (an item key or a concept: ``brand``, ``seller``,
-``author``, ``site``; compared folded). Of each group ``pick`` keeps the ``first`` (in the page's
-order), the ``lowest`` or the ``highest`` value of ``field`` (price unless said otherwise; an item
+``author``, ``site``; compared folded). Of each group ``pick`` keeps the ``first`` ``each`` (in the
+page's order), or those of the ``lowest`` or the ``highest`` values of ``field`` (price unless said otherwise; an item
 without a value never beats one with). The kept items stay in the order of their groups' first
 appearance. When no item has the field to group by, nothing can be grouped: every item is kept and
 the step warns; items without a value of it are left out, with a warning saying how many.
@@ -20,9 +20,9 @@ from .order_items import sort_value
 
 
 def per_group(
-    items: list, group_by: str, pick: str = "first", field: str | None = None
+    items: list, group_by: str, pick: str = "first", field: str | None = None, each: int = 1
 ) -> tuple[list, dict[str, Any], list[str]]:
-    """(one item per group, the report, warnings)."""
+    """(``each`` items per group, the report, warnings)."""
     from ...item_fields import key_for
 
     group_key = key_for(items, group_by)
@@ -43,26 +43,23 @@ def per_group(
     by = None
     if pick != "first":
         by = require_key(items, field or "price", f"the {pick} of each {group_by} cannot be told")
-    best: dict[str, tuple[int, Any]] = {}  # group -> (index, item)
+    groups: dict[str, list[Any]] = {}  # group -> its items in the page's order (groups too)
     ungrouped = 0
-    for index, item in enumerate(items):
+    for item in items:
         group = text_of(item.get(group_key) if isinstance(item, dict) else None)
         if group is None:
             ungrouped += 1
             continue
-        if group not in best:
-            best[group] = (index, item)
-            continue
-        if by is None:
-            continue
-        current = sort_value(best[group][1].get(by))
-        value = sort_value(item.get(by))
-        if value is None or (
-            current is not None and not (value < current if pick == "lowest" else value > current)
-        ):
-            continue
-        best[group] = (best[group][0], item)  # the group keeps its place in the page's order
-    kept = [item for _, item in sorted(best.values(), key=lambda entry: entry[0])]
+        groups.setdefault(group, []).append(item)
+    kept: list = []
+    for members in groups.values():
+        if by is not None:
+            # An item without a value never beats one with; ties keep the page's order.
+            values = [(sort_value(m.get(by)), m) for m in members]
+            valued = [(v, m) for v, m in values if v is not None]
+            valued.sort(key=lambda vm: vm[0], reverse=pick == "highest")
+            members = [m for _, m in valued] + [m for v, m in values if v is None]
+        kept += members[:each]
     warnings = []
     if ungrouped:
         warnings.append(f"{ungrouped} of {len(items)} items have no {group_key} and were left out")
@@ -70,7 +67,7 @@ def per_group(
         "group_by": group_key,
         "pick": pick,
         "by": by,
-        "groups": len(best),
+        "groups": len(groups),
         "total": len(items),
         "kept": len(kept),
     }
@@ -78,10 +75,15 @@ def per_group(
 
 
 async def run(
-    ctx: ToolContext, group_by: str, pick: str = "first", field: str | None = None, key: str = "products"
+    ctx: ToolContext,
+    group_by: str,
+    pick: str = "first",
+    field: str | None = None,
+    each: int = 1,
+    key: str = "products",
 ) -> dict:
-    """Tool entry point: the list under ``key``, one item of each group."""
-    kept, report, warnings = per_group(items_of(ctx, key), group_by, pick, field)
+    """Tool entry point: the list under ``key``, ``each`` items of each group."""
+    kept, report, warnings = per_group(items_of(ctx, key), group_by, pick, field, each)
     for warning in warnings:
         ctx.warn(warning)
     return {key: kept, "grouping": report}
