@@ -99,6 +99,8 @@ def main() -> None:
             # Every task line names the plan file: the batch reads and checks it once.
             lines = [json.loads(x) for x in tasks_file.read_text().splitlines()]
             tasks_file.write_text("".join(json.dumps({**t, "plan": str(plan)}) + "\n" for t in lines))
+            # The manifests checked once into the cache, as on any machine after the first run.
+            timed([PYTHON, "-m", "curllm_core", "tools", "list"], env)
             for _ in range(args.repeats):
                 for engine in ("http", "browser"):
                     out = tmp / f"{engine}.jsonl"

@@ -49,6 +49,14 @@ def _options(url: str | None, data: dict | None, options: RunOptions | None, **o
     return opts
 
 
+async def _run_once(runner: Runner, spec: TaskSpec, bus: EventBus | None) -> Result:
+    """One task on a Runner of its own, closed after it (the HTTP engine's connections)."""
+    try:
+        return await runner.run(spec, events=bus)
+    finally:
+        await runner.aclose()
+
+
 async def execute_plan(
     plan: Plan | dict,
     url: str | None = None,
@@ -68,7 +76,7 @@ async def execute_plan(
     """
     opts = _options(url, data, options, engine=checked_engine(engine))
     spec = TaskSpec(plan=plan, url=opts.url, data=opts.data, options=opts)
-    return await Runner(registry, browser).run(spec, events=_bus(events, on_event))
+    return await _run_once(Runner(registry, browser), spec, _bus(events, on_event))
 
 
 async def arun(
@@ -133,7 +141,7 @@ async def arun(
             fields=tuple(fields) if fields is not None else None,
             limit=limit,
         )
-        return await Runner(registry, browser).run(spec, events=_bus(events, on_event))
+        return await _run_once(Runner(registry, browser), spec, _bus(events, on_event))
     if max_replans is None:
         max_replans = int(opts.settings.get("max_replans", 1) or 0)
     spec = TaskSpec(
@@ -150,7 +158,7 @@ async def arun(
     )
     if not instruction or not instruction.strip():
         raise PlanError('no instruction given: say what to find, e.g. "find products under 150zł"')
-    return await Runner(registry, browser).run(spec, events=_bus(events, on_event))
+    return await _run_once(Runner(registry, browser), spec, _bus(events, on_event))
 
 
 def run(instruction: str | None = None, url: str | None = None, **kwargs: Any) -> Result:

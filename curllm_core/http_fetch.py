@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -81,6 +82,69 @@ class Document:
         return " ".join(unescape(found.group(1)).split()) or None
 
 
+@cache
+def ssl_context() -> Any:
+    """One TLS context for the process (loading the CA bundle costs ~0.1 s; a context per task would
+    pay it per task)."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
+def _http2() -> bool:
+    try:
+        import h2  # noqa: F401 - HTTP/2 when the server offers it (ALPN)
+    except ImportError:
+        return False
+    return True
+
+
+class Connections:
+    """Connections shared by the tasks of a Runner (keep-alive to the same hosts, one TLS context):
+    each task's client borrows the transport (its own cookies, headers and redirect rule stay its own)
+    and never closes it; `aclose` does, when the Runner is done. Tasks behind a proxy (an active
+    policy's egress proxy, ``--proxy``) connect on their own."""
+
+    def __init__(self) -> None:
+        self._transport: Any = None
+
+    def borrow(self) -> Any:
+        import httpx
+
+        if self._transport is None:
+            self._transport = httpx.AsyncHTTPTransport(
+                verify=ssl_context(),
+                http2=_http2(),
+                trust_env=False,
+                limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
+            )
+        return _Borrowed(self._transport)
+
+    async def aclose(self) -> None:
+        if self._transport is not None:
+            await self._transport.aclose()
+            self._transport = None
+
+
+class _Borrowed:
+    """A shared transport as one client sees it: requests go through, closing is the owner's."""
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+
+    async def handle_async_request(self, request: Any) -> Any:
+        return await self.transport.handle_async_request(request)
+
+    async def __aenter__(self) -> _Borrowed:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
 def accept_language(locale: str | None) -> str:
     """The Accept-Language Chromium sends for ``locale`` (en-US when none is set)."""
     tag = (locale or "en-US").replace("_", "-")
@@ -88,6 +152,7 @@ def accept_language(locale: str | None) -> str:
     return f"{tag},{base};q=0.9" if base != tag else tag
 
 
+@cache
 def accept_encoding() -> str:
     """The encodings this httpx can decode (brotli and zstd only with their packages)."""
     import importlib.util
@@ -111,9 +176,11 @@ class Fetcher:
         *,
         local_files: bool = False,
         politeness: Politeness | None = None,
+        connections: Connections | None = None,
     ):
         self.options, self.policy, self.local_files = options, policy, local_files
         self.politeness = politeness or Politeness()
+        self.connections = connections
         self.loaded_state: dict | None = None
         self.requests = 0  # requests sent (for tests and diagnostics)
         self._client: Any = None
@@ -140,18 +207,15 @@ class Fetcher:
                     **NAVIGATION_HEADERS,
                 }
                 timeout = httpx.Timeout(self.options.navigation_timeout_ms / 1000)
-                try:
-                    import h2  # noqa: F401 - HTTP/2 when the server offers it (ALPN)
-
-                    http2 = True
-                except ImportError:
-                    http2 = False
+                shared = self.connections is not None and proxy is None
                 self._client = httpx.AsyncClient(
                     headers=headers,
                     timeout=timeout,
                     follow_redirects=False,
-                    http2=http2,
+                    verify=ssl_context(),
+                    http2=_http2(),
                     proxy=proxy,
+                    transport=self.connections.borrow() if shared and self.connections else None,
                     trust_env=False,  # the proxy is the options', as for the browser
                 )
                 if self.options.session_file:

@@ -58,6 +58,7 @@ from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout
 from .events import CompleteEvent, EngineEvent, EventBus, InitEvent, PlanDecision, StepEvent, preview
 from .executor import Execution, RunOptions, TaskPage, preload_tools
 from .executor.html_page import HtmlTaskPage
+from .http_fetch import Connections
 from .plan import Origin, Plan, Step, check_plan, normalise_plan
 from .politeness import Politeness
 from .registry import Registry
@@ -230,6 +231,7 @@ class Runner:
         self.events = events
         self._plans: dict[tuple, asyncio.Task] = {}
         self._politeness: Politeness | None = None
+        self._connections: Connections | None = None
         self._checked: dict[tuple, Plan | PlanError] = {}
 
     @property
@@ -525,6 +527,8 @@ class Runner:
         """Cancel and await the plannings in flight. The shared browser is its owner's to close."""
         self.cancel_plannings()
         await asyncio.gather(*self._plans.values(), return_exceptions=True)
+        if self._connections is not None:
+            await self._connections.aclose()
 
     # --- running -------------------------------------------------------------------------------
 
@@ -578,7 +582,7 @@ class Runner:
             ).run()
         bus.emit(EngineEvent(engine=HTTP, reason=_http_reason(engine), url=prepared.url))
         started = time.perf_counter()
-        html_page = HtmlTaskPage(options, bus, self.politeness)
+        html_page = HtmlTaskPage(options, bus, self.politeness, self.connections)
         execution = Execution(plan, self.registry, options, bus, page=html_page, replan=replanner)
         result = await execution.run()
         if engine != AUTO:
@@ -597,6 +601,13 @@ class Runner:
         again.timings["http_ms"] = result.timings.get("total_ms", 0)
         again.timings["total_ms"] = again.timings.get("total_ms", 0) + again.timings["http_ms"]
         return again
+
+    @property
+    def connections(self) -> Connections:
+        """The HTTP engine's connections, shared by every task of this Runner (closed by `aclose`)."""
+        if self._connections is None:
+            self._connections = Connections()
+        return self._connections
 
     @property
     def politeness(self) -> Politeness:

@@ -240,3 +240,21 @@ def test_retry_after_values():
     assert retry_after_s("3") == 3.0
     assert retry_after_s("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
     assert retry_after_s("soon") is None and retry_after_s(None) is None
+
+
+async def test_tasks_share_connections_but_not_cookies(server):
+    """Fetchers of one Runner borrow its connections; closing one leaves them to the others, and each
+    keeps its own cookies."""
+    from curllm_core.http_fetch import Connections
+
+    shared = Connections()
+    first = Fetcher(BrowserOptions(), NetworkPolicy(), connections=shared)
+    second = Fetcher(BrowserOptions(), NetworkPolicy(), connections=shared)
+    try:
+        await first.get(server + "/set")
+        await first.aclose()
+        await second.get(server + "/page")  # the shared transport still works
+        assert "sid=" not in STATE.headers["/page"].get("cookie", "")
+    finally:
+        await second.aclose()
+        await shared.aclose()

@@ -13,7 +13,7 @@ import time
 from ..clock import elapsed_ms
 from ..errors import NoURL, PageUnavailable
 from ..events import EventBus, UrlCompleteEvent, UrlStartEvent
-from ..http_fetch import Document, Fetcher
+from ..http_fetch import Connections, Document, Fetcher
 from ..jsonsafe import clean_text
 from ..politeness import Politeness
 from .calls import describe
@@ -28,10 +28,18 @@ class HtmlTaskPage:
     browser = None
     launching = False
 
-    def __init__(self, options: RunOptions, events: EventBus, politeness: Politeness | None = None):
+    def __init__(
+        self,
+        options: RunOptions,
+        events: EventBus,
+        politeness: Politeness | None = None,
+        connections: Connections | None = None,
+    ):
         self.options, self.events = options, events
         local = (options.url or "").lower().startswith("file:")
-        self.fetcher = Fetcher(options.browser, options.policy, local_files=local, politeness=politeness)
+        self.fetcher = Fetcher(
+            options.browser, options.policy, local_files=local, politeness=politeness, connections=connections
+        )
         self.document: Document | None = None
         self.opened = False
         self.timings: dict[str, int] = {"browser_ms": 0, "navigation_ms": 0}

@@ -107,13 +107,15 @@ def html_stated_total(html: str) -> int | None:
 
     from .extraction._html import JUNK_TAGS, hidden_self
 
+    word = re.compile(_WORD_JS, re.IGNORECASE)
+    if not word.search(html):  # no count word beside a number anywhere: nothing to read (no parse)
+        return None
     tree = LexborHTMLParser(html)
     body = tree.body or tree.root
     if body is None:
         return None
     for node in body.css(", ".join(JUNK_TAGS + ["option"])):
         node.decompose()
-    word = re.compile(_WORD_JS, re.IGNORECASE)
     texts: list[str] = []
     for block in body.css(_BLOCKS):
         if len(texts) >= 40:
