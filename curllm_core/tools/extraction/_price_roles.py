@@ -174,6 +174,12 @@ _SHIPPING_TOKENS = frozenset("shipping delivery postage versand dostawa livraiso
 _PRICE_TOKEN_RE = re.compile(r"price|preis|cena|prix|prezzo|precio|amount|cost", re.IGNORECASE)
 
 
+#: Words of a class name about type ("font-size--regular", "fw-regular", "text-regular"): a style
+#: word beside them is the typeface's, not the price's role.
+_TYPE_WORDS = frozenset("font fontsize size weight fw fs text type typo typeface line".split())
+_TYPE_STYLES = frozenset({"regular", "old", "original"})
+
+
 @lru_cache(maxsize=8192)
 def class_tokens(flags: str) -> frozenset:
     """The words of class names and similar attributes: ``price--old`` -> {price, old},
@@ -181,6 +187,8 @@ def class_tokens(flags: str) -> frozenset:
     tokens: set[str] = set()
     for name in flags.split():
         words = [w for w in _TOKEN_SPLIT_RE.split(_CAMEL_RE.sub("-", name).lower()) if w]
+        if _TYPE_WORDS.intersection(words):  # "font-size--regular", "fw-regular": a typeface, no role
+            words = [w for w in words if w not in _TYPE_STYLES]
         tokens.update(words)
         tokens.add("".join(words))  # "old-price" also as "oldprice"
     return frozenset(tokens)

@@ -23,7 +23,10 @@ How the listing is found (see `detect_products`):
 (`_price_roles`): the price to pay is ``price``; a struck-through or "was/UVP/statt/przed obniżką"
 price above it is ``price_regular``; shipping ("+ 4,90 € Versand"), per-measure and monthly prices
 ("(3,50 €/kg)", "mtl.") never are the price; a range gives ``price`` (its lower bound) and
-``price_upper``. Cents set apart in markup ("$19<sup>97</sup>") join their whole number.
+``price_upper``. Cents set apart in markup ("$19<sup>97</sup>") join their whole number. Two prices
+that nothing tells apart (a saved page has lost the CSS that struck one through) are a reduction: the
+lower is ``price``, the higher ``price_regular``, in either order; a class word about the typeface
+("font-size--regular") is no role.
 
 **Names.** The product title: a heading, a name/title element or the main link's text, without the
 seller's or shop's name, a badge ("NEW!", "Neues Angebot", "Sponsored") or a spec line that follows
@@ -512,6 +515,18 @@ def _choose_prices(candidates: list[_Candidate]) -> tuple[Price | None, Price | 
             break
     else:
         return None, None
+    # Two prices that nothing tells apart (no word, no mark: a saved page has lost the CSS that
+    # struck one through): the lower is the price to pay, the higher the one before the reduction.
+    peers = [c for c in pool if c.score == current.score]
+    amounts = {c.price.amount for c in peers}
+    if (
+        current.role == roles.CURRENT
+        and len(peers) == 2
+        and len(amounts) == 2
+        and len({c.price.currency for c in peers}) == 1
+    ):
+        low, high = sorted(peers, key=lambda c: c.price.amount)
+        return low.price, high.price
     regular = None
     if current.role != roles.REGULAR:
         regular = next(
