@@ -78,3 +78,114 @@ def test_a_section_heading_over_titled_links_stays_a_section(lang):
     titles = [a["title"] for a in articles_generic.extract(html, "https://gen.example/")["articles"]]
     assert not set(titles) & set(words["menu"]), titles
     assert titles and set(titles) <= set(words["titles"]), titles
+
+
+SCRIPT_ROWS = {
+    "postback": (
+        '<form method="post" action="results.aspx"><ol>{}</ol></form>',
+        '<li><a id="r{i}" href="javascript:__doPostBack(&#39;results$r{i}&#39;,&#39;&#39;)">{title}</a>'
+        "<div>{snippet}</div></li>",
+    ),
+    "table": (
+        "<table><tbody>{}</tbody></table>",
+        "<tr><td><a href=\"javascript:openRecord({i}, 'doc')\">{title}</a><br><small>{snippet}</small></td></tr>",
+    ),
+    "cards": (
+        '<div class="hits">{}</div>',
+        '<div class="hit"><h3><a href="javascript:void(show({i}))" class="hit__t">{title}</a></h3><p>{snippet}</p></div>',
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize("kind", list(SCRIPT_ROWS))
+def test_title_links_that_run_a_script_link_to_the_page(kind, lang):
+    """Results whose title links run a script (a postback inside the page's form, an onclick opener)
+    are the results; each links to the page it is on."""
+    words = WORDS[lang]
+    wrap, row = SCRIPT_ROWS[kind]
+    rows = "".join(row.format(i=i, title=t, snippet=words["snippet"]) for i, t in enumerate(words["titles"]))
+    menu = "".join(f'<li><a href="/m/{k}">{m}</a></li>' for k, m in enumerate(words["menu"]))
+    html = (
+        f"<html><body><ul class='top'>{menu}</ul><h1>{words['menu'][2]}</h1>{wrap.format(rows)}</body></html>"
+    )
+    out = articles_generic.extract(html, "https://gen.example/search?q=x#top")
+    assert_valid_output("articles_generic", out)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, "https://gen.example/search?q=x") for t in words["titles"]
+    ], html
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_a_link_to_an_address_titles_its_record_before_a_scripts(lang):
+    """A record with a link to its page and a script's link of many words ("Share this ..."): the
+    link to the address is the title."""
+    words = WORDS[lang]
+    rows = "".join(
+        f'<div class="r"><a href="javascript:share({i})">{words["snippet"][:30]}</a>'
+        f'<a href="/doc/{i}">{t}</a><p>{words["snippet"]}</p></div>'
+        for i, t in enumerate(words["titles"])
+    )
+    out = articles_generic.extract(f"<html><body><main>{rows}</main></body></html>", "https://gen.example/")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://gen.example/doc/{i}") for i, t in enumerate(words["titles"])
+    ]
+
+
+ONE_WORD = {
+    "en": ["Iliad", "Candide", "octocat/hello-world", "Ulysses", "rust-lang/rust"],
+    "pl": ["Lalka", "Potop", "allegro/ui-kit", "Quo vadis", "Ferdydurke"],
+    "de": ["Faust", "Siddhartha", "kde/kate", "Effi Briest", "Steppenwolf"],
+}
+NOTES = {
+    "en": "(National Institute of Health)",
+    "pl": "(Narodowy Instytut Zdrowia)",
+    "de": "(Bundesamt für Gesundheit)",
+}
+BYLINE = {"en": "by", "pl": "autor:", "de": "von"}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "row",
+    [
+        # A title named so by class, then its author's link after a line break (a book search).
+        '<tr><td><a class="bookTitle" href="/b/{i}"><span>{title}</span></a><br><span>{by}</span> '
+        '<span class="author"><a href="/a/{i}/x">{author}</a></span><br><small>{snippet}</small></td></tr>',
+        # A title by its item property, the author's link marked in its own wrapper.
+        '<li><a itemprop="name" href="/b/{i}">{title}</a> <span class="byline">{by} <a href="/p/{i}/y">'
+        "{author}</a></span><p>{snippet}</p></li>",
+    ],
+)
+def test_one_word_titles_named_by_markup_and_authors_never_titles(row, lang):
+    """A one-word or reference title ("Iliad", "owner/repo") marked as a title or name is the record's
+    title; a link in a byline ("by <a>Homer</a>") never is."""
+    words = WORDS[lang]
+    author = words["titles"][0][:24]
+    rows = "".join(
+        row.format(i=i, title=t, by=BYLINE[lang], author=author, snippet=words["snippet"])
+        for i, t in enumerate(ONE_WORD[lang])
+    )
+    wrap = "<table>{}</table>" if row.startswith("<tr>") else "<ol>{}</ol>"
+    html = f"<html><body><h1>{words['menu'][1]}</h1>{wrap.format(rows)}</body></html>"
+    out = articles_generic.extract(html, "https://gen.example/")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://gen.example/b/{i}") for i, t in enumerate(ONE_WORD[lang])
+    ], html
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize("inline", [True, False])
+def test_a_note_in_brackets_beside_a_title_leaves_it_a_title(lang, inline):
+    """ "<a>Title</a> (Source of the document)": the note is the source's, the link still the title;
+    so is a title whose line ends at a break before a longer text."""
+    words = WORDS[lang]
+    after = f" {NOTES[lang]}" if inline else f"<br>{words['snippet']}"
+    rows = "".join(
+        f'<li><div><a href="/d/{i}">{t}</a>{after}</div><div>{words["snippet"]}</div></li>'
+        for i, t in enumerate(words["titles"])
+    )
+    menu = "".join(f'<li><a href="/m/{k}">{m}</a></li>' for k, m in enumerate(words["menu"]))
+    html = f"<html><body><ul>{menu}</ul><h1>{words['menu'][0]}</h1><ol>{rows}</ol></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/")
+    assert [a["title"] for a in out["articles"]] == words["titles"], html

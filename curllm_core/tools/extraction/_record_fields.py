@@ -174,8 +174,32 @@ def _scope(member: LexborNode, members: set[int], titled: set[int]) -> list[Lexb
     return scope
 
 
+def _one_word_title(text: str) -> bool:
+    """A title of one word or a reference ("Iliad", "owner/repo"): letters, not a count or a date."""
+    return 2 <= len(text) <= 80 and bool(re.search(r"[^\W\d_]", text)) and not _meta_text(text)
+
+
+def _target(link: LexborNode, scripts: bool = False) -> bool:
+    """A link that may lead to a record: not an anchor, mail, a phone or a person's profile, and
+    not a script unless ``scripts`` (a title link that runs a script to open its record)."""
+    href = (link.attributes.get("href") or "").strip()
+    low = href.lower()
+    return not (
+        not href
+        or href.startswith("#")
+        or low.startswith(("mailto:", "tel:"))
+        or (low.startswith("javascript:") and not (scripts and len(low) > len("javascript:") + 4))
+        or _PROFILE_RE.search(href)  # a link to a person is an author, never a title
+    )
+
+
+def _runs_script(link: LexborNode) -> bool:
+    return (link.attributes.get("href") or "").strip().lower().startswith("javascript:")
+
+
 def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
-    links = [a for a in member.css("a[href]") if a.mem_id in title_ids]
+    # A link to an address before one that runs a script.
+    links = sorted((a for a in member.css("a[href]") if a.mem_id in title_ids), key=_runs_script)
     if not links:
         return None
     for link in links:
@@ -230,6 +254,24 @@ def _headed_links(body: LexborNode, hidden: HiddenIndex, titles: set[int], usabl
                 break
             up = up.parent
     return found
+
+
+def _flags(node: LexborNode) -> str:
+    attrs = node.attributes
+    return " ".join(filter(None, (attrs.get(k) for k in ("class", "itemprop", "data-testid", "data-test"))))
+
+
+def _marked(link: LexborNode) -> str | None:
+    """What the markup names a link, or the element around it or its one child: "author" (a byline's
+    link: never a title), "title" (a title or name: one word is enough) or None."""
+    children = [c for c in _children(link) if c.is_element_node]
+    own = [_flags(link), _flags(children[0]) if len(children) == 1 else ""]
+    around = _flags(link.parent) if link.parent is not None else ""
+    if any(_AUTHOR_CLASS_RE.search(f) for f in (*own, around)):
+        return "author"
+    if any(_NAMED_RE.search(f) for f in own):  # the link or its child, not the box around it
+        return "title"
+    return None
 
 
 _BLOCKS = "div, p, section, h1, h2, h3, h4, h5, h6, ul, li, article, header, footer, table"

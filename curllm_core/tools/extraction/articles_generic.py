@@ -4,7 +4,11 @@ How the list is found (see `find_items`):
 
 1. **Anchors.** Title links: links whose visible text reads like a title (two words or more, not a
    count such as "145 comments", not a time such as "2 hours ago", not a bare URL) and that stand on
-   their own (not a link inside a sentence). A record titled by a heading without a link, whose
+   their own (not a link inside a sentence; a line break ends the line, a note in brackets beside
+   it is its source's). One word or a reference ("Iliad", "owner/repo") is a title when the markup
+   names the link a title or name; a link in a byline (classed author, byline) never is. A link that
+   runs a script (``javascript:``, a form's postback) may be a title: its record opens on this page,
+   which is its ``url``. A record titled by a heading without a link, whose
    link beside it shows no title (its address as text, a picture, a badge), has that link as its
    title link and the heading as its title. Body texts: paragraphs of running text (a comment, a
    post's text).
@@ -62,7 +66,6 @@ from ._record_fields import (
     _AD_PARTS,
     _BLOCK_TEXT_TAGS,
     _HEADINGS,
-    _PROFILE_RE,
     _author,
     _children,
     _class_parts,
@@ -71,13 +74,17 @@ from ._record_fields import (
     _date,
     _headed_links,
     _link_title,
+    _marked,
     _meta_text,
+    _one_word_title,
     _points,
     _rank,
+    _runs_script,
     _scope,
     _shorten,
     _snippet,
     _sponsored,
+    _target,
     _title_link,
     _unwrap,
     forget_texts,
@@ -153,6 +160,7 @@ def _title_like(text: str) -> bool:
     return len(words) >= 2 and len(text.split()) >= 2 and letters >= 8 and not _meta_text(text)
 
 
+_BRACKETED_RE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _INLINE = GLUE_TAGS | {"span", "font", "label", "small", "br", "img", "sup", "sub"}
 
 
@@ -171,11 +179,11 @@ def _stands_alone(link: LexborNode, text: str) -> bool:
     for step in ("prev", "next"):
         sibling = getattr(node, step)
         while sibling is not None:
-            if sibling.tag == "-text":
-                beside += len((sibling.text_content or "").strip())
+            if sibling.tag == "-text":  # a note in brackets ("(Institute of Health)") is the source's
+                beside += len(_BRACKETED_RE.sub("", sibling.text_content or "").strip())
             elif sibling.is_element_node:
-                if sibling.tag not in _INLINE:
-                    break
+                if sibling.tag not in _INLINE or sibling.tag == "br":
+                    break  # the line ends
                 if sibling.tag != "a":
                     linked = sum(len(visible_text(a)) for a in sibling.css("a"))
                     beside += max(0, len(visible_text(sibling)) - linked)
@@ -193,31 +201,22 @@ def _direct_text(node: LexborNode) -> int:
     return total
 
 
-@dataclass
-class _Anchors:
-    titles: dict[int, list[LexborNode]] = field(default_factory=lambda: defaultdict(list))
-    bodies: dict[int, list[LexborNode]] = field(default_factory=lambda: defaultdict(list))
-
-
-def _target(link: LexborNode) -> bool:
-    """A link that may lead to a record: not an anchor, a script, mail, a phone or a person's profile."""
-    href = (link.attributes.get("href") or "").strip()
-    return not (
-        not href
-        or href.startswith("#")
-        or href.lower().startswith(("javascript:", "mailto:", "tel:"))
-        or _PROFILE_RE.search(href)  # a link to a person is an author, never a title
-    )
-
-
 def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[LexborNode], dict[int, str]]:
     """The title links, and the titles of those titled by a heading beside them (`_headed_links`)."""
     entries: list[tuple[LexborNode, str, bool | None]] = []  # None: no letters, no label
     for link in body.css("a[href]"):
-        if not _target(link):
+        if not _target(link, scripts=True):
             continue
         text = visible_text(link)
-        if _title_like(text) and not hidden(link) and _stands_alone(link, text):
+        marked = _marked(link)
+        if marked == "author":
+            continue
+        titled = _title_like(text) or (marked == "title" and _one_word_title(text))
+        if not _target(link):  # a script's link: a title or nothing
+            if titled and not hidden(link) and _stands_alone(link, text):
+                entries.append((link, text.casefold(), True))
+            continue
+        if titled and not hidden(link) and _stands_alone(link, text):
             entries.append((link, text.casefold(), True))
         else:
             entries.append((link, text.casefold(), False if _LETTER_RE.search(text) else None))
@@ -691,7 +690,10 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             link = _title_link(member, title_ids) or next((a for a in at_path if visible_text(a)), None)
             if link is None:
                 continue
-            url = absolute_url(link.attributes.get("href"), base)
+            # A title link that runs a script opens its record on this page: the page's address.
+            url = (
+                base.split("#")[0] if _runs_script(link) else absolute_url(link.attributes.get("href"), base)
+            )
             if not url:
                 continue
             item["title"] = headed.get(link.mem_id) or _link_title(link)
@@ -834,6 +836,7 @@ def extract(
     base = page_base(tree, base_url)
     strip_junk(tree)
     found, items = find_items(tree, base, kind)
+    forget_texts()  # the parse's texts: not kept once its items are read
     kept = []
     for item in items:
         if item["sponsored"] and not include_ads:
