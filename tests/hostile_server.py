@@ -3,7 +3,7 @@
 Routes: /ok (a small listing), /status/N, /hang (never answers), /trickle (a byte a second,
 forever), /loop (redirects to itself), /redirect?to=URL, /dialogs (alert and confirm on load),
 /popup (opens popups, then tries to navigate away), /throws (its script throws), /iframes (content
-inside iframes), /big?mb=N (an N MB DOM), /slow?s=N (answers after N seconds), /busy (loads, then
+inside iframes), /big?mb=N (an N MB DOM), /bigld?mb=N (an N MB product page, nearly all JSON-LD), /slow?s=N (answers after N seconds), /busy (loads, then
 its script loops forever), /links-to?to=URL (a listing whose every product link, and a
 hidden category link "Lamps", is URL), /lone (a product page whose JSON-LD holds lone surrogates, NaN and 1e309,
 whose script sets a title with a lone surrogate).
@@ -23,6 +23,7 @@ its service worker.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import Counter
@@ -184,6 +185,8 @@ class Handler(BaseHTTPRequestHandler):
                 row = b'<div class="row"><span>cell</span><span>another cell of text</span></div>\n'
                 body = b"<html><body>" + row * int(mb * 1024 * 1024 / len(row)) + listing("Big")[12:]
                 self.send(body)
+            elif path == "/bigld":
+                self.send(big_product_page(float(query.get("mb", ["25"])[0])))
             elif path == "/slow":
                 self.server.stop_event.wait(float(query.get("s", ["2"])[0]))
                 self.send(listing("Slow"))
@@ -221,6 +224,27 @@ LONE_PAGE = (
     b"</head><body><h1>Lamp</h1>"
     b"<script>document.title = 'Lamp ' + String.fromCharCode(0xD83D);</script></body></html>"
 )
+
+
+def big_product_page(mb: float) -> bytes:
+    """A product page of ``mb`` MB, nearly all JSON-LD: blocks of 1.9 MB (under the 2 MB a block may
+    have), each an ``@graph`` of 14,000 products; cheap for a browser, seconds of parsing for
+    product_detail."""
+    graph = [
+        {
+            "@type": "Product",
+            "name": f"Lamp {i}",
+            "sku": f"S{i}",
+            "offers": {"@type": "Offer", "price": f"{i}.00"},
+        }
+        for i in range(14000)
+    ]
+    block = json.dumps({"@context": "https://schema.org", "@graph": graph})
+    script = f'<script type="application/ld+json">{block}</script>'
+    return (
+        "<html><head><title>Lamp</title>" + script * max(1, int(mb * 1e6) // len(script)) + "</head><body>"
+        "<h1>Lamp</h1><p class='price'>12,00 EUR</p></body></html>"
+    ).encode()
 
 
 def kinds_page(target: str, ws: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -285,3 +286,54 @@ def test_deep_bodies_are_400_and_a_client_leaving_mid_upload_logs_no_traceback(s
         sock.close()
     assert server.health()["ok"]
     assert not any("Traceback" in line for line in server.stderr[logged:]), server.stderr[logged:]
+
+
+# --- CPU-bound extraction ----------------------------------------------------------------------------
+
+
+def offload_workers(pid: int) -> list[int]:
+    """Child processes of ``pid`` that are extraction workers (`curllm_core.offload`)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if not proc.name.isdigit() or f"PPid:\t{pid}\n" not in (proc / "status").read_text():
+                continue
+            if b"curllm_core.offload" in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_huge_product_page_holds_no_other_client_and_stops_at_the_step_limit(server, hostile):
+    # 25 MB of JSON-LD: 4-10 s of parsing (by the load), which used to hold the event loop throughout.
+    plan = {"plan": [{"tool": "extraction.product_detail", "timeout_ms": 4000, "retries": 0}]}
+    result: dict = {}
+
+    def scrape() -> None:
+        body = {"plan": plan, "url": f"{hostile.url}/bigld?mb=25"}
+        result["answer"] = httpx.post(server.url + "/api/scrape", json=body, timeout=120)
+
+    task = threading.Thread(target=scrape)
+    started = time.monotonic()
+    task.start()
+    slowest, workers = 0.0, set()
+    while task.is_alive():
+        asked = time.monotonic()
+        assert server.health()["ok"]
+        slowest = max(slowest, time.monotonic() - asked)
+        workers.update(offload_workers(server.proc.pid))
+        time.sleep(0.1)
+    task.join()
+    took = time.monotonic() - started
+    answer = result["answer"]
+    assert answer.status_code == 200, answer.text
+    errors = answer.json()["errors"]
+    assert errors and errors[0]["code"] == "STEP_TIMEOUT", errors
+    assert "within 4000 ms" in errors[0]["message"]
+    assert workers, "the page was parsed on the server's event loop"
+    # On the loop, health waited the whole parse (its 10 s timeout ran out); off it, the copies of
+    # the page through the browser's driver are what is left (1.2 s at load 15).
+    assert slowest < 3.0, f"a health request waited {slowest:.2f} s"
+    assert not offload_workers(server.proc.pid), "the worker outlived its step"
+    assert took < 60

@@ -47,6 +47,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from ... import offload
 from ...errors import BadParams
 from ...tool import ToolContext
 from ._html import (
@@ -869,11 +870,13 @@ async def run(
     include_promoted: bool = False,
 ) -> dict:
     """Tool entry point: one round trip for the HTML (what the page's CSS hides left out: ad labels
-    some sites print into every item, templates), then `extract`."""
+    some sites print into every item, templates), then `extract` (a huge page's in a worker process: `offload`)."""
     html, url = await page_html(ctx, lean=True)
-    return extract(
+    return await offload.run(
+        extract,
         html,
         url,
+        size=len(html),
         limit=limit,
         min_points=min_points,
         min_comments=min_comments,

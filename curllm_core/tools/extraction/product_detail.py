@@ -19,6 +19,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborNode
 
+from ... import offload
 from ...prices import find_prices, has_currency_mark
 from ...tool import ToolContext
 from ._html import (
@@ -619,6 +620,6 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
 
 async def run(ctx: ToolContext) -> dict:
     """Tool entry point: the page's HTML in one browser call (its JSON-LD kept, what its CSS hides
-    marked as hidden), then `extract`."""
+    marked as hidden), then `extract` (a huge page's in a worker process: `offload`)."""
     html, url = await page_html(ctx, mark_hidden=True)
-    return extract(html, url)
+    return await offload.run(extract, html, url, size=len(html))

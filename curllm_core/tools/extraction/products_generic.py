@@ -51,6 +51,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from ... import offload
 from ...prices import (
     Price,
     filter_by_price,
@@ -769,7 +770,16 @@ async def run(
         (html, url), stated = await asyncio.gather(page_html(ctx, lean=True), stated_currencies(ctx))
     else:  # HTML as fetched (the HTTP engine): its own scripts state the currency (`PageCurrency`)
         html, url = await page_html(ctx)
-    out = extract(html, url, limit=limit, min_price=min_price, max_price=max_price, stated_currencies=stated)
+    out = await offload.run(
+        extract,
+        html,
+        url,
+        size=len(html),
+        limit=limit,
+        min_price=min_price,
+        max_price=max_price,
+        stated_currencies=stated,
+    )
     if not live and out["products"] and (labels := stylesheet_labels(html)):
         ctx.warn(
             f"the page prints {labels} ad label(s) that only its stylesheet shows or hides: the sponsored "
@@ -781,9 +791,11 @@ async def run(
 
         docs = await read_embedded(require_page(ctx)) if live else html_embedded(html)
         if docs:
-            out = extract(
+            out = await offload.run(
+                extract,
                 html,
                 url,
+                size=len(html),
                 limit=limit,
                 min_price=min_price,
                 max_price=max_price,

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode
 
+from ... import offload
 from ...errors import BadParams, NoMatch
 from ...text import fold
 from ...tool import ToolContext
@@ -582,11 +583,13 @@ async def run(
     smallest: bool = False,
     max_rows: int | None = None,
 ) -> dict:
-    """Tool entry point: one round trip for the HTML, then `extract`."""
+    """Tool entry point: one round trip for the HTML, then `extract` (a huge page's in a worker process: `offload`)."""
     html, url = await page_html(ctx)
-    return extract(
+    return await offload.run(
+        extract,
         html,
         url,
+        size=len(html),
         min_rows=min_rows,
         limit=limit,
         nth=nth,
