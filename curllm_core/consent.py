@@ -7,7 +7,9 @@ soon as a dialog shows: `--consent reject` (the default) clicks "Reject all" / "
 "continue without accepting", else opens the dialog's settings, unticks what is ticked and saves,
 else closes it; it accepts only when the dialog blocks the page and offers nothing else. `accept`
 clicks "Accept all". `leave` does nothing. What was done is reported back (`ConsentAction`), once
-per dialog, and the run shows it in its events.
+per dialog, and the run shows it in its events. A dialog shown late (after the script's watch, or
+in a shadow root attached later) is answered when the page is about to be read: the reader calls
+``window.__curllmConsentNow()``, which looks again only when the page changed since its last look.
 
 Recognised, in PL/EN/DE/FR/ES/IT: a dialog (``role=dialog``/``alertdialog``, ``aria-modal``,
 ``<dialog>``), a fixed or sticky box, or a box whose id or class says cookie/consent/privacy,
@@ -164,13 +166,35 @@ CONSENT_JS = r"""
   // Buttons, and what is styled as one (a hand-made banner's <div class="btn">, listened to by script).
   const BUTTONS = 'button, [role=button], a, input[type=button], input[type=submit], [onclick], [class*=btn i], [class*=button i]';
   const handled = new WeakSet();
-  let settingsOpened = false, finished = false;
+  let settingsOpened = false, finished = false, pressed = 0;
+  // Whether the page may have changed since it was last looked at: a change of the document or of an
+  // open shadow root in it (each is watched: a consent platform renders its dialog in one, late).
+  let dirty = true, observer = null;
+  const WATCHED = {childList: true, subtree: true, attributes: true,
+                   attributeFilter: ['hidden', 'style', 'class', 'open', 'aria-hidden']};
+  const observedRoots = new WeakSet(), waitingRoots = [];
+  const watchRoot = (root) => {
+    if (observedRoots.has(root)) return;
+    if (!observer) { waitingRoots.push(root); return; }
+    observedRoots.add(root);
+    observer.observe(root, WATCHED);
+  };
+  const attach = window.Element && Element.prototype.attachShadow;
+  if (attach) {
+    Element.prototype.attachShadow = function (init) {
+      const root = attach.apply(this, arguments);
+      if (init && init.mode === 'open') { try { watchRoot(root); dirty = true; soon(); } catch (e) { /* never the page's */ } }
+      return root;
+    };
+  }
 
   const roots = () => {  // the document and every open shadow root in it
     const out = [document], todo = [document];
     while (todo.length) {
       const root = todo.pop();
-      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) { out.push(el.shadowRoot); todo.push(el.shadowRoot); }
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) { out.push(el.shadowRoot); todo.push(el.shadowRoot); watchRoot(el.shadowRoot); }
+      }
     }
     return out;
   };
@@ -252,6 +276,7 @@ CONSENT_JS = r"""
     const button = (el.tagName === 'INPUT' ? el.value : el.textContent || el.getAttribute('aria-label') || '')
       .replace(/\s+/g, ' ').trim().slice(0, 120);
     if (action !== 'settings') { handled.add(box); finished = true; }
+    pressed++;
     el.click();
     if (action !== 'settings') report({action, button, reason});
   };
@@ -300,28 +325,40 @@ CONSENT_JS = r"""
   };
 
   // Looked at when the document is parsed, when it has loaded, and after changes (at most every 50 ms,
-  // at most 80 times): a dialog is answered in the same turn as it shows, before anything reads it.
+  // at most 80 times, for watchMs): a dialog is answered in the same turn as it shows, before
+  // anything reads it. After that, changes are only noted, and a reader of the page asks
+  // (`__curllmConsentNow`) before it reads: a dialog shown late is answered then.
   let last = -1e9, pending = false, checks = 0;
   const run = () => {
     pending = false;
     if (finished || checks++ > 80) return;
     last = performance.now();
+    dirty = false;
     try { check(); } catch (e) { /* a page in the middle of changing */ }
   };
-  const soon = () => {
+  function soon() {
+    dirty = true;
     if (finished || pending || performance.now() - started > opts.watchMs) return;
     const wait = 50 - (performance.now() - last);
     if (wait <= 0) { run(); return; }
     pending = true;
     later(run, wait);
-  };
+  }
+  // Before the page is read: a look when it changed since the last one (nothing on a quiet page);
+  // true when a button was pressed (the reader waits for the page, then reads).
+  Object.defineProperty(window, '__curllmConsentNow', {value: () => {
+    if (finished || !dirty) return false;
+    const before = pressed;
+    dirty = false;
+    try { check(); } catch (e) { /* a page in the middle of changing */ }
+    return pressed > before;
+  }});
   const start = () => {
     run();
     if (!Observer || !document.documentElement) return;
-    const observer = new Observer(soon);
-    observer.observe(document.documentElement, {childList: true, subtree: true, attributes: true,
-                                                attributeFilter: ['hidden', 'style', 'class', 'open', 'aria-hidden']});
-    later(() => observer.disconnect(), opts.watchMs);
+    observer = new Observer(soon);
+    observer.observe(document.documentElement, WATCHED);
+    for (const root of waitingRoots.splice(0)) watchRoot(root);
   };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, {once: true});
   else start();

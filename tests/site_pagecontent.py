@@ -26,6 +26,9 @@ Patterns (`PATTERNS`):
                     is written only once a choice is made.
 ``consent-shadow``  a consent dialog inside an open shadow root, "deny"/"accept" in the page's language;
                     the listing after the choice.
+``consent-late``    a consent platform that shows its dialog late: 400 ms after ``load`` (the page
+                    otherwise ready, its listing held back until a choice), inside an open shadow root
+                    attached at ``load`` (no change of the document itself shows it).
 ``consent-xframe``  the consent dialog in an iframe of another origin (``?other=PORT``), telling the
                     page its choice by postMessage; the listing after the choice.
 ``consent-only``    a cookie wall with nothing but "accept" (and a policy link): accepting is the only
@@ -60,6 +63,7 @@ PATTERNS = (
     "consent-banner",
     "consent-wall",
     "consent-shadow",
+    "consent-late",
     "consent-xframe",
     "consent-only",
     "embedded-next",
@@ -399,6 +403,24 @@ def _consent_shadow(markup: str, lang: str, params: dict, path: str) -> str:
     )
 
 
+def _consent_late(markup: str, lang: str, params: dict, path: str) -> str:
+    w = _CONSENT[lang]
+    inner = (
+        '<div role="dialog" aria-label="Cookies" style="position:fixed;bottom:0;left:0;right:0;background:#fff;padding:2em">'
+        f'<p>{w["text"]}</p><button id="ok">{w["accept"]}</button><button id="deny">{w["reject"]}</button></div>'
+    )
+    return layout(
+        lang,
+        f'<main><template id="later">{grid(markup, lang)}</template></main><div data-consent id="cmp-late"></div>'
+        "<script>addEventListener('load', () => {"
+        " const root = document.getElementById('cmp-late').attachShadow({mode: 'open'});"
+        f" setTimeout(() => {{ root.innerHTML = {json.dumps(inner)};"
+        " root.getElementById('deny').onclick = () => choose('reject');"
+        " root.getElementById('ok').onclick = () => choose('accept'); }, 400); });</script>"
+        + _choose_js(path),
+    )
+
+
 def _consent_xframe(markup: str, lang: str, params: dict, path: str) -> str:
     other = _other(params)
     return layout(
@@ -576,6 +598,7 @@ _PAGES = {
     "consent-banner": _banner,
     "consent-wall": _wall,
     "consent-shadow": _consent_shadow,
+    "consent-late": _consent_late,
     "consent-xframe": _consent_xframe,
     "consent-frame": _consent_frame,
     "consent-only": _consent_only,

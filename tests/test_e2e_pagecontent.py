@@ -33,6 +33,7 @@ CHOICE = {
     "consent-banner": "reject",
     "consent-wall": "save-necessary",
     "consent-shadow": "reject",
+    "consent-late": "reject",
     "consent-xframe": "reject",
     "consent-only": "accept",
 }
@@ -40,6 +41,7 @@ ACTION = {
     "consent-banner": "rejected",
     "consent-wall": "saved",
     "consent-shadow": "rejected",
+    "consent-late": "rejected",
     "consent-xframe": "rejected",
     "consent-only": "accepted",
 }
@@ -168,3 +170,28 @@ def test_search_forms_in_shadow_roots_and_frames(site_url, tmp_path):
             if not line["ok"] or got != want or len(want) < 2:
                 wrong[task_id(pattern, markup, lang)] = (line["ok"], got, line.get("errors"))
     assert not wrong, wrong
+
+
+def test_a_consent_dialog_that_shows_late_is_answered_under_concurrency(site_url, tmp_path):
+    """A consent platform's dialog shown 400 ms after `load`, in a shadow root, the listing held back
+    until a choice: every task of a concurrent batch answers it (refusing) and reads every item."""
+    variants = [(markup, lang) for lang in pages.LANGS for markup in pages.MARKUPS[:2]]
+    tasks = [
+        {
+            "id": task_id("consent-late", markup, lang),
+            "url": f"{site_url}/pc/consent-late/{markup}-{lang}.html",
+            "instruction": pages.INSTRUCTIONS[lang],
+        }
+        for markup, lang in variants
+    ]
+    before = len(pages.CHOICES)
+    results, events = run_batch(tasks, tmp_path)
+    for markup, lang in variants:
+        line = results[task_id("consent-late", markup, lang)]
+        got = [(p["name"], p["price"]) for p in (line.get("data") or {}).get("products", [])]
+        assert line["ok"] and got == pages.PRODUCTS[lang], (markup, lang, line.get("errors"))
+    assert sorted(dict(pages.CHOICES[before:]).items()) == sorted(
+        (f"/pc/consent-late/{m}-{lang}.html", "reject") for m, lang in variants
+    )
+    answered = [e["task"] for e in events if e["type"] == "consent" and e["data"]["action"] == "rejected"]
+    assert sorted(answered) == sorted(t["id"] for t in tasks)

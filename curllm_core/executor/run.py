@@ -388,8 +388,9 @@ class Execution:
         _, produces = step_io(manifest, params, self.registry)
         if not markup.empty(result.result, produces) or (self.page is None and self.document is None):
             return manifest, params, result
-        if result.success and self.page is not None and await self.settling():
-            # The page was still at work (a timer about to render, a request in flight): read it once
+        if result.success and self.page is not None and await self.settling(result.duration_ms or 0):
+            # The page was still at work (a timer about to render, a request in flight), or changed
+            # while the step ran (a consent dialog answered let its listing through): read it once
             # more when that is done, before any other tool is tried or EMPTY_OUTPUT said.
             again = await self.attempts(index, step, manifest, params, data)
             if again.success:
@@ -444,16 +445,17 @@ class Execution:
         if gap is not None:
             self.warnings.append(f"{manifest.key}: {gap}")
 
-    async def settling(self) -> bool:
-        """Whether the task's page is still at work, counting work it scheduled (short timers); when
-        it is, wait (bounded by the readiness timeout) until it is done. False when it is quiet."""
+    async def settling(self, step_ms: int = 0) -> bool:
+        """Whether the task's page is still at work, counting work it scheduled (short timers), or its
+        DOM changed during the last ``step_ms`` (the step's own time: what it read may be gone); when
+        so, wait (bounded by the readiness timeout) until it is done. False when it is quiet."""
         from .. import readiness
 
         try:
             look = await readiness.probe(self.page)
         except Exception:  # a page gone or being replaced: nothing to wait for here
             return False
-        if readiness.verdict(look, strict=True) is None:
+        if readiness.verdict(look, strict=True) is None and look.quiet_ms >= step_ms:
             return False
         await readiness.wait_ready(self.page, self.options.browser.ready_timeout_ms, strict=True)
         return True

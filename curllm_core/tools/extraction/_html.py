@@ -20,11 +20,13 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ...errors import BadParams
 from ...prices import currency_for_domain
-from ...readiness import timeout_for, wait_ready
+from ...readiness import PROBE_JS, PROBE_OPTIONS, QUIET_MS, timeout_for, wait_ready
 from ...text import collapse_space
 from ...tool import require_page
 from ...urls import host_of
 
+#: How many consent answers (a dialog's layers: its settings, then saving them) a read may wait for.
+CONSENT_ROUNDS = 3
 #: Elements that never contribute visible text; removed before anything else looks at the tree.
 JUNK_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "canvas", "link", "meta"]
 #: Inline elements whose boundaries do not separate words ("<b>Can</b>on" is "Canon"). Every other
@@ -261,6 +263,16 @@ FRAME_READ_TIMEOUT_S = 3.0
 #: CompressionStream) come back plain, ``{"html": ...}``: compressing has a fixed cost of a few ms.
 _PAGE_HTML_GZIP_JS = (
     "async (args) => {\n"
+    # a consent dialog shown since the consent script last looked is answered before the page is read
+    "  if (args[4] && typeof window.__curllmConsentNow === 'function' && window.__curllmConsentNow())"
+    " return {consent: true};\n"
+    # a first look (readiness) in the same call: a page complete and quiet is read at once; any other
+    # is left to `wait_ready` (the decision stays in Python: `readiness.verdict`)
+    "  if (args[5]) {\n"
+    f"    const probe = ({PROBE_JS})(args[5]), look = JSON.parse(probe);\n"
+    "    if (look.state === 'loading' || look.inflight || look.quiet_ms < args[5].quiet || look.signs.length)"
+    " return {probe};\n"
+    "  }\n"
     f"  const {{html, frames}} = ({PAGE_HTML_JS.strip()})(args);\n"
     """  if (html.length < 100000 || typeof CompressionStream === 'undefined') return {html, frames};
   const stream = new Blob([html]).stream().pipeThrough(new CompressionStream('gzip'));
@@ -291,10 +303,23 @@ async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) 
         # The HTTP engine: the HTML as fetched (scripts and all; the extractors drop what no user sees).
         return document.html, document.url
     page = require_page(ctx)
-    # Content still on its way (a listing fetched after `load`, skeletons) is waited for, bounded;
-    # a page already complete and quiet costs one look.
-    await wait_ready(page, timeout_for(ctx))
-    result = await page.evaluate(_PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES, mark_hidden, False])
+    timeout = timeout_for(ctx)
+    # Content still on its way (a listing fetched after `load`, skeletons) is waited for, bounded; a
+    # page already complete and quiet costs nothing more than its read (the first look is in it).
+    look: dict | None = {**PROBE_OPTIONS, "quiet": QUIET_MS} if timeout > 0 else None
+    answers = CONSENT_ROUNDS
+    while True:
+        result = await page.evaluate(
+            _PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES, mark_hidden, False, answers > 0, look]
+        )
+        if not ("probe" in result or result.get("consent")):
+            break
+        # Not ready yet, or a consent dialog shown late was answered as the page was about to be
+        # read (what it let through, a listing held back until a choice, is waited for): wait, then
+        # read the page as it is then (a stale placeholder is part of the page; a bound may pass).
+        answers -= 1 if result.get("consent") else 0
+        look = None
+        await wait_ready(page, timeout)
     if "gzip" in result:
         html = zlib.decompress(base64.b64decode(result["gzip"]), wbits=31).decode("utf-8")
     else:  # a browser without CompressionStream
