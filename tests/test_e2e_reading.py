@@ -142,3 +142,60 @@ def test_a_bound_that_stops_the_reading_says_so(browser_path, site_url, tmp_path
     got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
     assert got == sorted(expected("loadmore", "en")[:24])  # the first page and one load
     assert any("and the listing goes on (max_loads)" in w for w in result["warnings"]), result["warnings"]
+
+
+#: Every pattern in PL, EN and DE, the markup turning (each pattern meets three markups, each markup
+#: every kind of pattern): one `curllm batch` process, so the matrix costs a task a cell, not a process.
+MATRIX = [
+    (pattern, site_apps.MARKUPS[(i + k) % len(site_apps.MARKUPS)], lang)
+    for i, pattern in enumerate(site_apps.PATTERNS)
+    for k, lang in enumerate(site_apps.LANGS)
+]
+ALL = {"pl": "wszystkie produkty", "en": "all products", "de": "alle Produkte"}
+RANGE = {  # (instruction, low, high)
+    "pl": ("produkty od 100 do 200 zł", 100, 200),
+    "en": ("products from £100 to £200", 100, 200),
+    "de": ("Produkte zwischen 100 und 200 €", 100, 200),
+}
+CHEAPEST = {
+    "pl": "5 najtańszych produktów",
+    "en": "the 5 cheapest products",
+    "de": "die 5 günstigsten Produkte",
+}
+
+
+def matrix_task(site_url: str, pattern: str, markup: str, lang: str) -> dict:
+    words = RANGE[lang][0] if pattern == "filter" else CHEAPEST[lang] if pattern == "sort" else ALL[lang]
+    url = f"{site_url}/app/{pattern}?markup={markup}&lang={lang}&delay=150&hydrate=100"
+    return {"id": f"{pattern}/{markup}-{lang}", "url": url, "instruction": words}
+
+
+def matrix_answer(pattern: str, lang: str) -> list[tuple[str, float]]:
+    items = [(p["name"], p["price"]) for p in site_apps.catalogue(lang, site_apps.PATTERNS[pattern])]
+    if pattern == "filter":
+        return sorted(i for i in items if RANGE[lang][1] <= i[1] <= RANGE[lang][2])
+    if pattern == "sort":
+        return sorted(items, key=lambda t: t[1])[:5]
+    if pattern == "short":
+        return sorted(items[: site_apps.PAGE_SIZE])  # it shows its first page and never more
+    return sorted(items)
+
+
+def test_every_pattern_in_every_language(browser_path, site_url, tmp_path):
+    tasks = [matrix_task(site_url, *cell) for cell in MATRIX]
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    out = curllm(
+        "batch", str(tmp_path / "tasks.jsonl"), "--out", str(tmp_path / "out.jsonl"), "-j", "2", "--no-progress",
+        tmp=tmp_path,
+    )  # fmt: skip
+    assert out.returncode in (0, 1), out.stderr
+    lines = {r["id"]: r for r in map(json.loads, (tmp_path / "out.jsonl").read_text().splitlines())}
+    wrong = {}
+    for pattern, markup, lang in MATRIX:
+        line = lines[f"{pattern}/{markup}-{lang}"]
+        got = [(p["name"], p["price"]) for p in (line.get("data") or {}).get("products", [])]
+        got = got if pattern == "sort" else sorted(got)
+        warned = any("were read" in w for w in line.get("warnings") or [])
+        if got != matrix_answer(pattern, lang) or warned != (pattern == "short"):
+            wrong[line["id"]] = (got[:3], len(got), line.get("warnings"), line.get("errors"))
+    assert not wrong, wrong

@@ -341,6 +341,8 @@ def result_line(
     }
     if doc.get("usage"):
         line["usage"] = doc["usage"]
+    if doc.get("warnings"):  # what the answer may miss (a listing read in part): never dropped on the way
+        line["warnings"] = doc["warnings"]
     if task.line is not None:
         line["line"] = task.line
     return line
