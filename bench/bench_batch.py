@@ -21,7 +21,9 @@ repeats go to bench/results/batch.md.
 ``--scenario form``: 40 tasks "find products under 150zł" (an instruction: the rule planner plans it
 once, with the page's price filter form) on a listing whose filter form does nothing, through
 ``curllm batch --concurrency 2``, against the same hand-written script at concurrency 2 (which skips
-the useless form). Target ≤ 1.3x; every round's ratio is reported (bench/results/batch_form.md).
+the useless form), for each ``--form-kind`` (default: the test site's listing whose script cancels
+the submit, and one whose form is ``onsubmit="return false"``). Target ≤ 1.3x; every round's ratio
+is reported (bench/results/batch_form.md).
 """
 
 from __future__ import annotations
@@ -167,6 +169,15 @@ async def baseline(tasks_file: Path, out_file: Path, concurrency: int) -> None:
 
 FORM_TASKS = 40
 FORM_PAGE = "/test/inert-filter.html"
+#: ``--form-kind``: the listing of the form scenario, by the kind of form that does nothing on it
+#: (tests/site_forms.py; the page carries its query through the form, so ``same_page`` stays one).
+FORM_PAGES = {
+    "listener": FORM_PAGE,
+    "return_false": "/forms/returnfalse?markup=plain&lang=pl",
+    "type_button": "/forms/button?markup=bem&lang=pl",
+    "same_page": "/forms/samepage?markup=testid&lang=pl",
+    "classes_only": "/forms/touchy?markup=plain&lang=pl",
+}
 
 
 def curllm_batch(tasks_file: Path, out: Path, n: int) -> list[str]:
@@ -185,45 +196,55 @@ def curllm_batch(tasks_file: Path, out: Path, n: int) -> list[str]:
     ]
 
 
-def form_scenario(rounds: int) -> None:
-    """40 instruction tasks on a listing whose price filter form does nothing, at concurrency 2; the same
-    tasks as a plan without the form step, for reference; the hand-written script."""
+def form_scenario(rounds: int, kinds: tuple[str, ...] = ("listener", "return_false")) -> None:
+    """40 instruction tasks on a listing whose price filter form does nothing, for each kind of such
+    form (`FORM_PAGES`), at concurrency 2, each against the hand-written script on the same page; on
+    the first kind also the same tasks as a plan without the form step, for reference."""
     load_before = os.getloadavg()[0]
     site = start_shop()
     n = 2
+    contestants: dict[str, tuple[list[str], Path]] = {}
+    steps: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         env = clean_env(str(tmp / "cache"))
-        # distinct addresses (the page ignores the query), one instruction: planned once, from cache after
-        tasks = [{"id": f"t{i:03}", "url": f"{site.url}{FORM_PAGE}?v={i}"} for i in range(FORM_TASKS)]
-        tasks_file = tmp / "tasks.jsonl"
-        tasks_file.write_text(
-            "".join(json.dumps({**t, "instruction": PLAN["instruction"]}) + "\n" for t in tasks)
-        )
         plan_file = tmp / "plan.json"
         plan_file.write_text(json.dumps(PLAN))
-        no_form_file = tmp / "no-form.jsonl"
-        no_form_file.write_text("".join(json.dumps({**t, "plan": str(plan_file)}) + "\n" for t in tasks))
-        bare_file = tmp / "bare.jsonl"
-        bare_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
-        timed(curllm_batch(tasks_file, tmp / "warm.jsonl", n), env)  # plan cache, OS file cache
-        check_out(tmp / "warm.jsonl", FORM_TASKS)
-        warm = [json.loads(x) for x in (tmp / "warm.jsonl").read_text().splitlines()]
-        steps = [s["tool"] for s in warm[0]["steps"]]
-        timed([PYTHON, __file__, "--baseline", str(bare_file), str(tmp / "warm-pw.jsonl"), str(n)], env)
-        contestants = {
-            "form": (curllm_batch(tasks_file, tmp / "curllm.jsonl", n), tmp / "curllm.jsonl"),
-            "no_form": (curllm_batch(no_form_file, tmp / "no-form-out.jsonl", n), tmp / "no-form-out.jsonl"),
-            "script": (
-                [PYTHON, __file__, "--baseline", str(bare_file), str(tmp / "pw.jsonl"), str(n)],
-                tmp / "pw.jsonl",
-            ),
-        }
+        for kind in kinds:
+            page = FORM_PAGES[kind]
+            # distinct addresses (the page ignores the query), one instruction: planned once, from cache after
+            joint = "&" if "?" in page else "?"
+            tasks = [{"id": f"t{i:03}", "url": f"{site.url}{page}{joint}v={i}"} for i in range(FORM_TASKS)]
+            tasks_file = tmp / f"{kind}-tasks.jsonl"
+            tasks_file.write_text(
+                "".join(json.dumps({**t, "instruction": PLAN["instruction"]}) + "\n" for t in tasks)
+            )
+            bare_file = tmp / f"{kind}-bare.jsonl"
+            bare_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+            timed(curllm_batch(tasks_file, tmp / "warm.jsonl", n), env)  # plan cache, OS file cache
+            check_out(tmp / "warm.jsonl", FORM_TASKS)
+            warm = [json.loads(x) for x in (tmp / "warm.jsonl").read_text().splitlines()]
+            steps[kind] = [s["tool"] for s in warm[0]["steps"]]
+            timed([PYTHON, __file__, "--baseline", str(bare_file), str(tmp / "warm-pw.jsonl"), str(n)], env)
+            out = tmp / f"{kind}-curllm.jsonl"
+            contestants[f"form:{kind}"] = (curllm_batch(tasks_file, out, n), out)
+            out = tmp / f"{kind}-pw.jsonl"
+            contestants[f"script:{kind}"] = (
+                [PYTHON, __file__, "--baseline", str(bare_file), str(out), str(n)],
+                out,
+            )
+            if kind == kinds[0]:
+                no_form_file = tmp / "no-form.jsonl"
+                no_form_file.write_text(
+                    "".join(json.dumps({**t, "plan": str(plan_file)}) + "\n" for t in tasks)
+                )
+                out = tmp / "no-form-out.jsonl"
+                contestants["no_form"] = (curllm_batch(no_form_file, out, n), out)
         times: dict[str, list[float]] = {name: [] for name in contestants}
         cpu: dict[str, list[float]] = {name: [] for name in contestants}
         for i in range(rounds):
             order = list(contestants)
-            order = order[i % 3 :] + order[: i % 3]  # each starts a round in turn
+            order = order[i % len(order) :] + order[: i % len(order)]  # each starts a round in turn
             for name in order:
                 args, out = contestants[name]
                 wall, used = timed_cpu(args, env)
@@ -233,65 +254,88 @@ def form_scenario(rounds: int) -> None:
             print(
                 f"round {i + 1}: "
                 + ", ".join(f"{name} {times[name][-1]:.2f} s" for name in contestants)
-                + f"; form/script {times['form'][-1] / times['script'][-1]:.2f}x",
+                + "; "
+                + ", ".join(
+                    f"{kind} {times[f'form:{kind}'][-1] / times[f'script:{kind}'][-1]:.2f}x" for kind in kinds
+                ),
                 flush=True,
             )
     site.stop()
     load_after = os.getloadavg()[0]
-    base = statistics.median(times["script"])
-    cpu_base = statistics.median(cpu["script"])
     rows = []
-    for name, what in (
-        ("form", f"`curllm batch -j {n}`, the instruction (with the form step)"),
-        ("no_form", f"`curllm batch -j {n}`, a plan without the form step (reference)"),
-        ("script", f"hand-written Playwright script, concurrency {n}"),
-    ):
-        med = statistics.median(times[name])
-        ratios = [a / b for a, b in zip(times[name], times["script"], strict=True)]
-        target = f"≤ {TARGET_RATIO}x {'✓' if med / base <= TARGET_RATIO else '✗'}" if name == "form" else ""
-        used = statistics.median(cpu[name])
-        rows.append(
-            f"| {what} | {med:.2f} s | **{med / base:.2f}x** | "
-            f"{min(ratios):.2f}–{max(ratios):.2f}x | {target} | {used:.1f} s, {used / cpu_base:.2f}x |"
-        )
-    form_wall = statistics.median(times["form"]) / base
+    figures: dict[str, dict] = {}
+    for kind in kinds:
+        script = times[f"script:{kind}"]
+        base, cpu_base = statistics.median(script), statistics.median(cpu[f"script:{kind}"])
+        named = [
+            (f"form:{kind}", f"{kind}: `curllm batch -j {n}`, the instruction (with the form step)"),
+            *(
+                [("no_form", f"{kind}: `curllm batch -j {n}`, a plan without the form step (reference)")]
+                if kind == kinds[0]
+                else []
+            ),
+            (f"script:{kind}", f"{kind}: hand-written Playwright script, concurrency {n}"),
+        ]
+        for name, what in named:
+            med = statistics.median(times[name])
+            ratios = [a / b for a, b in zip(times[name], script, strict=True)]
+            mark = "✓" if med / base <= TARGET_RATIO else "✗"
+            target = f"≤ {TARGET_RATIO}x {mark}" if name.startswith("form:") else ""
+            used = statistics.median(cpu[name])
+            rows.append(
+                f"| {what} | {med:.2f} s | **{med / base:.2f}x** | "
+                f"{min(ratios):.2f}–{max(ratios):.2f}x | {target} | {used:.1f} s, {used / cpu_base:.2f}x |"
+            )
+        form = times[f"form:{kind}"]
+        figures[kind] = {
+            "wall": round(statistics.median(form) / base, 2),
+            "cpu": round(statistics.median(cpu[f"form:{kind}"]) / cpu_base, 2),
+            "rounds": [round(a / b, 2) for a, b in zip(form, script, strict=True)],
+        }
+    first = figures[kinds[0]]
     runs = record_run(
         "batch_form",
         {
-            "wall": round(form_wall, 2),
-            "cpu": round(statistics.median(cpu["form"]) / cpu_base, 2),
-            "no_form": round(statistics.median(times["no_form"]) / base, 2),
-            "rounds": [round(a / b, 2) for a, b in zip(times["form"], times["script"], strict=True)],
+            **first,
+            "no_form": round(
+                statistics.median(times["no_form"]) / statistics.median(times[f"script:{kinds[0]}"]), 2
+            ),
+            "kinds": {kind: f["wall"] for kind, f in figures.items()},
         },
     )
     rows += [
         "",
         f"Every run of this benchmark (the last {len(runs)}; `bench/results/batch_form.runs.jsonl`):",
         "",
-        "| run | load at the end | with the form: ratio of medians (CPU) | its rounds | without the form |",
-        "|---|---|---|---|---|",
+        "| run | load at the end | with the form: ratio of medians (CPU) | its rounds | without the form "
+        "| other kinds of form |",
+        "|---|---|---|---|---|---|",
         *(
             f"| {r['at']} | {r['load']} | {r['wall']:.2f}x ({r['cpu']:.2f}x) | "
-            f"{', '.join(f'{x:.2f}' for x in r['rounds'])} | {r['no_form']:.2f}x |"
+            f"{', '.join(f'{x:.2f}' for x in r['rounds'])} | {r['no_form']:.2f}x | "
+            + ", ".join(f"{k} {v:.2f}x" for k, v in r.get("kinds", {}).items() if k != "listener")
+            + " |"
             for r in runs
         ),
     ]
+    pages = ", ".join(f"{kind} `{FORM_PAGES[kind]}`" for kind in kinds)
     write_section(
         "batch_form",
         "Batch with a filter form that does nothing",
         [
-            f'{FORM_TASKS} tasks "{PLAN["instruction"]}" on a listing whose price filter form does nothing '
-            f"(`tests/site/{FORM_PAGE.rsplit('/', 1)[1]}`): the instruction is planned once by the rule "
-            f"planner ({' → '.join(steps)}) and the form step finds out that the submit did nothing. The "
-            "hand-written Playwright script skips the useless form (goto, `page.content()`, products_generic's "
-            "`extract`, the price filter); a plan without the form step shows what the rest costs. "
-            f"{rounds} rounds, each contestant starting a round in turn; wall time of the whole process, "
-            f"Chromium launch included. Load average (1 min) at the start and the end: {load_before:.1f} / "
-            f"{load_after:.1f} (a shared 2-core machine: the per-round ratios show how much that moves). "
-            "CPU time: user + system of the process and the children it waited for (the Playwright "
-            "driver, the browser).",
+            f'{FORM_TASKS} tasks "{PLAN["instruction"]}" on listings whose price filter form does nothing '
+            f"({pages}; tests/site/, tests/site_forms.py): the instruction is planned once by the rule "
+            f"planner ({' → '.join(steps[kinds[0]])}) and the form step finds out that the submit did "
+            "nothing. The hand-written Playwright script skips the useless form (goto, `page.content()`, "
+            "products_generic's `extract`, the price filter) on the same page; a plan without the form step "
+            f"shows what the rest costs. {rounds} rounds, each contestant starting a round in turn; wall "
+            "time of the whole process, Chromium launch included. Load average (1 min) at the start and "
+            f"the end: {load_before:.1f} / {load_after:.1f} (a shared 2-core machine: the per-round ratios "
+            "show how much that moves). CPU time: user + system of the process and the children it waited "
+            "for (the Playwright driver, the browser).",
             "",
-            "| contestant | median | ratio of medians | per-round ratios | target | CPU time (median), ratio |",
+            "| contestant | median | ratio to the script on its page | per-round ratios | target "
+            "| CPU time (median), ratio |",
             "|---|---|---|---|---|---|",
             *rows,
         ],
@@ -308,6 +352,13 @@ def main() -> None:
         "--scenario", choices=("throughput", "form"), default="throughput", help="which benchmark (see above)"
     )
     parser.add_argument("--rounds", type=int, default=7, help="rounds of the form scenario (default 7)")
+    parser.add_argument(
+        "--form-kind",
+        nargs="+",
+        choices=tuple(FORM_PAGES),
+        default=["listener", "return_false"],
+        help="the kinds of form that does nothing the form scenario runs on (default: listener return_false)",
+    )
     parser.add_argument("--baseline", nargs=3, metavar=("TASKS", "OUT", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.baseline:
@@ -315,7 +366,7 @@ def main() -> None:
         asyncio.run(baseline(Path(tasks_file), Path(out_file), int(n)))
         return
     if args.scenario == "form":
-        form_scenario(args.rounds)
+        form_scenario(args.rounds, tuple(args.form_kind))
         return
     count = args.tasks or (60 if args.quick else 200)
     repeats = args.repeats or (1 if args.quick else 3)

@@ -1,9 +1,11 @@
 """The cost of readiness (curllm_core/readiness.py): on a static page and on a client-rendered one.
 
-One browser, one session, the local test site. Each round opens a page and reads its products
-(`Session.open` then `products_generic.run`) twice, taking turns: with readiness as curllm runs it,
-and with the readiness wait taken out (its two call sites replaced by a no-op). On the static pages
-the two read the same products; the ratio is what readiness costs there (one browser call). On the
+One browser, the local test site. Each round opens a page and reads its products (`Session.open`
+then `products_generic.run`) three times, taking turns: with readiness as curllm runs it; with the
+readiness wait taken out (its two call sites replaced by a no-op); and the baseline, with no
+readiness at all: the wait taken out and a session whose pages do not run its script (the counters
+every document of a task installs before its own scripts). On the static pages all three read the
+same products; the ratio to the baseline is what readiness costs there, its script included. On the
 client-rendered page (items fetched 600 ms after hydration, prices by a second request) the reading
 without readiness finds nothing; the figure to compare with is the oracle: the time until the page's
 last price is really there (a selector waited for), measured in the same round.
@@ -18,6 +20,7 @@ import asyncio
 import statistics
 import sys
 import time
+from typing import Any
 
 from common import ROOT, record_run, write_section
 
@@ -54,14 +57,21 @@ async def measure(rounds: int) -> dict:
     site = start_site()
     browser = Browser()
     session = await browser.new_session(BrowserOptions())
+    script = browser_mod.READINESS_INIT_JS
+    browser_mod.READINESS_INIT_JS = "/* no readiness script: the baseline */"
+    try:
+        bare = await browser.new_session(BrowserOptions())
+    finally:
+        browser_mod.READINESS_INIT_JS = script
     real = (browser_mod.wait_ready, html_mod.wait_ready)
 
-    async def read(url: str, ready: bool) -> tuple[float, int]:
+    async def read(url: str, ready: bool, on: Any = None) -> tuple[float, int]:
+        on = on or session
         browser_mod.wait_ready, html_mod.wait_ready = real if ready else (no_wait, no_wait)
         try:
             start = time.perf_counter()
-            await session.open(url)
-            out = await products_generic.run(ToolContext(page=session.page, browser=session))
+            await on.open(url)
+            out = await products_generic.run(ToolContext(page=on.page, browser=on))
             return (time.perf_counter() - start) * 1000, len(out["products"])
         finally:
             browser_mod.wait_ready, html_mod.wait_ready = real
@@ -80,13 +90,16 @@ async def measure(rounds: int) -> dict:
         for label, path, kind in PAGES:
             url = site.url + path
             await read(url, True)  # warm-up
-            with_ms, without_ms, oracle_ms, probe_ms = [], [], [], []
-            found = {}
+            await read(url, False, bare)
+            with_ms, without_ms, bare_ms, oracle_ms, probe_ms = [], [], [], [], []
+            found: dict[str, int] = {}
             for i in range(rounds):
-                for ready in (True, False) if i % 2 == 0 else (False, True):
-                    ms, n = await read(url, ready)
-                    (with_ms if ready else without_ms).append(ms)
-                    found[ready] = n
+                turns = [("with", with_ms, True, session), ("without", without_ms, False, session),
+                         ("bare", bare_ms, False, bare)]  # fmt: skip
+                for name, times, ready, on in turns[i % 3 :] + turns[: i % 3]:
+                    ms, n = await read(url, ready, on)
+                    times.append(ms)
+                    found[name] = n
                 start = time.perf_counter()
                 await probe(session.page)
                 probe_ms.append((time.perf_counter() - start) * 1000)
@@ -97,12 +110,15 @@ async def measure(rounds: int) -> dict:
                 "kind": kind,
                 "with": statistics.median(with_ms),
                 "without": statistics.median(without_ms),
+                "bare": statistics.median(bare_ms),
                 "oracle": statistics.median(oracle_ms) if oracle_ms else None,
                 "probe": statistics.median(probe_ms),
-                "found_with": found[True],
-                "found_without": found[False],
+                "found_with": found["with"],
+                "found_without": found["without"],
+                "found_bare": found["bare"],
             }
     finally:
+        await bare.close()
         await session.close()
         await browser.close()
         site.stop()
@@ -120,20 +136,23 @@ def main() -> None:
     load_after = os.getloadavg()[0]
     lines = [
         f"Opening a page and reading its products (`Session.open` + `products_generic.run`) in one browser, "
-        f"{args.rounds} rounds taking turns: with readiness as curllm runs it, and with the readiness wait "
-        "taken out. One look (`readiness.probe`) timed on its own on the loaded page. For the "
+        f"{args.rounds} rounds taking turns: with readiness as curllm runs it, with the readiness wait "
+        "taken out, and the baseline without readiness at all (no wait, and pages that do not run its "
+        "script). One look (`readiness.probe`) timed on its own on the loaded page. For the "
         "client-rendered page, the oracle is the time until its last price is really there (a selector "
         f"waited for). Load average (1 min) at the start and the end: {load_before:.1f} / {load_after:.1f}.",
         "",
-        "| page | with readiness | without | ratio | products found with / without | one look | oracle (content there) | with / oracle |",
-        "|---|---|---|---|---|---|---|---|",
+        "| page | with readiness | without the wait | baseline (no readiness) | ratio to the baseline "
+        "| products found with / without / baseline | one look | oracle (content there) | with / oracle |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for label, r in results.items():
         oracle = f"{r['oracle']:.0f} ms" if r["oracle"] else ""
         vs = f"{r['with'] / r['oracle']:.2f}x" if r["oracle"] else ""
         lines.append(
-            f"| {label} | {r['with']:.0f} ms | {r['without']:.0f} ms | **{r['with'] / r['without']:.2f}x** | "
-            f"{r['found_with']} / {r['found_without']} | {r['probe']:.1f} ms | {oracle} | {vs} |"
+            f"| {label} | {r['with']:.0f} ms | {r['without']:.0f} ms | {r['bare']:.0f} ms | "
+            f"**{r['with'] / r['bare']:.2f}x** | {r['found_with']} / {r['found_without']} / {r['found_bare']} | "
+            f"{r['probe']:.1f} ms | {oracle} | {vs} |"
         )
     lines += [
         "",

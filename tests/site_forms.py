@@ -13,7 +13,7 @@ Kinds that do nothing (`INERT`): the listing stays as it was, whatever is submit
 ``returnfalse`` ``<form onsubmit="return false">``, no script.
 ``button``     the button is ``type="button"``, no script behind it.
 ``samepage``   a GET form whose fields have no names: submitting loads the same address with the same
-               query (its hidden fields keep the page's ``markup`` and ``lang``).
+               query (its hidden fields keep the page's query, as for ``get``).
 ``touchy``     ``return false``, and a click handler that marks the button and the page with classes.
 
 Kinds that work (`WORKING`): afterwards only the items at most ``max`` are listed (or shown).
@@ -113,9 +113,14 @@ def _listing(markup: str, lang: str, items: list[tuple[str, float]]) -> str:
     return f'<ul id="listing">{cards}</ul>'
 
 
-def _form(kind: str, markup: str, lang: str) -> str:
+def _form(kind: str, params: dict[str, str], lang: str) -> str:
     label, button, _ = _WORDS[lang]
-    keep = f'<input type="hidden" name="markup" value="{markup}"><input type="hidden" name="lang" value="{lang}">'
+    # the page's state (its query) carried through the form, as shops do
+    keep = "".join(
+        f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+        for k, v in params.items()
+        if k != "max"
+    )
     named = kind != "samepage"
     name = ' name="max"' if named else ""
     field = f'<label for="pmax">{label}</label> <input type="text" id="pmax"{name}>'
@@ -175,7 +180,7 @@ def page(kind: str, params: dict[str, str], posted: bytes = b"") -> str | None:
     heading = _WORDS[lang][2]
     return (
         f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{heading}</title>'
-        f'<link rel="icon" href="data:,"></head><body><h1>{heading}</h1>{_form(kind, markup, lang)}'
+        f'<link rel="icon" href="data:,"></head><body><h1>{heading}</h1>{_form(kind, params, lang)}'
         f"{_listing(markup, lang, in_range(lang, limit))}"
         f"<script>{script}</script></body></html>"
     )
