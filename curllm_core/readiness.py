@@ -133,10 +133,11 @@ PROBE_JS = (
   let inflight = 0, longPolls = 0;
   for (const started of R.inflight.values()) (t - started > opts.longPoll ? longPolls++ : inflight++);
   let timerDue = 0;
-  // Timers set since opts.since only (a caller watching what its action set going), else all.
+  // Timers set between opts.since and opts.until only (a caller watching what its action set going),
+  // else all.
   for (const [id, [due, set]] of R.timers) {
     if (due < t - 50) R.timers.delete(id);
-    else if (set >= (opts.since || 0)) timerDue = Math.max(timerDue, due - t);
+    else if (set >= (opts.since || 0) && set <= (opts.until || Infinity)) timerDue = Math.max(timerDue, due - t);
   }
   const shown = (el) => {
     const r = el.getBoundingClientRect();

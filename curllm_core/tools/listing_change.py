@@ -65,20 +65,24 @@ async def wait_changed(
 ) -> bool:
     """Whether the page's fingerprint is no longer ``before``: looked at (one call a look) until it
     changes (then the page is waited for until ready), the page is idle (no request in flight, no
-    DOM change, no short timer pending that was set since ``before`` was taken: nothing is coming; a
-    timer still pending after `DEBOUNCE_MS` is a poller's), or ``timeout_ms`` passed."""
+    DOM change, no short timer pending: nothing is coming), or ``timeout_ms`` passed. With a `Shown`,
+    the timers counted are those the page set within `DEBOUNCE_MS` after it was taken, by the page's
+    own clock (a debounce its handlers set, however late a loaded machine runs it; a timer set later
+    is a poller's); with a bare fingerprint, every short timer, for `DEBOUNCE_MS` of this side's time."""
     mark, since = (before.mark, before.at) if isinstance(before, Shown) else (before, 0.0)
+    window = {"since": since, "until": since + DEBOUNCE_MS} if since else {}
     loop = asyncio.get_running_loop()
     start = loop.time()
     end = start + timeout_ms / 1000
     while True:
-        now, _, state = await page.evaluate(LOOK_JS, {**PROBE_OPTIONS, "probe": True, "since": since})
+        now, _, state = await page.evaluate(LOOK_JS, {**PROBE_OPTIONS, "probe": True, **window})
         if now != mark:
             await wait_ready(page, ready_ms)
             return True
         if loop.time() >= end:
             return False
         seen = Probe.from_json(state)
-        if verdict(seen) is None and (not seen.timer_ms or loop.time() - start > DEBOUNCE_MS / 1000):
+        timers = seen.timer_ms and (since or loop.time() - start <= DEBOUNCE_MS / 1000)
+        if verdict(seen) is None and not timers:
             return False
         await asyncio.sleep(0.1)

@@ -225,6 +225,7 @@ _STATE_JS = r"""() => {
   return [w.count, now - w.last, w.submits, (!!w.event && !w.event.defaultPrevented) || w.leaving, w.calls,
           Math.max(0, w.due - now, w.messages > 0 ? w.messagesDue - now : 0), !!w.again,
           w.forms && w.count > 0 && !w.structural && !w.calls && w.due <= now && w.messages <= 0 &&
+            !((!!w.event && !w.event.defaultPrevented) || w.leaving) &&
             !(document.getAnimations && document.getAnimations().some((a) => a.playState === "running"))];
 }"""
 
