@@ -170,3 +170,13 @@ def test_no_next_page_and_no_way_on():
     assert next_step(f"<html><body>{LISTING}</body></html>", "http://127.0.0.1/list") == (None, None)
     carousel = '<div class="carousel"><a class="slick-next" href="/list?slide=2">Next</a></div>'
     assert next_step(f"<html><body>{LISTING}{carousel}</body></html>", "http://127.0.0.1/list")[0] is None
+
+
+def test_the_api_and_the_config_check_the_engine():
+    import curllm_core
+    from curllm_core.errors import UsageError
+    from curllm_core.option_rules import option_problem
+
+    with pytest.raises(UsageError, match="engine=: engine must be one of auto, http, browser, not 'fast'"):
+        curllm_core.run("find products", url="http://127.0.0.1:9/", engine="fast")
+    assert option_problem("engine", "Auto") is None and option_problem("engine", 1)

@@ -111,3 +111,14 @@ def test_the_server_packages_are_not_imported_by_the_cli_or_the_library():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_a_request_may_choose_its_engine():
+    from curllm_core.server.tasks import _run_options
+
+    settings = ServerSettings().checked()
+    chosen = _run_options(settings, parse_task({"instruction": "x", "options": {"engine": "HTTP"}}), None)
+    assert chosen.engine == "http"
+    assert _run_options(settings, parse_task({"instruction": "x"}), None).engine == "browser"
+    with pytest.raises(HTTPError, match="options.engine must be one of auto, http, browser"):
+        _run_options(settings, parse_task({"instruction": "x", "options": {"engine": "fast"}}), None)
