@@ -289,6 +289,8 @@ class Batch:
         options = replace(self.options, timeout_s=timeout)
         if task.consent is not None:
             options = replace(options, browser=replace(options.browser, consent=task.consent))
+        if task.engine is not None:
+            options = replace(options, engine=task.engine)
         return TaskSpec(
             instruction=task.instruction,
             plan=task.plan,

@@ -18,7 +18,18 @@ from ..result import ErrorEntry, error_entry
 
 #: The fields a task may have. ``plan`` is a plan document, a list of steps, or (as a string) JSON or
 #: the path of a plan file; ``expected_output`` goes with a list of steps; ``data`` is the initial data.
-TASK_FIELDS = ("id", "url", "instruction", "plan", "expected_output", "data", "model", "timeout", "consent")
+TASK_FIELDS = (
+    "id",
+    "url",
+    "instruction",
+    "plan",
+    "expected_output",
+    "data",
+    "model",
+    "timeout",
+    "consent",
+    "engine",
+)
 
 
 @dataclass
@@ -34,11 +45,12 @@ class Task:
     timeout: float | None = None
     line: int | None = None  # where it came from in the task file, 1-based
     consent: str | None = None  # what to answer consent dialogs (`consent.MODES`); the batch's when None
+    engine: str | None = None  # what reads the pages (`engines.ENGINES`); the batch's when None
 
     def to_dict(self) -> dict:
         """The task as a document `task_from_dict` accepts."""
         doc: dict[str, Any] = {"id": self.id}
-        for key in ("url", "instruction", "plan", "data", "model", "timeout", "consent"):
+        for key in ("url", "instruction", "plan", "data", "model", "timeout", "consent", "engine"):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
         return doc
@@ -154,8 +166,25 @@ def _check_task(doc: dict, task_id: str, line: int | None, base_dir: Path, plan_
             consent = check_mode(consent, "consent")
         except UsageError as e:
             raise TaskError(e.message) from None
+    engine = doc.get("engine")
+    if engine is not None:
+        from ..option_rules import option_problem
+
+        problem = option_problem("engine", engine)
+        if problem is not None:
+            raise TaskError(problem)
+        engine = engine.strip().lower()
     return Task(
-        task_id, url, instruction, plan, data, model.strip() if model else None, timeout, line, consent
+        task_id,
+        url,
+        instruction,
+        plan,
+        data,
+        model.strip() if model else None,
+        timeout,
+        line,
+        consent,
+        engine,
     )
 
 

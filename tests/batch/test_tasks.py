@@ -88,6 +88,11 @@ def test_a_plan_as_json_text_or_a_file_next_to_the_task_file(tmp_path):
             "BAD_TASK",
             "use one of reject, accept, leave",
         ),
+        (
+            {"id": "a", "instruction": "find", "engine": "fast"},
+            "BAD_TASK",
+            "engine must be one of auto, http, browser, not 'fast'",
+        ),
         ({"id": "a", "plan": 7}, "BAD_TASK", "plan must be"),
         ({"id": "a", "url": "not a url", "instruction": "find"}, "BAD_URL", "bad URL 'not a url'"),
         ({"id": "a", "url": "http://", "instruction": "find"}, "BAD_URL", "bad URL"),
@@ -247,3 +252,14 @@ def test_the_example_task_files_are_all_good():
     for name in ("tasks.jsonl", "tasks.yaml", "tasks.csv"):
         entries = dedupe(read_tasks(str(examples / name)))
         assert entries and all(isinstance(e, Task) for e in entries), (name, entries)
+
+
+def test_a_task_may_choose_its_engine():
+    from curllm_core.batch.engine import Batch
+    from curllm_core.executor import RunOptions
+
+    task = check({"id": "a", "instruction": "find products", "engine": "HTTP"})
+    assert task.engine == "http" and task.to_dict()["engine"] == "http"
+    batch = Batch([], options=RunOptions(engine="browser"))
+    assert batch.task_spec(task).options.engine == "http"
+    assert batch.task_spec(check({"id": "b", "instruction": "find"})).options.engine == "browser"
