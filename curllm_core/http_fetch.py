@@ -241,7 +241,7 @@ class Fetcher:
                     "starts on a web page or runs on a server never opens local files or other non-web targets"
                 )
             target = normalize_url(url)
-        await self.policy.check(target)
+        await self.policy.check_request(target)  # the check every request and hop gets, browser or not
         return target
 
     async def get(self, url: str) -> Document:

@@ -65,6 +65,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send(302, b"", Location="/loop")
         elif path == "/to-blocked":
             self.send(302, b"", Location="http://blocked.example/x")
+        elif path == "/to-metadata":  # checked, never sent: no traffic goes there
+            self.send(302, b"", Location="http://169.254.169.254/latest/meta-data/")
         elif path == "/to-file":
             self.send(302, b"", Location="file:///etc/hostname")
         elif path == "/latin2":  # Polish text in windows-1250, no charset anywhere
@@ -144,6 +146,12 @@ async def test_every_hop_is_checked_by_the_network_policy(server):
             await f.get(server + "/to-file")
     finally:
         await f.aclose()
+    bare = fetcher()  # no policy at all: link-local targets are still refused, as in the browser
+    try:
+        with pytest.raises(PolicyError, match="169.254.169.254"):
+            await bare.get(server + "/to-metadata")
+    finally:
+        await bare.aclose()
     allowed = fetcher(NetworkPolicy(allow=("127.0.0.1",)))  # active: through the egress proxy
     try:
         assert (await allowed.get(server + "/hop/1")).title == "A page"
