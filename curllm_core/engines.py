@@ -78,7 +78,7 @@ def switch_reason(result: Result, document: Document | None, warnings: list[str]
     if document is not None:
         signs = shell_signs(document.html)
         if signs:
-            return "the HTML is a client-rendered shell (" + "; ".join(signs[:3]) + ")"
+            return "the HTML is a client-rendered shell (" + "; ".join(dict.fromkeys(signs[:3])) + ")"
     if warnings:
         return "the HTTP engine's answer came with a warning: " + warnings[0][:200]
     if not result.ok:
