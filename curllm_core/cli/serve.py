@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -31,11 +32,21 @@ def _registry():
 
 
 def _settings(browser_params: dict[str, Any], **kwargs: Any):
-    from ..server.settings import DEFAULT_TIME_LIMIT_S, ServerSettings
+    from ..server.settings import (
+        BODY_TIMEOUT_S,
+        DEFAULT_TIME_LIMIT_S,
+        HEAD_TIMEOUT_S,
+        ServerSettings,
+        env_seconds,
+    )
 
     options = make_run_options(browser_params, None, None)
     limit = options.timeout_s or DEFAULT_TIME_LIMIT_S
-    return ServerSettings(options=options, time_limit_s=limit, **kwargs).checked()
+    head = env_seconds(os.environ, "CURLLM_SERVER_HEAD_TIMEOUT", HEAD_TIMEOUT_S)
+    body = env_seconds(os.environ, "CURLLM_SERVER_BODY_TIMEOUT", BODY_TIMEOUT_S)
+    return ServerSettings(
+        options=options, time_limit_s=limit, head_timeout_s=head, body_timeout_s=body, **kwargs
+    ).checked()
 
 
 @cli.command("serve", context_settings={"help_option_names": ["-h", "--help"]})

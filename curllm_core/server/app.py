@@ -51,7 +51,6 @@ log = logging.getLogger("curllm.server")
 
 PLAYGROUND = Path(__file__).resolve().parent / "playground.html"
 #: How long a request body may take to arrive.
-BODY_TIMEOUT_S = 20.0
 #: Routes anyone may read without the token: the page (it holds no data), health and the API description.
 PUBLIC_PATHS = {"/", "/api/health", "/openapi.json"}
 
@@ -183,8 +182,8 @@ class Api:
             )
         chunks, size = [], 0
         try:
-            # A body sent a byte at a time holds a connection: it has BODY_TIMEOUT_S to arrive.
-            async with asyncio.timeout(BODY_TIMEOUT_S):
+            # A body sent a byte at a time holds a connection: it has body_timeout_s to arrive.
+            async with asyncio.timeout(self.settings.body_timeout_s):
                 async for chunk in request.stream():
                     size += len(chunk)
                     if size > limit:
@@ -192,7 +191,9 @@ class Api:
                     chunks.append(chunk)
         except TimeoutError:
             raise HTTPError(
-                408, code=BodyTimeout.code, message=f"the body did not arrive within {BODY_TIMEOUT_S:g} s"
+                408,
+                code=BodyTimeout.code,
+                message=f"the body did not arrive within {self.settings.body_timeout_s:g} s",
             ) from None
         except ClientDisconnect:
             raise ClientGone() from None  # nobody to answer: no error, no traceback

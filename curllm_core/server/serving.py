@@ -23,13 +23,9 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-#: How long a connection may take to send a request's head (its line and headers).
-HEAD_TIMEOUT_S = 10.0
-
-
-def _protocol() -> type:
+def _protocol(head_timeout_s: float) -> type:
     """uvicorn's h11 protocol, and a time limit on request heads: a connection that has not sent a
-    whole head within HEAD_TIMEOUT_S of opening (or of its last answer) is closed, so slow, half-sent
+    whole head within ``head_timeout_s`` (`ServerSettings`) of opening (or of its last answer) is closed, so slow, half-sent
     heads cannot hold the server's connections (before any token check). Bodies have the app's limit."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -51,7 +47,7 @@ def _protocol() -> type:
             if old is not None:
                 old.cancel()
             waiting_after = self.cycle  # a new request replaces it once its head is in
-            self._deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._too_slow, waiting_after)
+            self._deadline = self.loop.call_later(head_timeout_s, self._too_slow, waiting_after)
 
         def _too_slow(self, waiting_after: object) -> None:
             if self.cycle is waiting_after and not self.transport.is_closing():
@@ -81,7 +77,7 @@ def serve(
         access_log=access_log,
         lifespan="on",
         timeout_graceful_shutdown=5,
-        http=_protocol(),
+        http=_protocol(settings.head_timeout_s),
         # Our own logging set-up (stderr, "curllm:" prefix) stays in charge.
         log_config=None,
     )

@@ -9,6 +9,7 @@ otherwise, and every server refuses ``file:`` targets.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ..errors import UsageError
@@ -23,6 +24,8 @@ DEFAULT_TIME_LIMIT_S = 300.0
 MAX_BODY_BYTES = 1024 * 1024  # 1 MB: a task body is an instruction, a plan, some data; never more
 DEFAULT_MCP_SESSIONS = 100  # open /mcp sessions; one more is refused (503) unless one is idle
 DEFAULT_MCP_IDLE_S = 300.0  # an /mcp session with no request for this long is closed
+HEAD_TIMEOUT_S = 10.0  # CURLLM_SERVER_HEAD_TIMEOUT: a request's head must arrive within this
+BODY_TIMEOUT_S = 20.0  # CURLLM_SERVER_BODY_TIMEOUT: its body within this (408 BODY_TIMEOUT)
 MCP_PRIVATE_HINT = (
     "MCP tool calls are refused loopback and private addresses by default: start `curllm mcp` "
     "(or `curllm serve`) with --allow-private to allow them"
@@ -31,6 +34,21 @@ EXPOSED_PRIVATE_HINT = (
     "a server reachable from other machines refuses loopback and private addresses: start it with "
     "--allow-private to allow them"
 )
+
+
+def env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A time limit in seconds from the environment variable ``name`` (``default`` when unset);
+    UsageError naming it when it is not a number greater than 0."""
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise UsageError(f"{name}={raw!r}: give a number of seconds greater than 0 (default {default:g})")
+    return value
 
 
 def is_loopback(host: str) -> bool:
@@ -58,6 +76,8 @@ class ServerSettings:
     cors_origins: tuple[str, ...] = ()
     max_body_bytes: int = MAX_BODY_BYTES
     mcp: bool = True  # mount the MCP endpoint at /mcp when the `mcp` package is installed
+    head_timeout_s: float = HEAD_TIMEOUT_S  # seconds a connection has to send a request's head
+    body_timeout_s: float = BODY_TIMEOUT_S  # seconds a request has to send its body
     mcp_sessions: int = DEFAULT_MCP_SESSIONS
     mcp_idle_s: float = DEFAULT_MCP_IDLE_S
     options: RunOptions = field(default_factory=RunOptions)
