@@ -73,8 +73,9 @@ class Politeness:
 
     async def allowed(self, url: str, origin: str, fetch: RobotsFetch) -> bool:
         """Whether robots.txt of ``origin`` (scheme://host[:port]) lets `ROBOTS_AGENT` fetch ``url``.
-        A robots.txt that is missing (4xx) allows everything; one that fails to load (5xx, no
-        connection) allows nothing (RFC 9309, 2.3.1.4)."""
+        A robots.txt that is missing (4xx) allows everything; a server error (5xx) allows nothing
+        (RFC 9309, 2.3.1.4). A host that cannot be reached at all is left to the page's own request,
+        which then fails saying why (robots.txt is read again next time)."""
         if not self.robots:
             return True
         if origin not in self._rules:
@@ -82,17 +83,19 @@ class Politeness:
             if reading is None:
                 reading = asyncio.ensure_future(self._read(origin, fetch))
                 self._reading[origin] = reading
-            self._rules[origin] = await asyncio.shield(reading)
+            try:
+                rules = await asyncio.shield(reading)
+            except Exception:  # no connection, refused, timed out
+                self._reading.pop(origin, None)
+                return True
+            self._rules[origin] = rules
             self._reading.pop(origin, None)
         rules = self._rules[origin]
         return True if rules is None else rules.can_fetch(ROBOTS_AGENT, url)
 
     async def _read(self, origin: str, fetch: RobotsFetch) -> RobotFileParser | None:
         parser = RobotFileParser()
-        try:
-            status, text = await fetch(origin + "/robots.txt")
-        except Exception:  # no connection, refused, timed out: unreachable, so nothing is allowed
-            status, text = 503, ""
+        status, text = await fetch(origin + "/robots.txt")
         if 400 <= status < 500:
             return None
         if status >= 500:

@@ -266,3 +266,20 @@ async def test_tasks_share_connections_but_not_cookies(server):
     finally:
         await second.aclose()
         await shared.aclose()
+
+
+async def test_a_host_that_cannot_be_reached_is_said_so_not_blamed_on_robots_txt():
+    import socket
+
+    from curllm_core.errors import NavigationError
+
+    with socket.socket() as s:  # a port nothing listens on (bound, then closed)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    f = fetcher()
+    try:
+        with pytest.raises(NavigationError, match="could not open") as caught:
+            await f.get(f"http://127.0.0.1:{port}/")
+    finally:
+        await f.aclose()
+    assert not isinstance(caught.value, RobotsDisallowed)
