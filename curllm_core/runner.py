@@ -539,7 +539,7 @@ class Runner:
         if timeout is not None and prepared.plan_ms is not None:
             # The task's limit covers its planning: the steps get what is left.
             left = max(0.1, timeout - (time.perf_counter() - prepared.started))
-            options = replace(options, timeout_s=left)
+            options = replace(options, timeout_s=left, task_timeout_s=timeout)
         replanner = None
         max_replans = spec.max_replans
         # Re-planning needs a model that answered: after a failed (fallen-back) planning it would fail again.
@@ -595,7 +595,9 @@ class Runner:
         bus.emit(EngineEvent(engine=BROWSER, reason=reason, url=prepared.url, switched_from=HTTP))
         if options.timeout_s is not None:
             options = replace(
-                options, timeout_s=max(0.1, options.timeout_s - (time.perf_counter() - started))
+                options,
+                timeout_s=max(0.1, options.timeout_s - (time.perf_counter() - started)),
+                task_timeout_s=options.task_timeout_s or options.timeout_s,
             )
         again = await Execution(plan, self.registry, options, bus, page=prepared.page, replan=replanner).run()
         again.timings["http_ms"] = result.timings.get("total_ms", 0)

@@ -165,3 +165,29 @@ def test_a_task_started_on_a_local_file_may_open_local_files(tmp_path, secret):
 def test_link_local_targets_are_refused_by_default_without_traffic(tmp_path):
     out = curllm("find products", "--url", "http://169.254.169.254/latest/meta-data/", tmp=tmp_path)
     assert out.returncode != 0 and "SSRF_BLOCKED_URL" in out.stderr and "--allow-link-local" in out.stderr
+
+
+def test_curllm_run_without_a_timeout_stops_at_its_default_limit(tmp_path, hostile):
+    # The real command in its own process, with its default (600 s) lowered to 4 s for the test;
+    # the page never answers, so only the default limit can end the run.
+    code = "import curllm_core.cli.run as run; run.DEFAULT_TIMEOUT_S = 4.0; from curllm_core.cli import main; main()"
+    args = ["find products", "--url", f"{hostile.url}/hang", "--format", "json"]
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(tmp_path),
+        timeout=120,
+    )
+    assert "Traceback" not in out.stderr, out.stderr
+    assert out.returncode != 0 and "TASK_TIMEOUT" in out.stderr, (out.stdout, out.stderr)
+    assert "did not finish within 4 s" in out.stderr, out.stderr  # the limit, not what was left of it
+    # With --timeout the option's value stands instead.
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args, "--timeout", "2"],
+        capture_output=True,
+        text=True,
+        env=cli_env(tmp_path),
+        timeout=120,
+    )
+    assert "TASK_TIMEOUT" in out.stderr and "did not finish within 2 s" in out.stderr, out.stderr

@@ -17,7 +17,9 @@ class RunOptions:
     data: dict = field(default_factory=dict)
     browser: BrowserOptions = field(default_factory=BrowserOptions)
     policy: NetworkPolicy = field(default_factory=NetworkPolicy)
-    timeout_s: float | None = None  # the whole task
+    timeout_s: float | None = None  # the whole task (of an execution: what planning left of it)
+    #: The task's whole limit as given, when ``timeout_s`` is what is left of it (messages name it).
+    task_timeout_s: float | None = None
     backoff_s: float = 0.25  # first retry delay; doubles per attempt
     settings: dict = field(default_factory=dict)  # handed to tools as ctx.settings
     #: Which engine runs the plan: ``browser``, ``http`` (HTML fetched without a browser) or

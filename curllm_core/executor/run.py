@@ -546,7 +546,7 @@ class Execution:
             self.errors.append(
                 error_entry(
                     TaskTimeout.code,
-                    f"the task did not finish within {self.options.timeout_s:g} s"
+                    f"the task did not finish within {self.options.task_timeout_s or self.options.timeout_s:g} s"
                     f" (--timeout); results so far are kept{late}",
                 )
             )
