@@ -58,7 +58,7 @@ class Settled:
 # timers due soon (a debounced handler). Listeners and wrappers go in once per document; each reset
 # starts afresh. Armed for a form's submit (``{forms: true}``), what the form's own controls do to
 # their attributes (a validity class, a button's pressed or busy state, a focus ring) is no
-# reaction, and a submit that would load this same address again is not sent (see `_again`).
+# reaction, and a submit that would load this same address again is not sent (``again``).
 _WATCH_JS = r"""(opts) => {
   const forms = !!(opts && opts.forms);
   // What a script may keep for the next document besides the query: cookies and storage (bounded:
@@ -93,8 +93,6 @@ _WATCH_JS = r"""(opts) => {
   window.__curllmListening = true;
   const watch = () => window.__curllmWatch;
   const here = (t) => !t || t === "_self" || t === window.name;
-  // Capture phase on window: first to see the event, even when a handler stops its propagation;
-  // whether a script prevented its default is read later, when that is final.
   // A GET submit to this same address with this same query (the fields filled are not in it) would
   // load the page the server already sent: the server is told nothing new, unless a script kept
   // something for the next document (a cookie, storage), which is compared.
@@ -106,11 +104,13 @@ _WATCH_JS = r"""(opts) => {
       let data;
       try { data = new FormData(f, by || undefined); } catch (err) { data = new FormData(f); }
       const query = new URLSearchParams(data).toString();
-      const here = new URL(location.href);
-      return to.origin === here.origin && to.pathname === here.pathname &&
-             query === new URLSearchParams(here.search).toString();
+      const page = new URL(location.href);
+      return to.origin === page.origin && to.pathname === page.pathname &&
+             query === new URLSearchParams(page.search).toString();
     } catch (err) { return false; }
   };
+  // Capture phase on window: first to see the event, even when a handler stops its propagation;
+  // whether a script prevented its default is read later, when that is final.
   window.addEventListener("submit", (e) => {
     const w = watch(), f = e.target;
     w.submits++;
