@@ -57,7 +57,7 @@ in im an am auf aus bei mit nach von vom zu zum zur für fuer über ueber unter 
 durch gegen ohne um bis ab pro je
 finde finden zeige zeigen zeig gib geben liste listen hole holen extrahiere suche such lies
 seite seiten webseite hier dort da alle allen aller alles jede jeder jedes nur erste ersten letzte
-neue mehr weniger sehr auch noch schon jetzt aktuell verfügbar angezeigt aufgeführt daten zuerst
+neue mehr weniger sehr auch noch schon jetzt aktuell verfügbar angezeigt aufgeführt daten zuerst artikel
 dieser diese dieses diesem diesen jener
 hallo guten morgen tag abend gibt gibts es mein meine meinen meinem meiner dein deine nicht nichts etwas lege leg lass gebe
 """
@@ -129,15 +129,19 @@ def leftover(
     covered = bytearray(len(text) + 1)
     for a, b in spans:  # linear in the text: a mark per character used
         covered[max(a, 0) : max(b, 0)] = b"\x01" * (max(b, 0) - max(a, 0))
-    known = {_fold_word(w) for w in words} | _ALL_FUNCTION_WORDS
+    given = {_fold_word(w) for w in words}
+
+    def known(w: str) -> bool:
+        return w in _ALL_FUNCTION_WORDS or w in given
+
     out = []
     for start, end, word in tokens(text):
         if any(covered[start:end]):
             continue
-        folded = fold(word)
-        if folded in known:
+        folded = _fold_word(word)
+        if known(folded):
             continue
-        if _SEPARATOR.search(word) and all(p in known for p in _SEPARATOR.split(folded) if p):
+        if _SEPARATOR.search(word) and all(known(p) for p in _SEPARATOR.split(folded) if p):
             continue
         out.append((start, end, word))
     return out

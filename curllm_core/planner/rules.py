@@ -42,7 +42,7 @@ from .facts import ACTIONS, Fact, Facts, extract_facts, known_site_name, site_pa
 from .facts.base import Text, negated
 from .fitting import adapt_fields, complete, fill, fit_value, param_for, serves, with_data_key
 from .ledger import fact_spans, is_name_like, leftover, phrases, tokens
-from .memo import properties_of, trigger_rx
+from .memo import memo, properties_of, trigger_rx
 from .named_sites import named_sites
 from .operations import answer_key, operation_steps
 from .scoring import Scored, pick_tool, score_tools
@@ -125,6 +125,7 @@ def plan_with_rules(
     else:
         ext, out_key = extraction_step(scored, kind, kind_words, facts, registry)
 
+    facts = _scores_as_bounds(facts, ext)
     guards = [
         s
         for s in eligible
@@ -819,13 +820,7 @@ def _accounted(
         for trigger in m.triggers:
             rx = trigger_rx(trigger)
             spans += [(x.start(), x.end()) for x in rx.finditer(text)] if rx else []
-        for example in m.examples:
-            # An example's wording, not its values: a number in it is no number of this instruction.
-            words.update(
-                w
-                for _, _, w in tokens(str(example.get("instruction", "")))
-                if not any(c.isdigit() for c in w)
-            )
+        words |= memo(m, "example_words", _example_words)
     # A negated request ("don't buy anything") is understood: it is not asked for.
     if re.search(r"(?i)n'?t\b|\bnot\b|\bnever\b|\bnie\b|\bnicht\b|\bkein", text):
         for pattern in ACTIONS.values():
@@ -834,6 +829,37 @@ def _accounted(
                 [(x.start(), x.end()) for x in rx.finditer(text) if negated_at(text, x.start())] if rx else []
             )
     return spans, words
+
+
+def _scores_as_bounds(facts: Facts, ext: Draft | None) -> Facts:
+    """A least number of points or comments ("more than 100 points") the extraction does not take
+    itself (a products tool, given data) as a bound on that field (``op_number``): never dropped."""
+    bounds = []
+    for kind in ("min_points", "min_comments"):
+        fact = facts.fact(kind)
+        name = param_for(ext.manifest, kind)[0] if ext is not None else None
+        if fact is None or (ext is not None and name is not None and name in ext.params):
+            continue
+        bounds.append((fact, {"field": kind.removeprefix("min_"), "at_least": fact.value}))
+    if not bounds:
+        return facts
+    old = facts.fact("op_number")
+    value = (*(old.value if old is not None else ()), *(b for _, b in bounds))
+    texts = ([old.text] if old is not None else []) + [f.text for f, _ in bounds]
+    start = min([f.start for f, _ in bounds] + ([old.start] if old is not None else []))
+    fact = Fact("op_number", value, start, " / ".join(texts))
+    return Facts(facts.instruction, [fact, *(f for f in facts if f.kind != "op_number")], facts.lang)
+
+
+def _example_words(m: Manifest) -> frozenset[str]:
+    """The words of a tool's examples' wording, not their values: a number in one is no number of
+    the instruction (once per manifest)."""
+    return frozenset(
+        w
+        for example in m.examples
+        for _, _, w in tokens(str(example.get("instruction", "")))
+        if not any(c.isdigit() for c in w)
+    )
 
 
 _MAKER = re.compile(

@@ -7,7 +7,7 @@ import re
 
 from ..manifest import Category
 from ..registry import Registry
-from .facts import Facts
+from .facts import Fact, Facts
 
 #: The output kinds an instruction can ask for, by the words that name them (PL/EN/DE).
 KIND_WORDS: dict[str, str] = {
@@ -33,6 +33,10 @@ def kind_by_fields(facts: Facts, registry: Registry) -> tuple[str | None, str]:
     (products). Only an unambiguous answer counts; (None, "") otherwise."""
     fact = facts.fact("select_fields") or facts.fact("fields")
     if fact is None:
+        # Else the field the items are ordered or bounded by ("die 5 meistkommentierten Artikel":
+        # comments, which stories have and products do not).
+        fact = _by_field(facts)
+    if fact is None:
         return None, ""
     best: dict[str, int] = {}
     for m in registry.tools.values():
@@ -48,6 +52,20 @@ def kind_by_fields(facts: Facts, registry: Registry) -> tuple[str | None, str]:
     if top == 0 or len(kinds) != 1:
         return None, ""
     return kinds[0], fact.text
+
+
+def _by_field(facts: Facts) -> Fact | None:
+    """The field an order or a numeric bound names, as a fact of fields (or None)."""
+    sort = facts.fact("sort_by")
+    if sort is not None and isinstance(sort.value, str):
+        return Fact("fields", [sort.value], sort.start, sort.text)
+    bound = facts.fact("op_number")
+    if bound is not None:
+        return Fact("fields", [b["field"] for b in bound.value], bound.start, bound.text)
+    score = facts.fact("min_points") or facts.fact("min_comments")
+    if score is not None:  # "mit mehr als 100 Punkten"
+        return Fact("fields", [score.kind.removeprefix("min_")], score.start, score.text)
+    return None
 
 
 def field_lists(facts: Facts) -> list[tuple[int, int]]:

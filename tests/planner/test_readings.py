@@ -206,3 +206,33 @@ def test_a_count_within_each_group_is_the_groups_not_the_lists(registry, instruc
     assert {k: got[k] for k in group} == group, steps
     assert "limit" not in steps.get("validation.order_items", {}), steps  # not the first N of the list
     assert not warnings, warnings
+
+
+@pytest.mark.parametrize(
+    ("instruction", "kind"),
+    [
+        ("the 5 most commented entries", "articles"),
+        ("5 najbardziej komentowanych", "articles"),
+        ("die 5 meistkommentierten Artikel", "articles"),  # "Artikel": items or articles; comments decide
+        ("Artikel mit mehr als 100 Punkten", "articles"),
+        ("die 3 billigsten Artikel", "products"),
+    ],
+)
+def test_with_no_word_for_the_kind_the_field_ordered_or_bounded_by_names_it(registry, instruction, kind):
+    _, warnings, expected = _plan(instruction, "http://127.0.0.1:8000/page.html", registry)
+    assert expected == kind
+    assert not warnings, warnings
+
+
+@pytest.mark.parametrize(
+    ("instruction", "bound"),
+    [
+        ("products with more than 100 points", {"field": "points", "at_least": 101}),
+        ("produkty z ponad 100 komentarzami", {"field": "comments", "at_least": 101}),
+        ("Produkte mit mehr als 100 Punkten", {"field": "points", "at_least": 101}),
+    ],
+)
+def test_a_least_score_the_extraction_does_not_take_is_a_bound_never_dropped(registry, instruction, bound):
+    steps, _, _ = _plan(instruction, SHOP, registry)
+    got = steps["validation.filter_number"]
+    assert {k: got[k] for k in bound} == bound, steps
