@@ -195,3 +195,44 @@ def test_rows_of_two_kinds_taking_turns_are_one_list(row, wrap, lang):
     html = f"<html><body><h1>{words['menu'][0]}</h1>{wrap.format(rows)}</body></html>"
     out = articles_generic.extract(html, "https://gen.example/")
     assert [a["title"] for a in out["articles"]] == words["titles"], html
+
+
+@pytest.mark.parametrize(
+    "column, lang",
+    [
+        ('<div class="search-results">{}</div>', "en"),
+        ('<section class="wyniki-wyszukiwania">{}</section>', "pl"),
+        ('<div class="suchergebnisse__liste">{}</div>', "de"),
+        ('<div class="results-container"><div>{}</div></div>', "de"),
+    ],
+)
+def test_results_in_a_box_of_the_results_column_are_the_results(column, lang):
+    """Results set in an ``<aside>`` inside the results' container (one kind of results in a box of
+    its own) beat a longer list of short links elsewhere: the box is content, not a sidebar. An
+    ``<aside>`` outside such a container stays a sidebar: the main column's own list wins."""
+    words = WORDS[lang]
+
+    def box(titles: list[str]) -> str:
+        docs = "".join(
+            f'<div class="doc"><p class="doc-t"><a href="/d/{i}">{t}</a></p><p>{words["snippet"]}</p></div>'
+            for i, t in enumerate(titles)
+        )
+        return f'<aside class="module">{docs}</aside>'
+
+    menu = words["menu"]
+    topics = "".join(  # three-word topic links, many of them
+        f'<li><a href="/t/{k}">{menu[k % 8]} {menu[(k + 1) % 8]} {menu[(k + 3) % 8]}</a></li>'
+        for k in range(32)
+    )
+    intro = "".join(f"<p>{words['snippet']} {words['snippet']}</p>" for _ in range(12))  # most of the text
+    results = column.format(box(words["titles"][:5]))
+    page = f"<html><body><main><div>{intro}</div><div><ul>{topics}</ul></div>{results}</main></body></html>"
+    titles = [a["title"] for a in articles_generic.extract(page, "https://gen.example/")["articles"]]
+    assert titles == words["titles"][:5], page
+    own = "".join(
+        f'<div class="row"><h3><a href="/o/{i}">{t}</a></h3><p>{words["snippet"]}</p></div>'
+        for i, t in enumerate(words["titles"][3:])
+    )
+    sidebar = f"<html><body><main><div>{own}</div><div>{box(words['titles'][:3])}</div></main></body></html>"
+    titles = [a["title"] for a in articles_generic.extract(sidebar, "https://gen.example/")["articles"]]
+    assert titles == words["titles"][3:], sidebar

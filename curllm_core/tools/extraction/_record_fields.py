@@ -14,6 +14,7 @@ from selectolax.lexbor import LexborNode
 from ...text import collapse_space
 from ._html import (
     HiddenIndex,
+    absolute_url,
     classes,
     parse_count,
     visible_text,
@@ -636,3 +637,22 @@ def _sponsored(member: LexborNode, scope: list[LexborNode], strict_hidden: Hidde
             ):
                 return "label"
     return None
+
+
+def _permalink(scope: list[LexborNode], date_id: int | None, base: str, member: LexborNode) -> str:
+    """A comment's own link: the link of its time stamp, else the first link to an item, else the page."""
+    for block in scope:
+        for link in block.css("a[href]"):
+            if date_id is not None and (
+                link.mem_id == date_id
+                or any(n.mem_id == date_id for n in link.css("*"))
+                or (link.parent is not None and link.parent.mem_id == date_id)
+            ):
+                url = absolute_url(link.attributes.get("href"), base)
+                if url:
+                    return url
+    ident = member.attributes.get("id")
+    if not ident:
+        found = member.css_first("[id]")
+        ident = found.attributes.get("id") if found is not None else None
+    return f"{base.split('#')[0]}#{ident}" if ident else base

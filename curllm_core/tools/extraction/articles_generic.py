@@ -22,7 +22,8 @@ How the list is found (see `find_items`):
    the title (a teaser, a date), titles of a few words rather than one- or two-word labels, one title
    per block (not a menu's column). Groups inside navigation, headers, footers, asides, sidebars,
    "related" boxes or ad blocks count a quarter, unless that container holds a large share of the
-   page's text (a layout wrapper named "has-sidebar") or, named so by class, the page's main heading;
+   page's text (a layout wrapper named "has-sidebar") or, named so by class, the page's main heading
+   (an ``<aside>`` inside a container named for the results is a box of results, not a sidebar);
    a list under the main heading counts double. Links whose words repeat on three links or more
    beside a rarer link in the same record ("Learn More", a collection's name) are its actions, never
    its title.
@@ -78,6 +79,7 @@ from ._record_fields import (
     _marked,
     _meta_text,
     _one_word_title,
+    _permalink,
     _points,
     _rank,
     _runs_script,
@@ -428,12 +430,32 @@ def _decoy(node: LexborNode, memo: dict[int, float], share: PageShare, heading: 
             )
         )
         if (landmark or (named and current.mem_id not in heading.chain)) and share(current) < CONTENT_SHARE:
-            result = DECOY_FACTOR
-            break
+            if not (current.tag == "aside" and not named and _among_results(current)):
+                result = DECOY_FACTOR
+                break
         current = current.parent
     for key in chain:
         memo[key] = result
     return result
+
+
+# Words of a container of results ("search-results", "results-container", "Suchergebnisse", "wyniki").
+_RESULTS_PARTS = frozenset(
+    {"results", "searchresults", "serp", "hits", "treffer", "ergebnisse", "suchergebnisse", "wyniki"}
+)
+
+
+def _among_results(box: LexborNode, levels: int = 3) -> bool:
+    """A box of the results column (an ``<aside>`` of one kind of results in a container named for
+    the results): content, not a sidebar."""
+    current = box.parent
+    for _ in range(levels):
+        if current is None or current.tag in ("body", "html"):
+            return False
+        if _class_parts(current) & _RESULTS_PARTS:
+            return True
+        current = current.parent
+    return False
 
 
 class _MainHeading:
@@ -773,25 +795,6 @@ def _comment_text(member: LexborNode, path: tuple | None, body_ids: set[int]) ->
             return visible_text(common) or None
         return "\n".join(t for n in nodes if (t := visible_text(n))) or None
     return visible_text(nodes[0]) or None
-
-
-def _permalink(scope: list[LexborNode], date_id: int | None, base: str, member: LexborNode) -> str:
-    """A comment's own link: the link of its time stamp, else the first link to an item, else the page."""
-    for block in scope:
-        for link in block.css("a[href]"):
-            if date_id is not None and (
-                link.mem_id == date_id
-                or any(n.mem_id == date_id for n in link.css("*"))
-                or (link.parent is not None and link.parent.mem_id == date_id)
-            ):
-                url = absolute_url(link.attributes.get("href"), base)
-                if url:
-                    return url
-    ident = member.attributes.get("id")
-    if not ident:
-        found = member.css_first("[id]")
-        ident = found.attributes.get("id") if found is not None else None
-    return f"{base.split('#')[0]}#{ident}" if ident else base
 
 
 def _doc_order(body: LexborNode):
