@@ -23,6 +23,7 @@ ORDER = [
     "fixed_cost",
     "extraction",
     "product_pages",
+    "testbed",
     "readiness",
     "pagecontent",
     "batch",
