@@ -78,7 +78,10 @@ _DOLLAR_PREFIXES = {
     "A": "AUD",
     "CA": "CAD",
     "CAD": "CAD",
+    "CDN": "CAD",  # "CDN$ 12.99", as Canadian shops write it
+    "CAN": "CAD",
     "C": "CAD",
+    "AUS": "AUD",
     "HK": "HKD",
     "S": "SGD",
     "SG": "SGD",

@@ -34,6 +34,11 @@ EXAMPLES = [
     ("CHF 12.50", 12.5, "CHF", None),
     ("US $1,234.56", 1234.56, "USD", None),
     ("NZ$ 299", 299.0, "NZD", None),
+    ("CDN$ 34.42", 34.42, "CAD", None),
+    ("CAN$34,42", 34.42, "CAD", None),
+    ("C$ 12.99", 12.99, "CAD", None),
+    ("A$ 5.00", 5.0, "AUD", None),
+    ("AUS $ 19.95", 19.95, "AUD", None),
     ("$12 - $20", 12.0, "USD", 20.0),
     # white space of every kind
     ("1\u00a0299,00\u00a0zł", 1299.0, "PLN", None),
