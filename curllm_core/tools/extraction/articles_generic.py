@@ -839,8 +839,10 @@ def extract(
     tree = parse_html(html)
     base = page_base(tree, base_url)
     strip_junk(tree)
-    found, items = find_items(tree, base, kind)
-    forget_texts()  # the parse's texts: not kept once its items are read
+    try:
+        found, items = find_items(tree, base, kind)
+    finally:
+        forget_texts()  # the parse's texts: not kept once its items are read (memory ids are reused)
     kept = []
     for item in items:
         if item["sponsored"] and not include_ads:
