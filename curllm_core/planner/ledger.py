@@ -28,7 +28,7 @@ may might must want wanted need needs like please pls thanks thank kindly just a
 and or but nor so then than as of in on at to for from with without by about into onto over under
 up down out off per via within across between among around near
 find get give show list fetch extract scrape return display tell print pull grab collect gather read
-look see check make let put keep take bring produce output fetch retrieve search lookup
+look see check make let put keep take bring produce output fetch retrieve search lookup export save
 page pages site website webpage here listed listing there available shown displayed visible
 item items thing things stuff data entries entry info information details
 only first last next top best new more most less least much many few lot lots

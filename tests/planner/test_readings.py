@@ -236,3 +236,29 @@ def test_a_least_score_the_extraction_does_not_take_is_a_bound_never_dropped(reg
     steps, _, _ = _plan(instruction, SHOP, registry)
     got = steps["validation.filter_number"]
     assert {k: got[k] for k in bound} == bound, steps
+
+
+@pytest.mark.parametrize(
+    ("instruction", "url", "tool", "params"),
+    [
+        ("posts by jeweloree", HN, "validation.filter_text", {"field": "author", "equals": "jeweloree"}),
+        ("wpisy od kowalski", HN, "validation.filter_text", {"field": "author", "equals": "kowalski"}),
+        ("Beiträge von anna", HN, "validation.filter_text", {"field": "author", "equals": "anna"}),
+        ("what is the total number of points?", HN, "validation.aggregate", {"op": "sum", "field": "points"}),
+        ("policz artykuły z co najmniej 200 punktami", HN, "validation.aggregate", {"op": "count"}),
+        ("zähle die Beiträge", HN, "validation.aggregate", {"op": "count"}),
+    ],
+)
+def test_the_author_after_the_noun_and_counts_and_sums_in_words(registry, instruction, url, tool, params):
+    steps, warnings, _ = _plan(instruction, url, registry)
+    assert {k: steps[tool][k] for k in params} == params, steps
+    assert not warnings, warnings
+
+
+@pytest.mark.parametrize(
+    "instruction", ["ile kosztuje najtańszy produkt?", "how much does the cheapest product cost?"]
+)
+def test_how_much_something_costs_is_no_count(registry, instruction):
+    steps, _, expected = _plan(instruction, SHOP, registry)
+    assert expected == "products" and "validation.aggregate" not in steps, steps
+    assert steps["validation.order_items"]["limit"] == 1

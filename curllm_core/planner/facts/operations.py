@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from .base import Fact, Text, negated
+from .words import FIELD_ANY
 
 # --- numeric fields -----------------------------------------------------------------------------------
 
@@ -32,6 +33,7 @@ NUMBER_FIELDS: dict[str, str] = {
     "reviews": r"reviews?|ratings|opini\w*|recenzj\w*|rezension\w*|bewertungen",
     "rating": r"stars?|rating|rated|gwiazd\w*|ocen\w*|sterne?n?|bewertung|bewertet\w*",
 }
+_NUMBER_FIELD_WORDS = "|".join(NUMBER_FIELDS.values())
 _NUMBER_FIELD = "|".join(f"(?P<{k}>{v})" for k, v in NUMBER_FIELDS.items())
 _NUM = r"(\d+(?:[.,]\d+)?)"
 _BELOW = r"(?:fewer than|less than|under|below|<|mniej niż|mniej niz|poniżej|ponizej|weniger als|unter)"
@@ -112,7 +114,19 @@ _AUTHOR = (
     r"(?:napisan\w*|dodan\w*|opublikowan\w*)\s+przez|autorstwa|od\s+użytkownika|od\s+uzytkownika|użytkownika|"
     r"uzytkownika|autora|"
     r"(?:geschrieben|verfasst|gepostet|eingereicht)\s+von|von\s+(?:dem\s+)?(?:nutzer|benutzer|autor|user)|"
-    r"des\s+(?:nutzers|benutzers|autors))"
+    r"des\s+(?:nutzers|benutzers|autors)"
+    r"|"
+    # "posts by dang", "wpisy od kowalski", "Beiträge von anna": after a word for posts, the author
+    + "|".join(
+        rf"(?<={noun}\s){by}"
+        for nouns, by in (
+            ("stories story posts post comments articles submissions threads", "by"),
+            ("wpisy posty komentarze artykuły", "od"),
+            ("beiträge kommentare", "von"),
+        )
+        for noun in nouns.split()
+    )
+    + r")"
 )
 _DOMAIN = r"([a-z0-9-]+(?:\.[a-z0-9-]+)+)"
 _LINKING = (
@@ -148,6 +162,8 @@ def _value(m: re.Match, group: int, quoted: list[tuple[int, int, str]]) -> str:
 def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[int, int, str]]) -> None:
     found: list[tuple[int, dict, str]] = []
     for m in t.finditer(rf"(?<!\w){_AUTHOR}\s+{_NAME}"):
+        if re.fullmatch(rf"(?:{FIELD_ANY}|{_NUMBER_FIELD_WORDS}|date|time|popularity)", m.group(1), re.I):
+            continue  # "stories by points": an order, not an author
         if not negated(t, m.start()):
             found.append((m.start(), {"field": "author", "equals": m.group(1)}, _said(t, m)))
             t.mask(m.start(), m.end())
@@ -338,14 +354,14 @@ AGGREGATES: dict[str, str] = {
     "count": (
         r"how\s+many|count\s+(?:the|all|of)|(?:the\s+)?(?:total\s+)?number\s+of\s+(?=(?:\w+\s+){0,2}?"
         r"(?:products?|items?|offers?|results?|stories|articles?|posts?|links?|listings?|entries))|"
-        r"ile\b|ilość\s+(?=\w*\s*(?:produkt|ofert|wynik|artyku|post|link))|"
+        r"ile\b(?!\s+(?:kosztuj\w*|płac\w*|plac\w*))|policz\w*|zlicz\w*|ilość\s+(?=\w*\s*(?:produkt|ofert|wynik|artyku|post|link))|"
         r"(?<!ą\s)liczb\w*\s+(?=(?:\w+\s+)?(?:produkt|ofert|wynik|artyku|post|link|wpis))|"
         r"wie\s+viele|anzahl\s+(?:der|an)\s+(?=\w*\s*(?:produkt|angebot|ergebnis|artikel|beitr|link))|"
         r"zähle|zaehle"
     ),
     "average": r"averag\w*|mean|avg|on\s+average|średni\w*|sredni\w*|przeciętn\w*|durchschnitt\w*|mittlere\w*",
     "median": r"median\w*",
-    "sum": r"sum\s+of|total\s+(?=price|cost|points|comments|reviews|value)|summe|suma\b|sumę|łączn\w*|lacznie|insgesamt|gesamt\w*",
+    "sum": r"sum\s+of|total\s+(?:number\s+of\s+)?(?=price|cost|points|comments|reviews|value)|summe|suma\b|sumę|łączn\w*|lacznie|insgesamt|gesamt\w*",
     "min": r"minimum|minimal\w*|minimaln\w*|najniższ\w*\s+(?=cen)|mindest\w*",
     "max": r"maximum|maksymaln\w*|maximal\w*|höchstpreis",
 }
