@@ -3,12 +3,14 @@
 One JSON file per plan under ``cache_dir()/plans``. The key is made of the normalised instruction,
 the URL's *shape* (host without ``www.``, path with digits as ``#``, query keys sorted, values
 dropped: ``/p/123?q=x&a=1`` and ``/p/456?a=2&q=y`` share a plan), the model, the registry
-fingerprint (any tool added, removed or edited makes a new key) and the data keys given up front.
+fingerprint (any tool added, removed or edited makes a new key), the data keys given up front and
+the planner's own code (`planner_code`: a new release or a changed rule plans anew).
 Files hold plan documents and reasoning only: never an API key or a page.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -18,6 +20,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from ..files import cache_dir, write_json_atomic
+from ..version import __version__
 
 log = logging.getLogger("curllm.planner")
 VERSION = 1
@@ -45,6 +48,18 @@ def url_shape(url: str | None) -> str:
     return where + path + ("?" + "&".join(keys) if keys else "")
 
 
+@functools.cache
+def planner_code(root: Path = Path(__file__).parent) -> str:
+    """curllm's version and, for a copy being worked on, each planner module's size and modification
+    time: what makes a rule plan cached before a change to the rules stale. A stat a file, once a
+    process."""
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(root.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
 def plan_key(
     instruction: str,
     url: str | None,
@@ -59,6 +74,7 @@ def plan_key(
         model,
         fingerprint,
         ",".join(sorted(initial_keys)),
+        planner_code(),
     ]
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 

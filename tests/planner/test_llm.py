@@ -217,6 +217,25 @@ def test_cache_key_shape():
     assert key != plan_key("find", "https://b.example/x", MODEL, "fp")
 
 
+def test_a_changed_planner_module_makes_new_keys(tmp_path):
+    """Rule plans cached before a change to the rules are not reused after it (a new release, or a
+    planner module edited in a working copy)."""
+    import os
+
+    from curllm_core.planner.cache import planner_code
+
+    (tmp_path / "facts").mkdir()
+    module = tmp_path / "facts" / "prices.py"
+    module.write_text("RULE = 1\n")
+    before = planner_code(tmp_path)
+    assert planner_code(tmp_path) == before and len(before) == 16
+    module.write_text("RULE = 2\n")
+    os.utime(module, ns=(1, 2))
+    planner_code.cache_clear()  # once a process: the next process sees the change
+    assert planner_code(tmp_path) != before
+    assert planner_code() != planner_code(tmp_path)  # the installed planner's own
+
+
 # --- secrets -------------------------------------------------------------------------------------
 
 
