@@ -34,15 +34,15 @@ from ..manifest import CATEGORY_ORDER, Category, Manifest
 from ..plan import Plan, check_plan, normalise_plan
 from ..registry import Registry
 from ..text import fold
+from .accounting import accounted
 from .base import Planned
 from .each import with_map
 from .examples import example_checks, example_hint, example_steps
 from .extraction import extraction_step
-from .facts import ACTIONS, Fact, Facts, extract_facts, known_site_name, site_pattern
-from .facts.base import Text, negated
+from .facts import Fact, Facts, extract_facts, known_site_name, site_pattern
 from .fitting import adapt_fields, complete, fill, fit_value, param_for, serves, with_data_key
 from .ledger import fact_spans, is_name_like, leftover, phrases, tokens
-from .memo import memo, properties_of, trigger_rx
+from .memo import properties_of, trigger_rx
 from .named_sites import named_sites
 from .operations import answer_key, operation_steps
 from .scoring import Scored, pick_tool, score_tools
@@ -99,7 +99,7 @@ def plan_with_rules(
     refused = list(facts.get("refused") or ())
     facts, name_words = _with_name_words(facts, registry, [s.manifest for s in eligible if s.trigger])
     if not _asks_for_something(facts, kind, eligible, not_done, objects):
-        unknown = phrases(text, leftover(text, *_accounted(facts, registry, [])))
+        unknown = phrases(text, leftover(text, *accounted(facts, registry, [])))
         said = f"; not understood: {_quoted(unknown)}" if unknown else ""
         said += "".join(f"; read {typed!r} as {meant!r}" for typed, meant in corrected)
         if refused or not_done:
@@ -180,7 +180,7 @@ def plan_with_rules(
     warnings += [f"{word!r} is read as a word the {out_key}' names contain" for word in name_words]
     warnings += [f"not done: {said!r} (no installed tool does that)" for said in op_missing]
     planned = [st.manifest for st in steps] + ([ext.manifest] if ext is not None else [])
-    unknown = phrases(text, leftover(text, *_accounted(facts, registry, planned)))
+    unknown = phrases(text, leftover(text, *accounted(facts, registry, planned)))
     if unknown:
         warnings.append(f"not understood: {_quoted(unknown)} (the plan does not use these words)")
     if warnings:
@@ -201,7 +201,7 @@ def _read_facts(instruction: str, registry: Registry) -> tuple[Facts, list[tuple
     # A compound of links written as one word is read as its parts, whatever else reads it.
     fixes = [(a, b, parts, False) for a, b, w in tokens(text) if (parts := split_compound(w))]
     compounds = {a for a, _, _, _ in fixes}
-    for start, end, word in leftover(text, *_accounted(facts, registry, [])):
+    for start, end, word in leftover(text, *accounted(facts, registry, [])):
         if start in compounds:
             continue
         fixed, typo = respell(word), False
@@ -769,68 +769,6 @@ def _object_of_action(
     return []
 
 
-_STATIC_WORDS: dict[str, tuple[re.Pattern, frozenset[str]]] = {}
-#: The static words' places in the last instruction read (the ledger reads it twice).
-_LAST_STATIC: dict[str, tuple[str, list[tuple[int, int]]]] = {}
-
-
-def _static_words(registry: Registry) -> tuple[re.Pattern, frozenset[str]]:
-    """One pattern of every word that names a kind, a field or a per-item request, and the words of
-    the installed tools' sites (once per set of installed tools)."""
-    from .each import ALL_ITEMS, DETAIL_FIELDS, DETAILS, EACH_ITEM, PER_ITEM, WITH_FIELD
-
-    key = registry.fingerprint
-    if key not in _STATIC_WORDS:
-        # Whole words only: a field word's inflections are in its pattern ("Imagex" is no "image").
-        patterns = [*KIND_WORDS.values(), *(rf"\b(?:{rx})\b" for rx in FIELD_WORDS.values())]
-        patterns += [rx.pattern for rx in (EACH_ITEM, PER_ITEM, ALL_ITEMS, DETAILS, WITH_FIELD)]
-        patterns += [rf"(?<![\w-])(?:{rx})(?![\w-])" for rx in DETAIL_FIELDS.values()]
-        words: set[str] = set()
-        for m in registry.tools.values():
-            if m.category == Category.EXTRACTION:
-                patterns += [
-                    rf"\b{re.escape(k[:-1] if k.endswith('s') and len(k) > 4 else k)}(?:s|es)?\b"
-                    for k in m.produces
-                ]
-            for site in m.sites:
-                words.update(part for part in site.split(".") if len(part) > 2)
-                words.add(site)
-        if len(_STATIC_WORDS) > 8:
-            _STATIC_WORDS.clear()
-        _STATIC_WORDS[key] = (re.compile("|".join(f"(?:{p})" for p in patterns), re.I), frozenset(words))
-    return _STATIC_WORDS[key]
-
-
-def _accounted(
-    facts: Facts, registry: Registry, planned: list[Any]
-) -> tuple[list[tuple[int, int]], set[str]]:
-    """What the ledger counts as used: the facts' words, the words that name kinds and fields, the
-    sites the installed tools know, and the triggers and examples of the planned tools."""
-    text = facts.instruction
-    spans, words = fact_spans(facts)
-    static, site_words = _static_words(registry)
-    words |= site_words
-    last = _LAST_STATIC.get(registry.fingerprint)
-    if last is None or last[0] != text:
-        last = (text, [(x.start(), x.end()) for x in static.finditer(text)])
-        _LAST_STATIC.clear()
-        _LAST_STATIC[registry.fingerprint] = last
-    spans += last[1]
-    for m in planned:
-        for trigger in m.triggers:
-            rx = trigger_rx(trigger)
-            spans += [(x.start(), x.end()) for x in rx.finditer(text)] if rx else []
-        words |= memo(m, "example_words", _example_words)
-    # A negated request ("don't buy anything") is understood: it is not asked for.
-    if re.search(r"(?i)n'?t\b|\bnot\b|\bnever\b|\bnie\b|\bnicht\b|\bkein", text):
-        for pattern in ACTIONS.values():
-            rx = trigger_rx(pattern)
-            spans += (
-                [(x.start(), x.end()) for x in rx.finditer(text) if negated_at(text, x.start())] if rx else []
-            )
-    return spans, words
-
-
 def _scores_as_bounds(facts: Facts, ext: Draft | None) -> Facts:
     """A least number of points or comments ("more than 100 points") the extraction does not take
     itself (a products tool, given data) as a bound on that field (``op_number``): never dropped."""
@@ -851,17 +789,6 @@ def _scores_as_bounds(facts: Facts, ext: Draft | None) -> Facts:
     return Facts(facts.instruction, [fact, *(f for f in facts if f.kind != "op_number")], facts.lang)
 
 
-def _example_words(m: Manifest) -> frozenset[str]:
-    """The words of a tool's examples' wording, not their values: a number in one is no number of
-    the instruction (once per manifest)."""
-    return frozenset(
-        w
-        for example in m.examples
-        for _, _, w in tokens(str(example.get("instruction", "")))
-        if not any(c.isdigit() for c in w)
-    )
-
-
 _MAKER = re.compile(
     r"\s+(?:from|made\s+by|of\s+the\s+brand|od|firmy|marki|producenta|von|der\s+marke|vom\s+hersteller)\s+",
     re.I,
@@ -873,7 +800,7 @@ def _with_name_words(facts: Facts, registry: Registry, triggered: list[Manifest]
     "RTX 4090 cards") as a word the items' names must contain (an ``op_text`` fact). A word a tool's
     trigger matched ("Smart products" for a tool that keeps Smart offers) is that tool's, not a name."""
     text = facts.instruction
-    spans, words = _accounted(facts, registry, triggered)
+    spans, words = accounted(facts, registry, triggered)
     rest = leftover(text, spans, words)
     if not rest:
         return facts, []
@@ -926,8 +853,3 @@ def _with_name_words(facts: Facts, registry: Registry, triggered: list[Manifest]
     return Facts(text, [*extra, *(f for f in facts if f.kind != "op_text")], facts.lang), [
         w for _, _, w in joined
     ]
-
-
-def negated_at(text: str, pos: int) -> bool:
-    """Whether the words at ``pos`` are negated ("don't buy")."""
-    return negated(Text(text), pos)
