@@ -166,13 +166,14 @@ def test_a_client_that_hangs_up_as_its_task_ends_leaves_no_context_or_proxy(serv
 
 def test_a_client_that_never_reads_its_stream_gives_its_slot_back_when_the_task_ends(server, hostile):
     """Two clients that send a task and never read a byte (a tiny receive window): the server's
-    sends to them stall, yet each task's slot is free when the task is done."""
+    sends to them stall, yet each task's slot is free when the task is done: a third client (two
+    slots) gets one and its whole stream, and the server is idle after it."""
     flood = {"plan": [{"tool": "extraction.misbehaving", "parameters": {"how": "flood"}}]}
     body = json.dumps({"plan": flood, "url": f"{hostile.url}/ok"}).encode()
     host, port = server.url.removeprefix("http://").split(":")
     head = (
         f"POST /api/scrape/stream HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     ).encode()
     silent = []
     try:
@@ -182,15 +183,15 @@ def test_a_client_that_never_reads_its_stream_gives_its_slot_back_when_the_task_
             sock.connect((host, int(port)))
             sock.sendall(head + body)
             silent.append(sock)
-        deadline = time.monotonic() + 60
-        while server.health()["running"] == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        with httpx.stream(
+            "POST", server.url + "/api/scrape/stream", json={"plan": PRODUCT_PLAN, "url": f"{hostile.url}/ok"},
+            timeout=60,
+        ) as r:  # fmt: skip
+            assert r.status_code == 200
+            events = sse_events(r.iter_lines())
+        assert events[-1]["type"] == "complete", events[-1]
         health = wait_idle(server, 60)
         assert health["running"] == 0 and health["waiting"] == 0, health
-        r = httpx.post(
-            server.url + "/api/scrape", json={"plan": PRODUCT_PLAN, "url": f"{hostile.url}/ok"}, timeout=60
-        )
-        assert r.status_code == 200, r.text
     finally:
         for sock in silent:
             sock.close()
