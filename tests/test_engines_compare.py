@@ -80,12 +80,12 @@ async def test_the_http_engine_alone_on_a_real_page(runner, realpages_url):
 
 
 @pytest.mark.slow
-async def test_every_real_page_reads_the_same_on_both_engines(runner, realpages_url):
+async def test_every_other_real_page_reads_the_same_on_both_engines(runner, realpages_url):
     from tests.conftest import REALPAGES
 
     truth = json.loads((REALPAGES / "TRUTH.json").read_text())
     words = {"products": "list all products", "articles": "list all stories", "tables": "extract the tables"}
-    for page in sorted(p.name for p in REALPAGES.glob("*.html")):
+    for page in sorted(p.name for p in REALPAGES.glob("*.html") if p.name not in PAGES):  # those: above
         kind = truth.get(page, {}).get("kind") or ("tables" if "table" in page else "products")
         await compare(runner, words[kind], f"{realpages_url}/{page}")
 
