@@ -742,15 +742,36 @@ def extract(
     browser, whose lean HTML has no scripts); None: read them from ``html``. ``embedded`` are the
     JSON documents the page carries (`_embedded.read_embedded`): their listing stands in when the
     DOM has none, and gives its price to a DOM product without one."""
+    found = read_products(html, base_url, stated_currencies)
+    return select_products(found, embedded=embedded, limit=limit, min_price=min_price, max_price=max_price)
+
+
+def read_products(html: str, base_url: str, stated_currencies: list[str] | None = None) -> dict:
+    """The parse and detection of `extract`, the costly part: ``{"products": every product of the
+    listing (no bound, no limit), "base": the page's base URL, "currency": the page's default}``."""
     tree = parse_html(html)
     base = page_base(tree, base_url)
     context = PageCurrency(tree, base, html, stated_currencies)  # reads <meta>: before strip_junk
     strip_junk(tree)
     products = finish_products(detect_products(tree, base, context), context.best)
+    return {"products": products, "base": base, "currency": context.resolve(None)}
+
+
+def select_products(
+    found: dict,
+    *,
+    embedded: list | None = None,
+    limit: int | None = None,
+    min_price: float | None = None,
+    max_price: float | None = None,
+) -> dict:
+    """`extract`'s answer from `read_products`: what ``embedded`` documents add, the price bounds, the
+    limit, and how many products the bounds dropped."""
+    products = found["products"]
     if embedded:
         from ._embedded import with_embedded
 
-        products = with_embedded(products, embedded, base, context.resolve(None))
+        products = with_embedded(products, embedded, found["base"], found["currency"])
     kept = filter_by_price(products, min_price, max_price)
     out: dict[str, Any] = {"products": apply_limit(kept, limit)}
     if len(kept) < len(products):
@@ -770,36 +791,17 @@ async def run(
         (html, url), stated = await asyncio.gather(page_html(ctx, lean=True), stated_currencies(ctx))
     else:  # HTML as fetched (the HTTP engine): its own scripts state the currency (`PageCurrency`)
         html, url = await page_html(ctx)
-    out = await offload.run(
-        extract,
-        html,
-        url,
-        size=len(html),
-        limit=limit,
-        min_price=min_price,
-        max_price=max_price,
-        stated_currencies=stated,
-    )
+    found = await offload.run(read_products, html, url, stated, size=len(html))
+    docs: list | None = None
+    if not found["products"] or any(p["price"] is None for p in found["products"]):
+        # No items in the DOM yet, or items without a price: what the page carries as data, if anything.
+        from ._embedded import html_embedded, read_embedded
+
+        docs = await read_embedded(require_page(ctx)) if live else html_embedded(html)
+    out = select_products(found, embedded=docs, limit=limit, min_price=min_price, max_price=max_price)
     if not live and out["products"] and (labels := stylesheet_labels(html)):
         ctx.warn(
             f"the page prints {labels} ad label(s) that only its stylesheet shows or hides: the sponsored "
             "flags read from its HTML may be wrong (--engine browser reads them as shown)"
         )
-    if (not out["products"] and not out.get("dropped")) or any(p["price"] is None for p in out["products"]):
-        # No items in the DOM yet, or items without a price: what the page carries as data, if anything.
-        from ._embedded import html_embedded, read_embedded
-
-        docs = await read_embedded(require_page(ctx)) if live else html_embedded(html)
-        if docs:
-            out = await offload.run(
-                extract,
-                html,
-                url,
-                size=len(html),
-                limit=limit,
-                min_price=min_price,
-                max_price=max_price,
-                stated_currencies=stated,
-                embedded=docs,
-            )
     return out
