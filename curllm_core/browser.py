@@ -192,6 +192,21 @@ class Browser:
                     self._pw = None
 
 
+def navigation_target(url: str, local_files: bool) -> str:
+    """The first half of the rule of every navigation, the browser's and the HTTP engine's: a web URL
+    as it is; a non-web target (a ``file:`` URL, a plain path, ``data:``) only where ``local_files``
+    allows it (PolicyError otherwise). Returns the URL to open; the network policy is the other half."""
+    target = web_url(url)
+    if target is not None:
+        return target
+    if not local_files:
+        raise PolicyError(
+            f"blocked URL {url[:300]}: this task opens only web pages (http, https): a task that "
+            "starts on a web page or runs on a server never opens local files or other non-web targets"
+        )
+    return normalize_url(url)
+
+
 class Session:
     """A browser context and its main page, for one task."""
 
@@ -288,14 +303,7 @@ class Session:
         that started on a local file does, never a task that started on the web or runs on a server
         (as Chromium refuses a redirect from the web to a local file). The refusal is the same
         whether such a file exists or not. Returns the URL to open."""
-        target = web_url(url)
-        if target is None:
-            if not self.local_files:
-                raise PolicyError(
-                    f"blocked URL {url[:300]}: this task opens only web pages (http, https): a task that "
-                    "starts on a web page or runs on a server never opens local files or other non-web targets"
-                )
-            target = normalize_url(url)
+        target = navigation_target(url, self.local_files)
         await self.policy.check(target)
         return target
 

@@ -26,21 +26,19 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 from urllib.request import url2pathname
 
-from .browser import BrowserOptions, _remember_cookies, read_session_file
+from .browser import BrowserOptions, _remember_cookies, navigation_target, read_session_file
 from .charset import decode_html, is_html_type
 from .errors import (
     NavigationError,
     NavigationRefused,
     NavigationTimeout,
     PageUnavailable,
-    PolicyError,
     RobotsDisallowed,
     http_status_error,
 )
 from .files import write_json_atomic
 from .policy import NetworkPolicy
 from .politeness import MAX_RETRIES, MAX_RETRY_AFTER_S, Politeness, retry_after_s
-from .urls import normalize_url, web_url
 
 #: Redirect hops followed at most (Chromium's limit).
 MAX_REDIRECTS = 20
@@ -233,14 +231,7 @@ class Fetcher:
     async def check_target(self, url: str) -> str:
         """The rule of every navigation (as `browser.Session.check_navigation`): a web URL under the
         policy; a local file only when the task started on one. Returns the URL to fetch."""
-        target = web_url(url)
-        if target is None:
-            if not self.local_files:
-                raise PolicyError(
-                    f"blocked URL {url[:300]}: this task opens only web pages (http, https): a task that "
-                    "starts on a web page or runs on a server never opens local files or other non-web targets"
-                )
-            target = normalize_url(url)
+        target = navigation_target(url, self.local_files)
         await self.policy.check_request(target)  # the check every request and hop gets, browser or not
         return target
 
