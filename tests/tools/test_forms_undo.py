@@ -142,8 +142,14 @@ async def test_an_animation_or_a_poller_is_not_waited_on_as_a_reaction(page, on_
     assert loop.time() - started < 2.5  # the poller's timer is not a debounce: not waited for long
     async with PageWatch(page) as watch:
         await page.click("button")
-        await page.wait_for_timeout(400)
-        mutations, _, submits, coming, calls, due_in, *_ = await page.evaluate(_STATE_JS)
+        # The poller's first turn after the action (200 ms) may run late on a busy machine: look
+        # until nothing is due, or 5 s (a loop taken for a coming reaction stays due for ever).
+        deadline = loop.time() + 5
+        while True:
+            mutations, _, submits, coming, calls, due_in, *_ = await page.evaluate(_STATE_JS)
+            if (calls, due_in) == (0, 0) or loop.time() > deadline:
+                break
+            await asyncio.sleep(0.05)
         settled = await watch.settle(2000)
     assert (mutations, submits, coming, calls, due_in) == (0, 1, False, 0, 0)
     assert not settled.reacted
