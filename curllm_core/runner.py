@@ -57,15 +57,14 @@ from .clock import elapsed_ms
 from .errors import BadURL, CurllmError, PageUnavailable, PlanError, TaskTimeout, UsageError
 from .events import CompleteEvent, EngineEvent, EventBus, InitEvent, PlanDecision, StepEvent, preview
 from .executor import Execution, RunOptions, TaskPage, preload_tools
-from .executor.html_page import HtmlTaskPage
-from .http_fetch import Connections
 from .plan import Origin, Plan, Step, check_plan, normalise_plan
-from .politeness import Politeness
 from .registry import Registry
 from .result import ErrorEntry, Result, error_entry
 
 if TYPE_CHECKING:
+    from .http_fetch import Connections
     from .planner import Planned
+    from .politeness import Politeness
 
 log = logging.getLogger("curllm.runner")
 
@@ -582,6 +581,8 @@ class Runner:
             ).run()
         bus.emit(EngineEvent(engine=HTTP, reason=_http_reason(engine), url=prepared.url))
         started = time.perf_counter()
+        from .executor.html_page import HtmlTaskPage  # httpx and its kin load only for the HTTP engine
+
         html_page = HtmlTaskPage(options, bus, self.politeness, self.connections)
         execution = Execution(plan, self.registry, options, bus, page=html_page, replan=replanner)
         result = await execution.run()
@@ -608,6 +609,8 @@ class Runner:
     def connections(self) -> Connections:
         """The HTTP engine's connections, shared by every task of this Runner (closed by `aclose`)."""
         if self._connections is None:
+            from .http_fetch import Connections
+
             self._connections = Connections()
         return self._connections
 
@@ -615,6 +618,8 @@ class Runner:
     def politeness(self) -> Politeness:
         """Per-host limits, ``Retry-After`` holds and robots.txt, shared by every task of this Runner."""
         if self._politeness is None:
+            from .politeness import Politeness
+
             self._politeness = Politeness()
         return self._politeness
 

@@ -23,6 +23,7 @@ from .options import RunOptions
 class HtmlTaskPage:
     """The page of one task on the HTTP engine: the start URL fetched once, as a `Document`."""
 
+    on_html = True
     page = None  # no live page: tools read ``document``
     session = None
     browser = None

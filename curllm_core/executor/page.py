@@ -40,6 +40,10 @@ class TaskPage:
     closed with the page.
     """
 
+    on_html = False  # a live page in the browser (`HtmlTaskPage` is the HTTP engine's)
+    document = None  # tools read ``page``; only the HTTP engine has a fetched document
+    fetch = None
+
     def __init__(self, options: RunOptions, events: EventBus, browser: Browser | None = None):
         self.options, self.events = options, events
         self.browser = browser

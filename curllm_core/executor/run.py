@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..browser import Browser, Session
 from ..browser_path import find_browser
@@ -34,11 +34,13 @@ from ..tool import ToolContext, load_callable
 from . import markup
 from .calls import call_tool, describe, error_code
 from .fallbacks import fallback_params, fallbacks, final_fallback
-from .html_page import HtmlTaskPage
 from .mapping import run_map
 from .options import RunOptions
 from .page import TaskPage
 from .retry import Tried, attempt, may_have_written
+
+if TYPE_CHECKING:  # the HTTP engine's page (and httpx) is imported only by a task that runs on it
+    from .html_page import HtmlTaskPage
 
 log = logging.getLogger("curllm.executor")
 
@@ -118,12 +120,12 @@ class Execution:
     @property
     def on_html(self) -> bool:
         """Whether the task runs on the HTTP engine (the page's HTML, no browser)."""
-        return isinstance(self.task_page, HtmlTaskPage)
+        return self.task_page.on_html
 
     @property
     def document(self) -> Any:
         """The fetched page (`http_fetch.Document`) on the HTTP engine, once opened; else None."""
-        return self.task_page.document if isinstance(self.task_page, HtmlTaskPage) else None
+        return self.task_page.document
 
     @property
     def opened(self) -> bool:
@@ -153,7 +155,7 @@ class Execution:
             url=page.url if page is not None else self.url,
             warn=lambda text: self.warnings.append(clean_text(f"{manifest.key}: {text}")),
             document=(document or self.document) if manifest.needs_page and page is None else None,
-            fetch=self.task_page.fetch if isinstance(self.task_page, HtmlTaskPage) else None,
+            fetch=self.task_page.fetch,
         )
         # A nested tool reads the page its caller is on (a pager on HTML moves ``ctx.document`` on).
         ctx.run_tool = lambda name, **params: self.run_nested(name, data, params, page, ctx.document)
