@@ -33,6 +33,7 @@ from .files import write_json_atomic
 from .policy import NetworkPolicy
 from .readiness import INIT_JS as READINESS_INIT_JS
 from .readiness import READY_TIMEOUT_MS, wait_ready
+from .scrub import add_cookies
 from .urls import normalize_url, parse_web_url, web_url
 
 log = logging.getLogger("curllm.browser")
@@ -461,7 +462,7 @@ class Session:
                 return
             state = {"cookies": cookies, "origins": (self.loaded_state or {}).get("origins", [])}
             log.warning("%s: saved the cookies to %s, not the local storage", why, path)
-        _remember_cookies(state)
+        add_cookies(state)
         try:
             write_json_atomic(path, state, prefix=f".{path.name}.")  # a reader never sees half
         except OSError as e:
@@ -523,17 +524,8 @@ def read_session_file(name: str) -> dict | None:
         raise UsageError(f"--session {name}: not a session file (a JSON object with cookies and origins)")
     _session_cache.clear()
     _session_cache[key] = doc
-    _remember_cookies(doc)
+    add_cookies(doc)
     return doc
-
-
-def _remember_cookies(state: dict) -> None:
-    """Session cookies are credentials: scrubbed from everything curllm writes from now on."""
-    from .scrub import add
-
-    for cookie in state.get("cookies") or []:
-        if isinstance(cookie, dict) and isinstance(cookie.get("value"), str):
-            add(cookie["value"])
 
 
 _session_cache: dict[tuple, dict] = {}

@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 from urllib.request import url2pathname
 
-from .browser import BrowserOptions, _remember_cookies, navigation_target, read_session_file
+from .browser import BrowserOptions, navigation_target, read_session_file
 from .charset import decode_html, is_html_type
 from .errors import (
     NavigationError,
@@ -39,6 +39,7 @@ from .errors import (
 from .files import write_json_atomic
 from .policy import NetworkPolicy
 from .politeness import MAX_RETRIES, MAX_RETRY_AFTER_S, Politeness, retry_after_s
+from .scrub import add_cookies
 
 #: Redirect hops followed at most (Chromium's limit).
 MAX_REDIRECTS = 20
@@ -351,7 +352,7 @@ class Fetcher:
                 }
             )
         state = {"cookies": cookies, "origins": (self.loaded_state or {}).get("origins", [])}
-        _remember_cookies(state)
+        add_cookies(state)
         path = Path(self.options.session_file)
         try:
             write_json_atomic(path, state, prefix=f".{path.name}.")

@@ -27,6 +27,14 @@ def add(value: str) -> None:
         _added.add(value)
 
 
+def add_cookies(state: dict) -> None:
+    """A session's cookies (a Playwright storage state) are credentials: scrubbed from everything
+    curllm writes from now on."""
+    for cookie in state.get("cookies") or []:
+        if isinstance(cookie, dict) and isinstance(cookie.get("value"), str):
+            add(cookie["value"])
+
+
 def known() -> list[str]:
     """Every known secret, longest first (a secret containing another is replaced whole)."""
     global _cache

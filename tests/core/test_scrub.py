@@ -51,3 +51,18 @@ def test_added_values_are_secrets_from_then_on():
     scrub.add("short")  # ignored: too short
     assert scrub.scrub(f"cookie={cookie}; short") == "cookie=***; short"
     assert cookie in scrub.known() and "short" not in scrub.known()
+
+
+def test_a_sessions_cookie_values_are_secrets_and_nothing_else_of_it():
+    state = {
+        "cookies": [
+            {"name": "sid", "value": "cookie-value-of-a-session-7"},
+            {"name": "odd", "value": 12345678901},  # not text: nothing to scrub
+            "not a cookie",
+        ],
+        "origins": [],
+    }
+    scrub.add_cookies(state)
+    scrub.add_cookies({})  # a state without cookies
+    assert scrub.scrub("sid=cookie-value-of-a-session-7; name sid") == "sid=***; name sid"
+    assert "12345678901" not in scrub.known()
