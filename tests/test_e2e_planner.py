@@ -1,5 +1,7 @@
-"""What the rule planner understands, end to end: the real `curllm` command, the rule planner and a
-real browser on the real page snapshots, served over http from 127.0.0.1 and opened as files.
+"""What the rule planner understands, end to end: the rule planner and a real browser on the real page
+snapshots, served over http from 127.0.0.1 and opened as files; the tasks run as `curllm run` runs
+them, in this process with one browser (tests/in_process.py), and the CLI's own contracts (formats,
+--fields and --limit, warnings and errors on stderr, exit codes) through the real `curllm` command.
 
 Ordering and top-N, chosen fields (in every format, from the instruction and from --fields), counts
 for every extraction, link targets named by site, and honest refusal (warnings, exit codes). The
@@ -16,8 +18,11 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+import pytest_asyncio
 
+from curllm_core.errors import PlanningError
 from tests.conftest import REALPAGES, realpage
+from tests.in_process import InProcessCurllm
 from tests.test_e2e import curllm
 
 pytestmark = pytest.mark.browser
@@ -38,6 +43,14 @@ def truth() -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def here(curllm_browser):
+    """`curllm run` in this process, in the session's browser."""
+    curllm_here = InProcessCurllm(curllm_browser)
+    yield curllm_here
+    await curllm_here.aclose()
+
+
 def where(site_url: str, name: str, how: str) -> str:
     """The snapshot's address: served over http from 127.0.0.1, or its file path."""
     path = realpage(name)
@@ -45,14 +58,29 @@ def where(site_url: str, name: str, how: str) -> str:
 
 
 def run(instruction: str, url: str, tmp: Path, *extra: str, fmt: str = "json"):
+    """The real `curllm` command."""
     return curllm(instruction, "--url", url, "--format", fmt, *extra, tmp=tmp)
 
 
-def items_of(out) -> tuple[dict, list]:
-    assert out.returncode == 0, out.stderr + out.stdout[-2000:]
-    result = json.loads(out.stdout)
-    assert result["ok"] and result["plan"]["planner"] in ("rules", "cache")
+def items_of(result: dict) -> tuple[dict, list]:
+    """The result document (``--format json``) of a run that succeeded (the CLI's exit 0), and its items."""
+    assert result["ok"], str(result["errors"])[-2000:]
+    assert result["plan"]["planner"] in ("rules", "cache")
     return result, result["data"][result["plan"]["expected_output"]]
+
+
+def cli_items_of(out) -> tuple[dict, list]:
+    assert out.returncode == 0, out.stderr + out.stdout[-2000:]
+    return items_of(json.loads(out.stdout))
+
+
+async def refusal(here: InProcessCurllm, instruction: str, url: str) -> str:
+    """What a planning failure says (the CLI prints it as ``curllm: error [PLANNING_FAILED]: ...`` and
+    exits 3 with nothing on stdout)."""
+    with pytest.raises(PlanningError) as failed:
+        await here.json(instruction, url)
+    assert failed.value.code == "PLANNING_FAILED" and failed.value.exit_code == 3
+    return str(failed.value)
 
 
 def by_price(items: list, reverse: bool = False) -> list:
@@ -72,8 +100,8 @@ def by_price(items: list, reverse: bool = False) -> list:
         pytest.param("file", "najtańszy produkt", 1, False, marks=pytest.mark.slow),
     ],
 )
-def test_products_in_price_order(site_url, tmp_path, truth, how, instruction, count, reverse):
-    result, products = items_of(run(instruction, where(site_url, CENEO, how), tmp_path))
+async def test_products_in_price_order(here, site_url, truth, how, instruction, count, reverse):
+    result, products = items_of(await here.json(instruction, where(site_url, CENEO, how)))
     want = by_price(truth[CENEO]["items"], reverse)[:count]
     assert [(p["name"], p["price"]) for p in products] == [(t["name"], t["price"]) for t in want]
     # The order is a visible step; the page's own sort control was only a speed-up.
@@ -90,10 +118,10 @@ def test_products_in_price_order(site_url, tmp_path, truth, how, instruction, co
         pytest.param("najtansze 3 produkty", 3, marks=pytest.mark.slow),
     ],
 )
-def test_spelling_as_people_type(site_url, tmp_path, truth, instruction, count):
+async def test_spelling_as_people_type(here, site_url, truth, instruction, count):
     """Umlauts as ae/oe/ue, Polish without diacritics and small typos: the same answer as the right
     spelling, and no word reported as not understood."""
-    result, products = items_of(run(instruction, where(site_url, CENEO, "http"), tmp_path))
+    result, products = items_of(await here.json(instruction, where(site_url, CENEO, "http")))
     want = by_price(truth[CENEO]["items"])[:count]
     assert [(p["name"], p["price"]) for p in products] == [(t["name"], t["price"]) for t in want]
     assert not any("not understood" in w for w in result.get("warnings", [])), result.get("warnings")
@@ -108,23 +136,23 @@ def test_spelling_as_people_type(site_url, tmp_path, truth, instruction, count):
         ),
     ],
 )
-def test_the_cheapest_of_a_listing_named_by_its_goods(
-    site_url, tmp_path, truth, how, name, instruction, count, reverse
+async def test_the_cheapest_of_a_listing_named_by_its_goods(
+    here, site_url, truth, how, name, instruction, count, reverse
 ):
     """No kind word ("Grafikkarten", "gitary"): the listing's items, ordered over every page read; the
     page's sort control is only an optional speed-up (on a saved page it leads nowhere, and the
     answer is the same)."""
-    result, products = items_of(run(instruction, where(site_url, name, how), tmp_path))
+    result, products = items_of(await here.json(instruction, where(site_url, name, how)))
     want = by_price(truth[name]["items"], reverse)[:count]
     assert [(p["name"], p["price"]) for p in products] == [(t["name"], t["price"]) for t in want]
     assert all(s.get("optional") for s in result["plan"]["plan"] if s["tool"].startswith("forms."))
     assert "navigation.pagination" in {s["tool"] for s in result["plan"]["plan"]}
 
 
-def test_the_most_expensive_with_only_names_and_prices(site_url, tmp_path, truth):
+async def test_the_most_expensive_with_only_names_and_prices(here, site_url, truth):
     name = "geizhals_de_mainboards_am5_2024.html"
     _, products = items_of(
-        run("die 3 teuersten Mainboards, nur Name und Preis", where(site_url, name, "http"), tmp_path)
+        await here.json("die 3 teuersten Mainboards, nur Name und Preis", where(site_url, name, "http"))
     )
     want = by_price(truth[name]["items"], reverse=True)[:3]
     assert products == [{"name": t["name"], "price": t["price"]} for t in want]
@@ -140,8 +168,8 @@ def test_the_most_expensive_with_only_names_and_prices(site_url, tmp_path, truth
         ),
     ],
 )
-def test_stories_with_the_most_points(site_url, tmp_path, truth, how, name, instruction, count, field):
-    result, articles = items_of(run(instruction, where(site_url, name, how), tmp_path))
+async def test_stories_with_the_most_points(here, site_url, truth, how, name, instruction, count, field):
+    result, articles = items_of(await here.json(instruction, where(site_url, name, how)))
     want = sorted(truth[name]["items"], key=lambda t: t.get(field) or 0, reverse=True)[:count]
     # Points or score: one concept, named as the tool that read the page names it.
     got = [(a["title"], a["points"] if "points" in a else a["score"]) for a in articles]
@@ -150,12 +178,12 @@ def test_stories_with_the_most_points(site_url, tmp_path, truth, how, name, inst
     assert "extraction.articles_reddit" not in ran or name == REDDIT
 
 
-def test_stories_by_comments_and_a_threshold(site_url, tmp_path, truth):
+async def test_stories_by_comments_and_a_threshold(here, site_url, truth):
     """ "more than 100 upvotes" on Hacker News served from 127.0.0.1: not the reddit tool, and the
     order by comments over the stories above the threshold."""
     url = where(site_url, HN, "http")
     result, articles = items_of(
-        run("stories with more than 100 upvotes, most commented first", url, tmp_path)
+        await here.json("stories with more than 100 upvotes, most commented first", url)
     )
     assert "extraction.articles_reddit" not in {s["tool"] for s in result["plan"]["plan"]}
     want = {t["title"] for t in truth[HN]["items"] if (t.get("points") or 0) > 100}
@@ -167,8 +195,8 @@ def test_stories_by_comments_and_a_threshold(site_url, tmp_path, truth):
 # --- fields, in every format ------------------------------------------------------------------------------
 
 
-def test_only_names_and_prices(site_url, tmp_path, truth):
-    _, products = items_of(run("tylko nazwy i ceny", where(site_url, CENEO, "http"), tmp_path))
+async def test_only_names_and_prices(here, site_url, truth):
+    _, products = items_of(await here.json("tylko nazwy i ceny", where(site_url, CENEO, "http")))
     assert [list(p) for p in products] == [["name", "price"]] * len(truth[CENEO]["items"])
     assert products == [{"name": t["name"], "price": t["price"]} for t in truth[CENEO]["items"]]
 
@@ -236,9 +264,9 @@ def on_site(url: str, name: str) -> bool:
         pytest.param("http", "Links zur Wikipedia", "wikipedia", marks=pytest.mark.slow),
     ],
 )
-def test_links_to_a_named_site(site_url, tmp_path, how, instruction, site):
+async def test_links_to_a_named_site(here, site_url, how, instruction, site):
     url = where(site_url, HN_ITEM, how)
-    _, links = items_of(run(instruction, url, tmp_path))
+    _, links = items_of(await here.json(instruction, url))
     base = url if how == "http" else Path(url).resolve().as_uri()
     want = [u for u in hrefs(HN_ITEM, base) if on_site(u, site)]
     assert [link["url"] for link in links] == want and len(want) >= 2
@@ -247,9 +275,9 @@ def test_links_to_a_named_site(site_url, tmp_path, how, instruction, site):
 
 
 @pytest.mark.slow
-def test_a_count_on_links(site_url, tmp_path):
+async def test_a_count_on_links(here, site_url):
     url = where(site_url, HN_ITEM, "http")
-    _, links = items_of(run("die ersten 3 Links zu PDF-Dateien", url, tmp_path))
+    _, links = items_of(await here.json("die ersten 3 Links zu PDF-Dateien", url))
     want = [u for u in hrefs(HN_ITEM, url) if urlsplit(u).path.lower().endswith(".pdf")][:3]
     assert [link["url"] for link in links] == want and len(want) == 3
 
@@ -259,7 +287,7 @@ def test_a_count_on_links(site_url, tmp_path):
 
 def test_what_cannot_be_done_is_a_warning_and_the_rest_is_done(site_url, tmp_path, truth):
     out = run("log in and buy the cheapest", where(site_url, CENEO, "http"), tmp_path)
-    result, products = items_of(out)
+    result, products = cli_items_of(out)
     cheapest = by_price(truth[CENEO]["items"])[0]
     assert [(p["name"], p["price"]) for p in products] == [(cheapest["name"], cheapest["price"])]
     assert result["warnings"] and "log in" in result["warnings"][0] and "buy" in result["warnings"][0]
@@ -275,10 +303,14 @@ def test_what_cannot_be_done_is_a_warning_and_the_rest_is_done(site_url, tmp_pat
         pytest.param("erzähl mir einen Witz", "names nothing to get", marks=pytest.mark.slow),
     ],
 )
-def test_nothing_doable_fails_with_planning_failed(site_url, tmp_path, instruction, says):
-    out = run(instruction, where(site_url, CENEO, "http"), tmp_path)
+async def test_nothing_doable_fails_with_planning_failed(here, site_url, instruction, says):
+    assert says in await refusal(here, instruction, where(site_url, CENEO, "http"))
+
+
+def test_nothing_doable_exits_3_with_the_reason_on_stderr(site_url, tmp_path):
+    out = run("what is the weather tomorrow", where(site_url, CENEO, "http"), tmp_path)
     assert out.returncode == 3 and out.stdout == ""
-    assert "curllm: error [PLANNING_FAILED]" in out.stderr and says in out.stderr
+    assert "curllm: error [PLANNING_FAILED]" in out.stderr and "weather" in out.stderr
 
 
 @pytest.mark.slow
@@ -315,18 +347,18 @@ def organic_results(name: str) -> list[str]:
         pytest.param("http", "top 5 results", 5, marks=pytest.mark.slow),
     ],
 )
-def test_bare_results_are_the_organic_results(site_url, tmp_path, how, instruction, count):
+async def test_bare_results_are_the_organic_results(here, site_url, how, instruction, count):
     """ "results" with no word for what they are: a search page's organic results, not products."""
-    result, articles = items_of(run(instruction, where(site_url, BING, how), tmp_path))
+    result, articles = items_of(await here.json(instruction, where(site_url, BING, how)))
     want = organic_results(BING)[:count]
     assert len(want) == (count or 10)
     assert [a["title"] for a in articles] == want
     assert all(a["url"].startswith("http") for a in articles)
 
 
-def test_a_count_before_goods_without_a_kind_word(site_url, tmp_path, truth):
+async def test_a_count_before_goods_without_a_kind_word(here, site_url, truth):
     """ "two graphics cards please": two of the page's listing, in page order (exit 0, not exit 3)."""
-    _, products = items_of(run("two graphics cards please", where(site_url, GEIZHALS, "http"), tmp_path))
+    _, products = items_of(await here.json("two graphics cards please", where(site_url, GEIZHALS, "http")))
     want = truth[GEIZHALS]["items"][:2]
     assert [(p["name"], p["price"]) for p in products] == [(t["name"], t["price"]) for t in want]
 
@@ -340,15 +372,17 @@ def test_a_count_before_goods_without_a_kind_word(site_url, tmp_path, truth):
         ),
     ],
 )
-def test_fields_said_the_polish_way(site_url, tmp_path, truth, how, instruction, fields, count):
+async def test_fields_said_the_polish_way(here, site_url, truth, how, instruction, fields, count):
     name = REDDIT if fields == ["title"] else HN2020
-    _, articles = items_of(run(instruction, where(site_url, name, how), tmp_path))
+    _, articles = items_of(await here.json(instruction, where(site_url, name, how)))
     want = truth[name]["items"][:count]
     assert articles == [{f: t[f] for f in fields} for t in want]
 
 
-def test_the_most_commented_in_polish(site_url, tmp_path, truth):
-    _, articles = items_of(run("najbardziej komentowane 5 wpisów", where(site_url, HN2020, "file"), tmp_path))
+async def test_the_most_commented_in_polish(here, site_url, truth):
+    _, articles = items_of(
+        await here.json("najbardziej komentowane 5 wpisów", where(site_url, HN2020, "file"))
+    )
     want = sorted(truth[HN2020]["items"], key=lambda t: t["comments"], reverse=True)[:5]
     assert [(a["title"], a["comments"]) for a in articles] == [(t["title"], t["comments"]) for t in want]
 
@@ -360,20 +394,20 @@ def test_the_most_commented_in_polish(site_url, tmp_path, truth):
         pytest.param("http", "die ersten 3 Zeilen der Tabelle", 3, marks=pytest.mark.slow),
     ],
 )
-def test_a_count_of_rows_keeps_the_first_rows(site_url, tmp_path, truth, how, instruction, rows):
+async def test_a_count_of_rows_keeps_the_first_rows(here, site_url, truth, how, instruction, rows):
     """A count of rows is not a count of tables: the one table, its first rows."""
-    _, tables = items_of(run(instruction, where(site_url, FDIC, how), tmp_path))
+    _, tables = items_of(await here.json(instruction, where(site_url, FDIC, how)))
     [table] = tables
     want = truth[FDIC]["tables"][0]
     assert table["headers"] == want["header"] and len(table["rows"]) == rows
     assert list(table["rows"][0].values()) == want["first_row"]
 
 
-def test_external_links_of_a_saved_page(site_url, tmp_path):
+async def test_external_links_of_a_saved_page(here, site_url):
     """On a saved page, "external" means other than the site the page was saved from (its canonical
     address); no error for a file."""
     url = where(site_url, WIKI_HTML, "file")
-    _, links = items_of(run("linki zewnętrzne", url, tmp_path))
+    _, links = items_of(await here.json("linki zewnętrzne", url))
     want = [
         u
         for u in hrefs(WIKI_HTML, "https://en.wikipedia.org/wiki/HTML")
@@ -385,9 +419,9 @@ def test_external_links_of_a_saved_page(site_url, tmp_path):
 
 
 @pytest.mark.slow
-def test_external_links_over_http(site_url, tmp_path):
+async def test_external_links_over_http(here, site_url):
     url = where(site_url, WIKI_HTML, "http")
-    _, links = items_of(run("externe Links, nur 6", url, tmp_path))
+    _, links = items_of(await here.json("externe Links, nur 6", url))
     assert len(links) == 6 and all(urlsplit(link["url"]).hostname != "127.0.0.1" for link in links)
 
 
@@ -406,16 +440,14 @@ def test_a_link_target_that_is_no_known_site_is_said(site_url, tmp_path):
         pytest.param("hello there", "names nothing to get", marks=pytest.mark.slow),
     ],
 )
-def test_more_requests_no_tool_does_fail(site_url, tmp_path, instruction, says):
-    out = run(instruction, where(site_url, HN, "file"), tmp_path)
-    assert out.returncode == 3 and out.stdout == ""
-    assert "curllm: error [PLANNING_FAILED]" in out.stderr and says in out.stderr
+async def test_more_requests_no_tool_does_fail(here, site_url, instruction, says):
+    assert says in await refusal(here, instruction, where(site_url, HN, "file"))
 
 
-def test_the_object_of_an_action_no_tool_does_is_read_and_the_action_named(site_url, tmp_path, truth):
-    """ "upvote the top story": the top story, and "upvote" named as not done (exit 0 with a warning)."""
-    out = run("upvote the top story", where(site_url, HN, "http"), tmp_path)
-    result, articles = items_of(out)
+async def test_the_object_of_an_action_no_tool_does_is_read_and_the_action_named(here, site_url, truth):
+    """ "upvote the top story": the top story, and "upvote" named as not done (exit 0 with a warning,
+    which the CLI prints as ``curllm: warning: WARNING``)."""
+    result, articles = items_of(await here.json("upvote the top story", where(site_url, HN, "http")))
     assert [a["title"] for a in articles] == [truth[HN]["items"][0]["title"]]
-    assert "curllm: warning: not done: subscribe ('upvote')" in out.stderr
+    assert any(w.startswith("not done: subscribe ('upvote')") for w in result["warnings"])
     assert result["warnings"] and "upvote" in result["warnings"][0]

@@ -1,0 +1,53 @@
+"""Tasks run as `curllm run` runs them, in the test's process: one Runner and the session's browser
+for a module's many tasks, instead of a `curllm` process and a Chromium for each.
+
+A `curllm` process costs about 3 s of CPU before its task begins (Python, the tools, Playwright's
+driver, Chromium); a task in a shared browser, a few tenths. The CLI's own contracts (exit codes,
+what goes to stdout and stderr, the formats, its options) keep real subprocess tests in every
+module that uses this; the rest ask the same Runner the CLI asks, with the CLI's options (no
+third-party plugins, the CLI's time limit, a plan made fresh as in an empty cache), and get the
+document ``--format json`` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from typing import Any
+
+from curllm_core.browser import Browser
+
+
+class InProcessCurllm:
+    """``await curllm.json(instruction, url)``: the result document of ``curllm INSTRUCTION --url URL
+    --format json``. A planning failure raises `PlanningError` (the CLI's exit 3), bad input
+    `UsageError` (exit 2), as the CLI would report them."""
+
+    def __init__(self, browser: Browser):
+        from curllm_core.plugins import load_registry
+        from curllm_core.runner import Runner
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+        # No manifest cache: this may run before a test has set its private CURLLM_CACHE_DIR.
+        registry = load_registry({**env, "CURLLM_LOAD_PLUGINS": ""}, use_cache=False)
+        self.runner = Runner(registry, browser)
+
+    async def json(
+        self, instruction: str, url: str, *, fields: tuple[str, ...] | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
+        from curllm_core.cli.options import make_run_options
+        from curllm_core.cli.run import DEFAULT_TIMEOUT_S
+        from curllm_core.render import render
+        from curllm_core.runner import TaskSpec
+
+        options = replace(make_run_options({}, None, None), timeout_s=DEFAULT_TIMEOUT_S)
+        spec = TaskSpec(
+            instruction=instruction, url=url, options=options, use_cache=False, fields=fields, limit=limit
+        )
+        spec = replace(spec, url=self.runner.start_url(spec))
+        result = await self.runner.run(spec)
+        return json.loads(render(result, "json"))
+
+    async def aclose(self) -> None:
+        await self.runner.aclose()
