@@ -102,7 +102,13 @@ _PROFILE_RE = re.compile(
     re.IGNORECASE,
 )
 
-_AUTHOR_CLASS_RE = re.compile(r"author|user|byline|poster|submitter|autor|nick", re.IGNORECASE)
+_AUTHOR_WORDS = ("author", "user", "byline", "poster", "submitter", "autor", "nick")
+_AUTHOR_CLASS_RE = re.compile("|".join(_AUTHOR_WORDS), re.IGNORECASE)
+#: The elements `_author` reads: marked as the author, classed with an author word (the same
+#: case-insensitive substrings as `_AUTHOR_CLASS_RE`, found by the parser), and links.
+_AUTHOR_QUERY = ", ".join(
+    ['[rel~="author"]', '[itemprop="author"]', *(f'[class*="{w}" i]' for w in _AUTHOR_WORDS), "a[href]"]
+)
 
 _BY_RE = re.compile(r"^\s*(?:by|von|przez|posted by|submitted by|autor:?|author:?|u/|@)\s*", re.IGNORECASE)
 
@@ -282,7 +288,7 @@ _NAMED_RE = re.compile(r"title|name|headline", re.IGNORECASE)
 def _link_title(link: LexborNode) -> str:
     """The title a link shows. A link wrapping a whole card (image, title, price, place) shows it in
     a heading or a title/name element inside, else in its label attribute."""
-    text = visible_text(link)
+    text = _text(link)
     if link.css_first(_BLOCKS) is None:
         return text
     heading = link.css_first("h1, h2, h3, h4, h5, h6, [role=heading]")
@@ -341,11 +347,15 @@ def _decoded(value: str) -> list[str]:
 
 
 _TEXTS: dict[int, str] = {}  # `_text` of the current parse: the fields of a record read the same labels
+#: The short elements of a block (`_short_nodes`) in the current parse: every field reads the same ones.
+_SHORT: dict[int, list[tuple[LexborNode, int, str]]] = {}
+SHORT_LABEL = 160  # the longest raw text any field reads as a label (`_labels`' limits are at most this)
 
 
 def forget_texts() -> None:
     """Forget the texts read so far (memory ids are only unique within one parse)."""
     _TEXTS.clear()
+    _SHORT.clear()
 
 
 def _text(node: LexborNode) -> str:
@@ -380,20 +390,40 @@ def _innermost(node: LexborNode, text: str) -> bool:
     return True
 
 
-def _labels(block: LexborNode, limit: int, hint: re.Pattern, tags: frozenset[str] | None = None, itself=True):
-    """The elements of ``block`` (and ``block`` itself) whose raw text is at most ``limit`` characters
-    and shows ``hint``, in page order, with that raw text. A short subtree whose text lacks the hint
-    is skipped whole: an element's text holds all its descendants' text."""
+def _short_nodes(block: LexborNode) -> list[tuple[LexborNode, int, str]]:
+    """The elements of ``block`` (itself included) whose raw text is at most `SHORT_LABEL` characters,
+    in page order, with their memory id and raw text; one walk per block and parse, shared by every
+    field (points, comments, date, rank, sponsored labels read the same short elements)."""
+    key = block.mem_id
+    hit = _SHORT.get(key)
+    if hit is not None:
+        return hit
+    found: list[tuple[LexborNode, int, str]] = []
     stack = [block]
     while stack:
         node = stack.pop()
         raw = node.text(deep=True)
-        if len(raw) <= limit:
-            if not hint.search(raw):
-                continue
-            if (itself or node is not block) and (tags is None or node.tag in tags):
-                yield node, raw
+        if len(raw) <= SHORT_LABEL:
+            found.append((node, node.mem_id, raw))
+            if not raw:
+                continue  # nothing inside to read
         stack.extend(reversed([c for c in _children(node) if c.is_element_node]))
+    _SHORT[key] = found
+    return found
+
+
+def _labels(block: LexborNode, limit: int, hint: re.Pattern, tags: frozenset[str] | None = None, itself=True):
+    """The elements of ``block`` (and ``block`` itself) whose raw text is at most ``limit`` characters
+    (at most `SHORT_LABEL`) and shows ``hint``, in page order, with that raw text."""
+    own = block.mem_id
+    for node, key, raw in _short_nodes(block):
+        if (
+            len(raw) <= limit
+            and (itself or key != own)
+            and (tags is None or node.tag in tags)
+            and hint.search(raw)
+        ):
+            yield node, raw
 
 
 def _short_texts(scope: list[LexborNode], limit: int, hint: Callable[[str], bool] | None = None):
@@ -496,7 +526,7 @@ def _comments(scope: list[LexborNode]) -> int | None:
 
 def _author(scope: list[LexborNode]) -> tuple[str | None, int | None]:
     for block in scope:
-        for node in block.css('[rel~="author"], [itemprop="author"], [class], a[href]'):
+        for node in block.css(_AUTHOR_QUERY):
             attrs = node.attributes
             cls = attrs.get("class") or ""
             flagged = (
@@ -611,6 +641,9 @@ def _shorten(text: str, size: int = COMMENT_TITLE) -> str:
     return cut + "…"
 
 
+_LABEL_TAGS = frozenset("span div small b strong p em i label h2 h3 h4 h5 h6".split())
+
+
 def _sponsored(member: LexborNode, scope: list[LexborNode], strict_hidden: HiddenIndex) -> str | None:
     """Whether the item is an ad: classed so (``ad``, ``sponsored``, ``promoted``), flagged in data
     attributes, or labelled "Ad", "Sponsored", "Anzeige", "Reklama", ... in text a user sees (a label
@@ -627,8 +660,10 @@ def _sponsored(member: LexborNode, scope: list[LexborNode], strict_hidden: Hidde
     if label and _SPONSORED_LABEL_RE.match(label):
         return "label"
     for block in scope:
-        for node in block.css("span, div, small, b, strong, p, em, i, label, h2, h3, h4, h5, h6"):
-            text = (node.text(deep=True) or "").strip()
+        for node, key, raw in _short_nodes(block):
+            if node.tag not in _LABEL_TAGS or key == block.mem_id:
+                continue
+            text = raw.strip()
             if (
                 text
                 and len(text) <= 24

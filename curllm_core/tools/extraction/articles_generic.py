@@ -88,6 +88,7 @@ from ._record_fields import (
     _snippet,
     _sponsored,
     _target,
+    _text,
     _title_link,
     _unwrap,
     forget_texts,
@@ -210,12 +211,12 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
     for link in body.css("a[href]"):
         if not _target(link, scripts=True):
             continue
-        text = visible_text(link)
+        text = _text(link)
         marked = _marked(link)
         if marked == "author":
             continue
         titled = _title_like(text) or (marked == "title" and _one_word_title(text))
-        if not _target(link):  # a script's link: a title or nothing
+        if _runs_script(link):  # a script's link: a title or nothing
             if titled and not hidden(link) and _stands_alone(link, text):
                 entries.append((link, text.casefold(), True))
             continue
@@ -572,7 +573,7 @@ def _record_likeness(
         if not _several_items(member, title_ids):
             single += 1
         link = _title_link(member, title_ids)
-        title = "" if link is None else headed.get(link.mem_id) or visible_text(link)
+        title = "" if link is None else headed.get(link.mem_id) or _text(link)
         words += min(len(title.split()), 8)
         text = member.text(deep=True, strip=True)
         linked = sum(len(a.text(deep=True, strip=True)) for a in member.css("a"))
