@@ -35,6 +35,23 @@ GLUE_TAGS = frozenset(
     "a abbr b bdi bdo cite code data del dfn em font i ins kbd mark q s samp small strike strong sub "
     "time tt u var wbr".split()
 )
+#: Inline elements whose boundaries separate words only where the text says so (see `clean_text`):
+#: ``<span>Sam</span><span>sung</span>`` is "Samsung", ``Ca<sup>2+</sup>`` "Ca2+",
+#: ``<span>Nike Air</span><span>men's</span>`` "Nike Air men's" (a field of its own).
+SOFT_TAGS = frozenset({"span", "sup", "sub", "label", "big", "nobr"})
+#: The elements of HTML; any other tag (``<kw>``, ``<my-card>``) is a custom element, inline as a
+#: browser shows it, so its boundaries do not separate words.
+HTML_TAGS = frozenset(
+    "a abbr address area article aside audio b base bdi bdo big blockquote body br button canvas caption "
+    "center cite code col colgroup data datalist dd del details dfn dialog dir div dl dt em embed "
+    "fieldset figcaption figure font footer form frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr "
+    "html i iframe img input ins kbd label legend li link main map mark menu meta meter nav nobr "
+    "noscript object ol optgroup option output p param picture pre progress q rp rt ruby s samp "
+    "script search section select slot small source span strike strong style sub summary sup table "
+    "tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr math svg "
+    "marquee center listing plaintext xmp acronym applet basefont blink image keygen menuitem "
+    "multicol nextid noembed noframes rb rtc spacer".split()
+)
 #: Class names that hide an element outright by a common CSS convention (Bootstrap, Tailwind, BEM
 #: utilities). Beside these, any class whose last word is "hidden" or "hide" ("is-hidden", "u-hide",
 #: "js_hidden") hides, unless it names what is hidden ("overflow-hidden", "visually-hidden").
@@ -91,6 +108,8 @@ STRUCK_MARK = "data-curllm-struck"
 STYLED_MARK = "data-curllm-styled"
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _SEP = "\x00"  # a word break inserted at an element boundary; resolved in `clean_text`
+_SOFT = "\x01"  # the boundary of an inline element (`SOFT_TAGS`): a word break unless inside a word
+_RAISED = "\x02"  # the start of a superscript or subscript: "Ca<sup>2+</sup>" is one word
 _BAD_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:", "blob:", "sms:", "callto:")
 
 #: Attributes the generic detectors read; in ``lean`` mode every other attribute is left out.
@@ -133,7 +152,10 @@ PAGE_HTML_JS = r"""
   const KEEP = lean ? new Set(keep) : null;
   const GLUE = new Set(['A', 'ABBR', 'B', 'BDI', 'BDO', 'CITE', 'CODE', 'DATA', 'DEL', 'DFN', 'EM', 'FONT', 'I', 'INS',
                         'KBD', 'MARK', 'Q', 'S', 'SAMP', 'SMALL', 'STRIKE', 'STRONG', 'SUB', 'TIME', 'TT', 'U', 'VAR',
-                        'WBR', 'LABEL', 'IMG']);
+                        'WBR', 'LABEL', 'IMG', 'SPAN', 'SUP', 'SUB', 'BIG', 'NOBR']);
+  // Inline as shown: the elements above and custom or unknown ones (their boundaries join words).
+  const inline = (el) => GLUE.has(el.tagName) || el.tagName.includes('-')
+                         || (el.constructor && el.constructor.name === 'HTMLUnknownElement');
   const BLANK = /^[ \t\n\r\f]+$/;
   const AMP = /&/g, LT = /</g, GT = />/g, QUOT = /"/g;
   const attr = (v) => v.indexOf('&') < 0 && v.indexOf('"') < 0 ? v : v.replace(AMP, '&amp;').replace(QUOT, '&quot;');
@@ -177,8 +199,8 @@ PAGE_HTML_JS = r"""
       if (BLANK.test(d)) {
         // Indentation between two block-level neighbours separates nothing: left out.
         const prev = c.previousSibling, next = c.nextSibling;
-        if ((prev === null || (prev.nodeType === 1 && !GLUE.has(prev.tagName)))
-            && (next === null || (next.nodeType === 1 && !GLUE.has(next.tagName)))) return;
+        if ((prev === null || (prev.nodeType === 1 && !inline(prev)))
+            && (next === null || (next.nodeType === 1 && !inline(next)))) return;
         out.push(' ');
       } else if (d.indexOf('&') < 0 && d.indexOf('<') < 0 && d.indexOf('>') < 0) out.push(d);
       else out.push(d.replace(AMP, '&amp;').replace(LT, '&lt;').replace(GT, '&gt;'));
@@ -563,22 +585,66 @@ def _collect(node: LexborNode, parts: list[str]) -> None:
         elif tag in ("-comment", "img", "input", "select", "option", "textarea"):
             continue
         elif not hidden_self(child):
-            if tag in GLUE_TAGS:
+            if tag in GLUE_TAGS or tag not in HTML_TAGS:
                 _collect(child, parts)
+            elif tag in SOFT_TAGS:
+                parts.append(_RAISED if tag in ("sup", "sub") else _SOFT)
+                _collect(child, parts)
+                parts.append(_SOFT)
             else:
                 parts.append(_SEP)
                 _collect(child, parts)
                 parts.append(_SEP)
 
 
-_SEP_RUN_RE = re.compile(r"\x00+")
+_SEP_RUN_RE = re.compile(r"[\x00-\x02]+")
+_SEPS = frozenset("\x00\x01\x02")
 _NO_SPACE_AFTER = frozenset(" \t\n\r\f\v\u00a0([{")
 _NO_SPACE_BEFORE = frozenset(" \t\n\r\f\v\u00a0,.;:!?)]}%")
+_QUOTES = frozenset("\"'\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb\u2039\u203a")
+_SPACES = frozenset(" \t\n\r\f\v\u00a0")
+
+
+def _quote_side(text: str, at: int, opening: bool) -> bool:
+    """Whether the quote mark at ``at`` opens (white space or nothing before it) or closes (after it)."""
+    if text[at] not in _QUOTES:
+        return False
+    near = at - 1 if opening else at + 1
+    return near < 0 or near >= len(text) or text[near] in _SPACES or text[near] in _SEPS
+
+
+def _fragment(text: str, start: int, end: int) -> bool:
+    """Whether the text right before ``start`` or right after ``end`` up to the next element boundary
+    is a piece of a word (no white space in it): ``<span>Sam</span>sung``, ``lap<span>top</span>``."""
+    left = start
+    while left > 0 and text[left - 1] not in _SEPS:
+        left -= 1
+    if not any(ch in _SPACES for ch in text[left:start]):
+        return True
+    right = end
+    while right < len(text) and text[right] not in _SEPS:
+        right += 1
+    return not any(ch in _SPACES for ch in text[end:right])
+
+
+def _joined(text: str, start: int, end: int, run: str) -> bool:
+    """Whether the inline element boundary ``text[start:end]`` lies inside a word: a lower-case
+    continuation of a word piece ("Sam|sung"), a hyphen joining two words ("l|-arginine",
+    "state-|of"), a superscript or subscript right after a word ("Ca|2+", "Science|1")."""
+    before, after = text[start - 1], text[end]
+    if before.isalpha() and after.isalpha() and after.islower():
+        return _fragment(text, start, end)
+    if after == "-" and before.isalpha() and end + 1 < len(text) and text[end + 1].isalpha():
+        return True
+    if before == "-" and after.isalpha() and start >= 2 and text[start - 2].isalpha():
+        return True
+    return _RAISED in run and before.isalpha() and (after.isdigit() or after in "+-\u2212*\u2020")
 
 
 def clean_text(text: str) -> str:
-    """Fold white space; element-boundary breaks become one space except next to punctuation."""
-    if _SEP in text:
+    """Fold white space; element-boundary breaks become one space except next to punctuation, inside
+    a quotation's marks, and (inline elements) inside a word."""
+    if _SEP in text or _SOFT in text or _RAISED in text:
 
         def boundary(m: re.Match) -> str:
             start, end = m.start(), m.end()
@@ -587,7 +653,12 @@ def clean_text(text: str) -> str:
                 or end == len(text)
                 or text[start - 1] in _NO_SPACE_AFTER
                 or text[end] in _NO_SPACE_BEFORE
+                or _quote_side(text, start - 1, opening=True)
+                or _quote_side(text, end, opening=False)
             ):
+                return ""
+            run = m.group(0)
+            if _SEP not in run and _joined(text, start, end, run):
                 return ""
             return " "
 
