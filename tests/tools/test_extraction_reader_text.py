@@ -116,3 +116,96 @@ def test_result_titles_read_as_shown(lang, markup):
     out = articles_generic.extract(html, "https://gen.example/search")
     assert_valid_output("articles_generic", out)
     assert [a["title"] for a in out["articles"]] == [seen for _, seen in TITLES[lang]], html
+
+
+# --- badges -----------------------------------------------------------------------------------------
+
+#: Badges an element of its own puts before or after a title, classed by convention in the markups of
+#: many builders (BEM, utility classes, camelCase, test ids), with words no badge list holds.
+BADGE_MARKUPS = [
+    '<span class="c-card__badge">{}</span>',
+    '<span class="badge badge-primary ml-2">{}</span>',
+    '<span class="productTag">{}</span>',
+    '<span data-testid="title-pill">{}</span>',
+    '<small class="flag flag--hot">{}</small>',
+    '<span class="ribbon"><span>{}</span></span>',
+]
+BADGE_WORDS = {
+    "en": ["Staff pick", "Top 10", "4K"],
+    "pl": ["Polecane", "Top 10", "Raty 0%"],
+    "de": ["Tipp", "Top 10", "Vorbestellbar"],
+}
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_a_badge_element_is_no_part_of_a_result_title(lang, where):
+    rng = random.Random(f"{lang}{where}")
+    words = WORDS[lang]
+    titles = words["titles"][:6]
+    cards = []
+    for i, title in enumerate(titles):
+        badge = BADGE_MARKUPS[i % len(BADGE_MARKUPS)].format(BADGE_WORDS[lang][i % 3])
+        shown = badge + title if where == "before" else title + badge
+        cards.append(
+            f"<div class='result'><h3><a href='https://gen.example/r/{i}'>{shown}</a></h3>"
+            f"<p>{words['snippet']}</p></div>"
+        )
+    html = (
+        f"<html><body>{_mega_menu(rng, 'bem', words)}<main><h1>{words['menu'][3]}</h1>"
+        f"{''.join(cards)}</main></body></html>"
+    )
+    out = articles_generic.extract(html, "https://gen.example/search")
+    assert [a["title"] for a in out["articles"]] == titles
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_titles_that_are_not_badged_stay_whole(lang):
+    """A highlighted search term ("<em>New</em> Castle"), a brand in its own element, a badge-classed
+    element holding the whole title: no part is cut."""
+    titles = {
+        "en": [
+            "<em>New</em> Castle Restaurant",
+            '<span class="brand">SONY</span> Bravia 55 inch',
+            "Top Gun sequel review",
+        ],
+        "pl": [
+            "<mark>Nowy</mark> Targ i okolice",
+            '<span class="brand">BOSCH</span> wiertarka udarowa',
+            "Hit sezonu w kinach",
+        ],
+        "de": [
+            "<b>Neu</b> Ulm Stadtführung",
+            '<span class="brand">MIELE</span> Waschmaschine W1',
+            '<span class="tag">Wandern im Harz</span>',
+        ],
+    }[lang]
+    cards = "".join(
+        f"<li><h3><a href='https://gen.example/r/{i}'>{t}</a></h3><p>{WORDS[lang]['snippet']}</p></li>"
+        for i, t in enumerate(titles)
+    )
+    out = articles_generic.extract(
+        f"<html><body><main><ul>{cards}</ul></main></body></html>", "https://gen.example/"
+    )
+    assert [a["title"] for a in out["articles"]] == [
+        visible_text(parse_html(f"<p>{t}</p>").css_first("p")) for t in titles
+    ]
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_a_badge_element_is_no_part_of_a_product_name(lang):
+    from curllm_core.tools.extraction import products_generic
+
+    names = {
+        "en": ["Ceramic mug white", "Steel water bottle", "Bamboo cutting board"],
+        "pl": ["Kubek ceramiczny biały", "Butelka stalowa na wodę", "Deska bambusowa do krojenia"],
+        "de": ["Keramikbecher weiß", "Trinkflasche aus Stahl", "Schneidebrett aus Bambus"],
+    }[lang]
+    price = {"en": "${}.99", "pl": "{},99 zł", "de": "{},99 €"}[lang]
+    items = "".join(
+        f"<li class='product'><a href='/p/{i}'><span class='{('c-badge', 'tag-new', 'productLabel')[i]}'>"
+        f"{BADGE_WORDS[lang][i]}</span>{name}</a><div class='price'>{price.format(i + 5)}</div></li>"
+        for i, name in enumerate(names)
+    )
+    out = products_generic.extract(f"<html><body><ul>{items}</ul></body></html>", "http://127.0.0.1:8000/")
+    assert [p["name"] for p in out["products"]] == names

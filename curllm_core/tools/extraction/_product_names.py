@@ -100,9 +100,40 @@ def _seller_element(node: LexborNode) -> bool:
     return bool((cls or test) and class_tokens(f"{cls} {test}") & _SELLER_TOKENS)
 
 
-def _without_badges(node: LexborNode, text: str) -> str:
+#: Class words (by convention, in any site's naming) of a badge: an element that labels a title.
+BADGE_CLASS_WORDS = frozenset(
+    "badge badges pill chip chips tag tags flag flags ribbon sticker stamp lozenge label labels "
+    "marker callout".split()
+)
+_WORDS_RE = re.compile(r"[^\W\d_]{3,}")
+_EMPHASIS = frozenset({"em", "mark", "b", "strong"})
+MAX_BADGE = 24  # a badge is a word or three: a longer piece is part of the title
+
+
+def _badge_element(leaf: LexborNode, node: LexborNode, piece: str) -> bool:
+    """Whether the element holding text ``piece`` (or the one around it, within ``node``) is classed
+    or marked as a badge by convention and holds nothing else."""
+    if len(piece) > MAX_BADGE or len(piece.split()) > 3:
+        return False
+    current = leaf.parent
+    for _ in range(2):
+        if current is None or current.mem_id == node.mem_id:
+            return False
+        attrs = current.attributes
+        flags = " ".join(filter(None, (attrs.get("class"), attrs.get("data-testid"), attrs.get("data-test"))))
+        if collapse_space(current.text(deep=True)) != piece:
+            return False
+        if flags and class_tokens(flags) & BADGE_CLASS_WORDS:
+            return True
+        current = current.parent
+    return False
+
+
+def without_badges(node: LexborNode, text: str) -> str:
     """``text`` (the visible text of ``node``) without a badge that opens or closes it in an element of
-    its own ("<span>NEU</span> Tasse Weiß" -> "Tasse Weiß"; "New Balance 574" stays whole)."""
+    its own: a badge's words ("<span>NEU</span> Tasse Weiß" -> "Tasse Weiß"), or any short piece in
+    an element classed as a badge by convention (badge, pill, chip, tag, flag, ribbon, label: "<span
+    class='c-pill'>Top 10</span>Samsung Galaxy" -> "Samsung Galaxy"). "New Balance 574" stays whole."""
     if not text or node.child is None:
         return text
     leaves = [
@@ -113,10 +144,14 @@ def _without_badges(node: LexborNode, text: str) -> str:
     for leaf in (leaves[0], leaves[-1]):
         piece = collapse_space(leaf.text_content)
         parent = leaf.parent
-        if parent is None or parent.mem_id == node.mem_id or not BADGE_RE.match(piece):
+        if parent is None or parent.mem_id == node.mem_id:
             continue
-        if collapse_space(parent.text(deep=True)) != piece:
-            continue
+        if BADGE_RE.match(piece):
+            # An emphasised word is a search term highlighted in the title ("<em>New</em> Castle").
+            if parent.tag in _EMPHASIS or collapse_space(parent.text(deep=True)) != piece:
+                continue
+        elif not _badge_element(leaf, node, piece) or _WORDS_RE.search(text.replace(piece, "", 1)) is None:
+            continue  # what a classed badge leaves must still read as a title
         if text.startswith(piece) and len(text) - len(piece) >= 3:
             text = text[len(piece) :].lstrip(" :-–|")
         elif text.endswith(piece) and len(text) - len(piece) >= 3:
@@ -165,7 +200,7 @@ def _within(node: LexborNode, ancestor: LexborNode) -> bool:
 def _named_text(node: LexborNode, main_links: list[LexborNode]) -> str:
     """The text of a name/title element; its main link's text alone when the element also holds a
     spec line or other text after the title."""
-    text = _without_badges(node, visible_text(node))
+    text = without_badges(node, visible_text(node))
     for link in main_links:
         if not _within(link, node):
             continue
@@ -238,7 +273,7 @@ def best_name(member: LexborNode, main_links: list[LexborNode], skip: Iterable[s
             weight -= 1.5  # a brand alone is part of a title, not the title
         add(_named_text(node, main_links), weight)
     for link in main_links:
-        add(_without_badges(link, _link_text(link, main_links)), 3)
+        add(without_badges(link, _link_text(link, main_links)), 3)
         add(link.attributes.get("title"), 2)
         add(link.attributes.get("aria-label"), 2)
         img = link.css_first("img[alt]")

@@ -19,6 +19,7 @@ from ._html import (
     parse_count,
     visible_text,
 )
+from ._product_names import without_badges
 
 COMMENT_TITLE = 120  # a comment's title: its text cut to about this many characters
 
@@ -287,13 +288,14 @@ _NAMED_RE = re.compile(r"title|name|headline", re.IGNORECASE)
 
 def _link_title(link: LexborNode) -> str:
     """The title a link shows. A link wrapping a whole card (image, title, price, place) shows it in
-    a heading or a title/name element inside, else in its label attribute."""
+    a heading or a title/name element inside, else in its label attribute. A badge opening or closing
+    the title in an element of its own ("NEW", a ``pill``/``tag``/``label`` element) is no part of it."""
     text = _text(link)
     if link.css_first(_BLOCKS) is None:
-        return text
+        return without_badges(link, text)
     heading = link.css_first("h1, h2, h3, h4, h5, h6, [role=heading]")
     if heading is not None and visible_text(heading):
-        return visible_text(heading)
+        return without_badges(heading, visible_text(heading))
     for node in link.css("[class], [data-test], [data-testid], [itemprop]"):
         attrs = node.attributes
         flags = " ".join(
@@ -307,7 +309,7 @@ def _link_title(link: LexborNode) -> str:
         label = " ".join((link.attributes.get(key) or "").split())
         if label and label in text:
             return label
-    return text
+    return without_badges(link, text)
 
 
 _REDIRECT_KEYS = ("u", "url", "q", "uddg", "target", "dest", "destination", "redirect", "to", "link")

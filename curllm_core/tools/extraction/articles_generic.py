@@ -28,7 +28,8 @@ How the list is found (see `find_items`):
    beside a rarer link in the same record ("Learn More", a collection's name) are its actions, never
    its title.
 4. **Every block** becomes an item: ``title`` and ``url`` from its title link (a heading's link
-   first; a redirect link that carries its target in the query gives the target), or for a comment
+   first; a redirect link that carries its target in the query gives the target; a badge opening or
+   closing the title in an element of its own, "NEW" or classed badge/pill/tag/label, left out), or for a comment
    its text (``title`` shortened, ``text`` whole) and its permalink; then, where the block shows
    them, ``points`` (points, score, upvotes, likes, Punkte, punkty: one concept), ``comments``,
    ``author``, ``date``, ``snippet`` and ``rank``. Details in the rows that follow an item without
