@@ -170,6 +170,27 @@ CENTS_CASES = [
     ("19,99 €<sup>*</sup>", 19.99, "EUR"),
     ("€19.99<sup>1</sup>", 19.99, "EUR"),  # a footnote mark, not cents
     ('<span class="value">7 998</span><span class="penny">,00</span> zł', 7998.0, "PLN"),
+    # integer and fraction in elements of their own, the decimal mark in either or in one of its own
+    ("$<strong>129</strong><sup>.99</sup>", 129.99, "USD"),
+    ('<span class="int">12</span><span class="dec">,99</span> €', 12.99, "EUR"),
+    ("<span>12</span><span>,</span><span>99</span> zł", 12.99, "PLN"),
+    ('<span>12</span><span class="sep">.</span><span>99</span><span>$</span>', 12.99, "USD"),
+    (
+        '<span class="whole">12<span class="decimal">,</span></span><span class="fraction">99</span>€',
+        12.99,
+        "EUR",
+    ),
+    (
+        '<span class="currency">€</span><span class="major">12</span><span class="minor">99</span>',
+        12.99,
+        "EUR",
+    ),
+    ("12,<sup>99</sup> €", 12.99, "EUR"),
+    ("Cena: <span>12</span><sup>99</sup> zł", 12.99, "PLN"),
+    # whole amounts written with a dash for the cents
+    ("12,– €", 12.0, "EUR"),
+    ("€ 12,-", 12.0, "EUR"),
+    ("129,- Kč", 129.0, "CZK"),
 ]
 
 
