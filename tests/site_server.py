@@ -34,6 +34,9 @@ from ``tests/site/``:
                               and a sort select leading to missing pages (404).
 ``/test/broken-en.html``      a GET filter (number fields "Min/Max price") to a missing page (404).
 ``/test/broken-de.html``      "Preis von/bis" posted by the page's Enter handler (HTTP 501).
+``/test/leads-elsewhere-{en,pl,de}.html``  a listing whose search, sort select and price filter all
+                              submit to ``/test/elsewhere.html``: 200, a page without the listing
+                              (what a served copy answers for a real site's form target).
 
 ``/forms/<kind>?markup=&lang=`` price filter forms that do nothing and forms that work (GET, and
 POST for the one that posts; ``/forms-api/items`` the data of the one that fetches). See

@@ -79,3 +79,51 @@ def test_a_count_with_a_price_bound_counts_over_the_pages(browser_path, site_url
     products = json.loads(out.stdout)["data"]["products"]
     assert len(products) == 10 and all(p["price"] <= 150 for p in products)
     assert set(p["name"] for p in products) <= set(catalog_names(hi=150))
+
+
+@pytest.mark.parametrize(
+    ("lang", "instruction", "names"),
+    [
+        ("en", "the most expensive product", ["Smart kettle Wi-Fi"]),  # a sort control
+        pytest.param(  # a price filter
+            "pl",
+            "produkty poniżej 150 zł",
+            ["Czajnik stalowy 1,7 l", "Czajnik szklany Zorza", "Czajnik turystyczny Mini"],
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(  # both
+            "de",
+            "die 2 günstigsten Produkte unter 40 €",
+            ["Reisewasserkocher Mini", "Wasserkocher Edelstahl 1,7 l"],
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
+def test_an_optional_form_that_leads_to_a_page_without_the_listing_is_undone(
+    browser_path, site_url, tmp_path, lang, instruction, names
+):
+    """The page's sort control or price filter submits to an address that answers 200 with another
+    page (a served copy's): the answer comes from the page as it was, and the form step fails saying
+    where it led."""
+    out = curllm(
+        instruction, "--url", f"{site_url}/test/leads-elsewhere-{lang}.html", "--format", "json", tmp=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert [p["name"] for p in result["data"]["products"]] == names
+    undone = [e for e in result["errors"] if e["code"] == "SUBMIT_FAILED" and "HTTP 200" in e["message"]]
+    assert undone and all(e["optional"] for e in undone)
+    assert "/test/elsewhere.html" in undone[0]["message"] and "went back to" in undone[0]["message"]
+    assert not next(s for s in result["steps"] if s["tool"] == undone[0]["tool"])["success"]
+    assert "/test/elsewhere.html" in out.stderr  # the warning is on stderr too
+
+
+def test_a_search_that_leads_to_a_page_without_the_listing_names_where_it_led(
+    browser_path, site_url, tmp_path
+):
+    """A search is not optional (the page as it was is not what was asked): EMPTY_OUTPUT names the
+    address the form led to, not only "nothing matched"."""
+    out = curllm("search for glass kettle", "--url", f"{site_url}/test/leads-elsewhere-en.html", tmp=tmp_path)
+    assert out.returncode == 1
+    assert "EMPTY_OUTPUT" in out.stderr and "/test/elsewhere.html?q=glass+kettle (HTTP 200)" in out.stderr
+    assert "forms.search_query" in out.stderr

@@ -31,7 +31,7 @@ from ..plan.params import fill_defaults, parameter_problems, step_io
 from ..registry import Registry
 from ..result import ErrorEntry, Result, StepResult, error_entry
 from ..tool import ToolContext, load_callable
-from . import markup
+from . import detour, markup
 from .calls import call_tool, describe, error_code
 from .fallbacks import fallback_params, fallbacks, final_fallback
 from .mapping import run_map
@@ -106,6 +106,8 @@ class Execution:
         self.timings["steps_ms"] = 0
         #: What the run did not fully do (a map's failed items), added to the plan's warnings.
         self.warnings: list[str] = []
+        #: Form steps after which the page was at another address (see detour.py).
+        self.moves: list[detour.Move] = []
 
     # --- the page ------------------------------------------------------------------------------
 
@@ -269,6 +271,7 @@ class Execution:
         choice = await self.choose(index, manifest, params)
         if choice is not None:
             manifest, params = choice.manifest, choice.params
+        before = await self.form_start(manifest)
         result = await self.attempts(index, step, manifest, params, data)
         result.choice = choice.report() if choice else None
         # No fallback can help when the page itself cannot be had.
@@ -288,6 +291,8 @@ class Execution:
                 result = await self.attempts(index, step, fb, fb_params, data, fallback_for=step.tool)
                 if result.success:
                     break
+        if result.success and before is not None:
+            await self.note_move(index, step, manifest, before)
         if result.success:
             manifest, params, result = await self.when_empty(index, step, manifest, params, data, result)
             await self.check_complete(manifest, params, result)
@@ -417,7 +422,67 @@ class Execution:
                 if not markup.empty(result.result, produces):
                     break
         self.record(result)
+        if markup.empty(best.result, produces):
+            back = await self.after_detour(index, step, manifest, params, data, produces)
+            if back is not None:
+                return back
         return manifest, params, best
+
+    async def form_start(self, manifest: Manifest) -> str | None:
+        """The page's address before a form step in the browser (opened first), to tell whether the
+        form moved it (`note_move`); None for any other step."""
+        if manifest.category != Category.FORMS or not manifest.needs_page or self.on_html:
+            return None
+        try:
+            await self.ensure_page()
+        except Exception as e:  # reported by the step's first attempt, without opening the page again
+            self.open_error = e
+            return None
+        return self.page.url if self.page is not None else None
+
+    async def note_move(self, index: int, step: Step, manifest: Manifest, before: str) -> None:
+        """A form step that left the page at another address: remembered, with the landing page's
+        HTTP status, for an extraction that finds nothing there (`after_detour`)."""
+        after = self.page.url if self.page is not None else None
+        if after is None or not detour.moved(before, after):
+            return
+        status = await detour.landed_status(self.page)
+        self.moves.append(detour.Move(index, manifest.key, before, after, step.optional, status))
+
+    async def after_detour(
+        self, index: int, step: Step, manifest: Manifest, params: dict, data: dict, produces: list[str]
+    ) -> tuple[Manifest, dict, StepResult] | None:
+        """An extraction that found nothing on the page an optional form step led to: the page back
+        where it was and the extraction again there; the form step then failed (an optional step),
+        saying where it led. None when there is no such step or going back found nothing either."""
+        move = next((m for m in reversed(self.moves) if not m.undone), None)
+        if move is None or not move.optional or self.page is None or move.index == index:
+            return None
+        move.undone = True
+        if not await detour.go_back(self.page, move):
+            return None
+        again = await self.attempts(index, step, manifest, params, data)
+        if not again.success:
+            self.record(again)
+            return None
+        found = await self.when_empty(index, step, manifest, params, data, again)
+        if markup.empty(found[2].result, produces):
+            return None
+        message = detour.undone_message(move, found[0].key, produces[0] if produces else "items")
+        for done in self.steps:
+            if done.step == move.index and done.tool == move.tool and done.success:
+                done.success, done.error, done.code, done.optional = False, message, SubmitUndone.code, True
+        self.errors.append(
+            ErrorEntry(
+                code=SubmitUndone.code,
+                message=f"optional step {move.index} ({move.tool}) failed: {message}",
+                step=move.index,
+                tool=move.tool,
+                optional=True,
+            )
+        )
+        self.warnings.append(f"{move.tool}: {message}")
+        return found
 
     async def check_complete(self, manifest: Manifest, params: dict, result: StepResult) -> None:
         """An extraction of a whole listing (no count asked for) that read fewer items than the page
@@ -583,7 +648,9 @@ class Execution:
             elif isinstance(value, list | dict) and not value:
                 self.errors.append(
                     error_entry(
-                        EmptyOutput.code, f"the expected output {expected!r} is empty: nothing matched"
+                        EmptyOutput.code,
+                        f"the expected output {expected!r} is empty: nothing matched"
+                        + detour.empty_note(self.moves),
                     )
                 )
         ok = not [e for e in self.errors if not e.optional and not e.recovered]  # incl. the above
