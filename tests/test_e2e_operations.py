@@ -132,3 +132,33 @@ def test_nothing_doable_exits_3_quoting_the_words(site_url, tmp_path):
     assert out.returncode == 3 and "book" in out.stderr and "PLANNING_FAILED" in out.stderr
     out = curllm("which of these looks best?", "--url", where(site_url, CENEO, "http"), tmp=tmp_path)
     assert out.returncode == 3 and "'looks best' is a judgement" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "instruction", "key", "value"),
+    [
+        # a superlative of a value is that value, in its language
+        (CENEO, "what is the highest price?", "max_price", lambda items: max(i["price"] for i in items)),
+        pytest.param(
+            "reddit_old_dataisbeautiful_top.html",
+            "najniższy wynik wśród postów",
+            "min_points",
+            lambda items: min(i["score"] for i in items),
+            marks=pytest.mark.slow,
+        ),
+        # only the sponsored ones, counted
+        pytest.param(
+            AMAZON,
+            "wieviele gesponserte Produkte gibt es",
+            "count",
+            lambda items: sum(1 for i in items if i.get("sponsored")),
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
+def test_a_value_superlative_and_the_sponsored_ones_counted(
+    site_url, tmp_path, truth, name, instruction, key, value
+):
+    result = answer(instruction, where(site_url, name, "http"), tmp_path)
+    assert result["plan"]["expected_output"] == "summary"
+    assert result["data"]["summary"][key] == value(truth[name]["items"])

@@ -29,6 +29,7 @@ and or but nor so then than as of in on at to for from with without by about int
 up down out off per via within across between among around near
 find get give show list fetch extract scrape return display tell print pull grab collect gather read
 look see check make let put keep take bring produce output fetch retrieve search lookup export save
+what's which what number cost costs
 page pages site website webpage here listed listing there available shown displayed visible
 item items thing things stuff data entries entry info information details
 only first last next top best new more most less least much many few lot lots
@@ -46,6 +47,7 @@ chcę chce chciałbym chcialbym potrzebuję potrzebuje poproszę poprosze
 strona stronie stronę strone stron stronach tutaj tu tam wszystkie wszystkich wszystko każdy każdego
 każda każde każdej tylko pierwsze pierwszy ostatni nowe więcej mniej bardzo także też najpierw
 dostępne widoczne wymienione listę lista liście dane informacje cześć czesc dzień dzien dobry witam nie nic coś cos niczego
+ma mają maja zapisz wyeksportuj eksportuj liczba liczbę liczby kosztuje kosztują
 """
 _DE = """
 der die das den dem des ein eine einen einem einer eines kein keine keinen
@@ -60,6 +62,7 @@ seite seiten webseite hier dort da alle allen aller alles jede jeder jedes nur e
 neue mehr weniger sehr auch noch schon jetzt aktuell verfügbar angezeigt aufgeführt daten zuerst artikel
 dieser diese dieses diesem diesen jener
 hallo guten morgen tag abend gibt gibts es mein meine meinen meinem meiner dein deine nicht nichts etwas lege leg lass gebe
+wieviele viele kostet kosten speichere speichern exportiere
 """
 #: Function words per language (folded): they carry no request of their own.
 FUNCTION_WORDS: dict[str, frozenset[str]] = {

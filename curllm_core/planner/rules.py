@@ -808,8 +808,13 @@ def _with_name_words(facts: Facts, registry: Registry, triggered: list[Manifest]
     starts = {a for a, _ in kinds} | {a for a, _, _ in rest}
     ends = {b for _, b in kinds} | {b for _, b, _ in rest}
     # "products from Felix", "produkty od Imagex", "Produkte von Felix", "produkty marki Bosch": the
-    # maker named after the noun (a capitalised word nothing else reads, German nouns included).
-    makers = {x.end() for _, b in kinds if (x := _MAKER.match(text, b)) and not text[b : b + 1].isalnum()}
+    # maker named after the noun (a capitalised word nothing else reads, German nouns included), also
+    # after a noun the planner has no word for ("das billigste Mainboard von MSI").
+    makers = {
+        x.end()
+        for b in [*(b for _, b in kinds), *(b for _, b, _ in rest)]
+        if (x := _MAKER.match(text, b)) and not text[b : b + 1].isalnum()
+    }
     found: list[tuple[int, int, str]] = []
     for start, end, word in rest:
         parts = word.split("-")

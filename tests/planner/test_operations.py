@@ -299,3 +299,129 @@ def test_an_unknown_word_is_quoted_never_lost(registry, base, word, where):
     except PlanningError as e:
         said = e.message
     assert word in said, f"{instruction!r}: {said!r}"
+
+
+@pytest.mark.parametrize(
+    "instruction, tool, params",
+    [
+        # a superlative of a value, asked as a value: the min or max of that field
+        ("the highest price on this page", "validation.aggregate", {"op": "max", "field": "price"}),
+        ("what's the lowest price?", "validation.aggregate", {"op": "min", "field": "price"}),
+        ("jaka jest najniższa cena?", "validation.aggregate", {"op": "min", "field": "price"}),
+        ("największy wynik wśród postów", "validation.aggregate", {"op": "max", "field": "points"}),
+        ("niedrigster Preis", "validation.aggregate", {"op": "min", "field": "price"}),
+        ("die höchste Bewertung", "validation.aggregate", {"op": "max", "field": "rating"}),
+        # "or more" / "or less" on a numeric field
+        (
+            "items with a rating of 4 or higher",
+            "validation.filter_number",
+            {"field": "rating", "at_least": 4},
+        ),
+        (
+            "posty z 10 komentarzami lub mniej",
+            "validation.filter_number",
+            {"field": "comments", "at_most": 10},
+        ),
+        (
+            "Produkte mit 200 Bewertungen oder mehr",
+            "validation.filter_number",
+            {"field": "reviews", "at_least": 200},
+        ),
+        # only the sponsored ones
+        ("list the sponsored offers", "validation.filter_flags", {"sponsored": True}),
+        ("ile jest sponsorowanych produktów?", "validation.filter_flags", {"sponsored": True}),
+        ("zeige nur gesponserte Angebote", "validation.filter_flags", {"sponsored": True}),
+        # a maker after a noun the planner has no word for
+        ("the cheapest drill from Makita", "validation.filter_text", {"word": "Makita"}),
+        ("najtańszy laptop marki Lenovo", "validation.filter_text", {"word": "Lenovo"}),
+        ("der günstigste Kühlschrank von Bosch", "validation.filter_text", {"word": "Bosch"}),
+    ],
+)
+def test_values_bounds_flags_and_makers_in_other_wordings(registry, instruction, tool, params):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    got = steps_of(plan, tool)
+    assert any(all(p.get(k) == v for k, v in params.items()) for p in got), (
+        f"{instruction!r}: {[(s.tool, s.parameters) for s in plan.steps]}"
+    )
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "the story with the highest score",  # an order after "with": the item, not the value
+        "sort the products by lowest price",
+        "Produkte mit dem niedrigsten Preis zuerst",
+        "the 3 highest prices",
+    ],
+)
+def test_a_superlative_that_orders_items_is_no_value(registry, instruction):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert not steps_of(plan, "validation.aggregate") and steps_of(plan, "validation.order_items")
+
+
+@pytest.mark.parametrize(
+    "instruction, limit",
+    [
+        ("which product has the lowest price?", 1),
+        ("what story got the most points", 1),
+        ("która oferta jest najtańsza?", 1),
+        ("welches Angebot ist das günstigste?", 1),
+        ("the cheapest RTX 4070 card", 1),
+        ("the cheapest Samsung phones", None),  # plural: every one, ordered
+        ("which stories have the most points?", None),
+        ("posts with under 30 points, up to 4", 4),
+        ("produkty do 100 zł, maksymalnie 6", 6),
+        ("Angebote unter 50 €, höchstens 2", 2),
+    ],
+)
+def test_one_item_for_a_singular_question_and_a_closing_bound_is_a_count(registry, instruction, limit):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    limits = [s.parameters.get("limit") for s in plan.steps if s.parameters.get("limit") is not None]
+    assert (limits[-1] if limits else None) == limit, [(s.tool, s.parameters) for s in plan.steps]
+    assert not any("not understood" in w and ("max" in w or "höchstens" in w) for w in plan.warnings)
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    ["the stories by comments, least first", "artykuły według komentarzy, najmniej najpierw"],
+)
+def test_a_direction_after_the_field_orders_ascending_and_is_read(registry, instruction):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert any(p.get("order") == "asc" for p in steps_of(plan, "validation.order_items"))
+    assert not any("least" in w or "najmniej" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    ["export the offers to excel", "pobierz produkty do arkusza xlsx", "die Angebote als Excel-Tabelle"],
+)
+def test_an_excel_file_is_refused_by_name_never_read_as_csv(registry, instruction):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert plan.format is None
+    assert any("Excel" in w and "--format csv" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    "instruction, said",
+    [
+        ("which cat food tastes best?", "'tastes best' is a judgement"),
+        ("która karma smakuje najlepiej?", "'smakuje najlepiej' is a judgement"),
+        ("welches Katzenfutter schmeckt am besten?", "'schmeckt am besten' is a judgement"),
+    ],
+)
+def test_a_question_of_taste_is_refused_as_a_judgement(registry, instruction, said):
+    with pytest.raises(PlanningError) as e:
+        plan_with_rules(instruction, SHOP, registry)
+    assert said in e.value.message and e.value.exit_code == 3
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "what's the minimum number of points?",
+        "ile postów ma ponad 1000 punktów",
+        "wieviele Produkte kosten weniger als 40 €?",
+    ],
+)
+def test_verbs_and_question_words_that_ask_are_not_quoted(registry, instruction):
+    assert plan_with_rules(instruction, SHOP, registry).plan.warnings == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Fact, Text
+from .base import Fact, Text, regex
 from .words import BEST, CHEAP, CUR, DEAR, ITEM_NOUN, JOIN_WORD, NEW, NOT_PRICE_UNIT, NUMBER_WORDS, N, to_int
 
 # "more than 100 points" means at least 101: thresholds on counts are integers.
@@ -29,7 +29,10 @@ def read_scores(t: Text, facts: list[Fact]) -> None:
         "min_rows": r"(?:rows?|wiersz\w*|zeilen?)",
     }
     for kind, unit in units.items():
-        for m in t.finditer(rf"(?<!\w){cmp}\s*(\d+)\+?\s*{unit}\b"):
+        # ("with 50 comments or less" is an upper bound: read with the operations)
+        for m in t.finditer(
+            rf"(?<!\w){cmp}\s*(\d+)\+?\s*{unit}\b(?!\s*(?:or|lub|oder)\s+(?:less|fewer|lower|mniej|weniger))"
+        ):
             facts.append(Fact(kind, _threshold(m.group(1), m.group(2)), m.start(), m.group(0)))
             t.mask(m.start(), m.end())
         for m in t.finditer(rf"\b(\d+)\+\s*{unit}\b"):
@@ -107,6 +110,11 @@ def read_rows(t: Text, facts: list[Fact]) -> None:
             t.mask(m.start(), m.end())
 
 
+_AT_MOST_COUNT = (
+    r"(?:up to|at most|max(?:imum)?\.?|no more than|maks(?:ymalnie)?\.?|najwyżej|bis zu|höchstens|maximal)"
+)
+
+
 def read_counts(t: Text, facts: list[Fact]) -> None:
     """How many items: "top 10", "first 5", "10 najtańszych", "die ersten 5", "20 products", "show 20"."""
     pats = [
@@ -120,6 +128,9 @@ def read_counts(t: Text, facts: list[Fact]) -> None:
         # "the cheapest 5", "najtańsze 3 gitary", "die günstigsten 5 Grafikkarten"
         rf"\b(?:{CHEAP}|{DEAR}|{NEW}|{BEST}|najpopularniejsz\w*|beliebteste\w*)\s+{N}\b(?!\s*(?:{CUR}|%))",
         rf"\b(?:up to|at most|max(?:imum)?\.?|no more than|maks(?:ymalnie)?\.?|najwyżej|bis zu|höchstens|maximal)\s+{N}\s+{ITEM_NOUN}\b",
+        # "…, max 5", "…, najwyżej 3", "…, höchstens 10": a bound on how many that closes a clause
+        rf"(?:^|[,;]\s*)(?:up to|at most|max(?:imum)?\.?|no more than|maks(?:ymalnie)?\.?|najwyżej|bis zu|"
+        rf"höchstens|maximal)\s+{N}(?=\s*(?:$|[,;.!?]))",
         rf"\b{N}(?!\s*{CUR})\s+(?:\w+\s+){{0,2}}{ITEM_NOUN}\b",
         rf"\b(?:show|get|give me|list|return|fetch|pokaż|pokaz|daj|podaj|zeige?|gib)\s+(?:me\s+|mir\s+|mi\s+)?{N}\b(?!\s*{CUR})",
         # One thing in the singular: "the first table", "pobierz tabelę", "die erste Tabelle" -> 1.
@@ -136,6 +147,12 @@ def read_counts(t: Text, facts: list[Fact]) -> None:
             value = to_int(word) if word[0].isdigit() or word in NUMBER_WORDS else 1
             if 0 < value <= 10000:
                 facts.append(Fact("limit", value, m.start(), m.group(0)))
+                bound = re.match(
+                    r"[,;\s]*((?:up to|at most|no more than|bis zu)|[^\W\d_]+\.?)\s", m.group(0), re.I
+                )
+                if bound and regex(_AT_MOST_COUNT).fullmatch(bound.group(1)):
+                    # "…, max 5": the bound's word is read with its number
+                    facts.append(Fact("read", "limit", m.start() + bound.start(1), bound.group(1)))
                 # Keep "cheapest" readable for the sort pass; only the number is used up.
                 t.mask(m.start(1), m.end(1))
                 return

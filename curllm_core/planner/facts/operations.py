@@ -47,6 +47,8 @@ _AND = r"(?:and|a|i|do|to|und|bis|-|–)"
 _CMP = {"below": _BELOW, "at_most": _AT_MOST, "above": _ABOVE, "at_least": _AT_LEAST}
 #: The verb of a rating before its bound ("rated at least 4 stars", "ocenione na co najmniej 4 gwiazdki").
 _RATED = r"(?:rated|ocenion\w*|ocenian\w*|bewertet\w*)(?:\s+(?:na|mit))?"
+_OR_MORE = r"or\s+(?:more|higher|better|above)|and\s+(?:up|above|more|higher)|lub\s+(?:więcej|wiecej|wyżej|wyzej)|i\s+(?:więcej|wiecej|wyżej|wyzej)|oder\s+(?:mehr|höher|hoeher|besser)|und\s+(?:mehr|höher|hoeher)"
+_OR_LESS = r"or\s+(?:less|fewer|lower)|lub\s+(?:mniej|niżej|nizej)|oder\s+(?:weniger|niedriger)"
 #: "with 100 reviews", "z 50 opiniami", "mit 10 Kommentaren": at least that many (as `min_comments`).
 _WITH = r"(?:with|having|z|ze|mit)"
 #: One word that qualifies the counted thing ("positive", "pozytywnymi", "positiven"), not a field.
@@ -79,6 +81,32 @@ def _numbers(t: Text, facts: list[Fact]) -> None:
             value = {"field": _field_of(m), "at_least": _num(low), "at_most": _num(high)}
             found.append((m.start(), value, _said(t, m)))
             t.mask(m.start(), m.end())
+    # "4.5 stars or more", "rated 4 or higher", "100 reviews or fewer", "4 gwiazdki lub więcej", "4 Sterne oder mehr"
+    for m in t.finditer(
+        rf"(?<!\w)(?:{_RATED}\s+)?{_NUM}\s*(?:(?:{_NUMBER_FIELD})\s+)?(?:(?P<more>{_OR_MORE})|(?P<less>{_OR_LESS}))(?!\w)"
+    ):
+        field = next((k for k in NUMBER_FIELDS if m.group(k)), None)
+        if field is None and not re.match(rf"(?:{_RATED})", m.group(0), re.I):
+            continue  # "100 or more" alone: a price or a count, read elsewhere
+        bound = "at_least" if m.group("more") else "at_most"
+        found.append((m.start(), {"field": field or "rating", bound: _num(m.group(1))}, _said(t, m)))
+        t.mask(m.start(), m.end())
+    # the field first: "a rating of 4 or higher", "ocena 4 lub wyżej", "Bewertung von 4 oder besser"
+    for m in t.finditer(
+        rf"(?<!\w)(?:{_NUMBER_FIELD})\s+(?:(?:of|z|von|od)\s+)?{_NUM}\s*(?:(?P<more>{_OR_MORE})|(?P<less>{_OR_LESS}))(?!\w)"
+    ):
+        bound = "at_least" if m.group("more") else "at_most"
+        found.append(
+            (
+                m.start(),
+                {
+                    "field": _field_of(m),
+                    bound: _num(next(g for g in m.groups() if g and re.fullmatch(r"\d+(?:[.,]\d+)?", g))),
+                },
+                _said(t, m),
+            )
+        )
+        t.mask(m.start(), m.end())
     for bound, cmp in (*_CMP.items(), ("at_least", _WITH)):
         # "fewer than 5 replies", "at least 100 reviews", "mit über 4 Sternen", "with 100 reviews";
         # a word between the number and the field ("100 positive reviews") is not read: it stays
@@ -235,6 +263,8 @@ FLAG_WORDS: dict[tuple[str, bool], str] = {
         r"bez\s+(?:reklam|sponsorowan\w*)|niesponsorowan\w*|pomiń\s+reklamy|"
         r"ohne\s+(?:die\s+)?(?:werbung|anzeigen|gesponsert\w*)|keine\s+(?:werbung|anzeigen)|nicht\s+gesponsert\w*"
     ),
+    # the sponsored ones themselves ("how many sponsored products", "gesponserte Produkte")
+    ("sponsored", True): r"sponsored|sponsorowan\w*|gesponsert\w*",
 }
 
 
@@ -356,7 +386,7 @@ AGGREGATES: dict[str, str] = {
         r"(?:products?|items?|offers?|results?|stories|articles?|posts?|links?|listings?|entries))|"
         r"ile\b(?!\s+(?:kosztuj\w*|płac\w*|plac\w*))|policz\w*|zlicz\w*|ilość\s+(?=\w*\s*(?:produkt|ofert|wynik|artyku|post|link))|"
         r"(?<!ą\s)liczb\w*\s+(?=(?:\w+\s+)?(?:produkt|ofert|wynik|artyku|post|link|wpis))|"
-        r"wie\s+viele|anzahl\s+(?:der|an)\s+(?=\w*\s*(?:produkt|angebot|ergebnis|artikel|beitr|link))|"
+        r"wie\s*viele?|anzahl\s+(?:der|an)\s+(?=\w*\s*(?:produkt|angebot|ergebnis|artikel|beitr|link))|"
         r"zähle|zaehle"
     ),
     "average": r"averag\w*|mean|avg|on\s+average|średni\w*|sredni\w*|przeciętn\w*|durchschnitt\w*|mittlere\w*",
@@ -374,9 +404,42 @@ _AGG_FIELD = {
 }
 
 
+#: A superlative of a field's value, asked as a value ("what is the highest price?", "the lowest score
+#: among these posts", "höchster Preis", "najniższa cena"); not after "with"/"by" (an order: "the
+#: story with the most points"), before "first" (a direction) or after a count ("the 3 highest prices").
+_VALUE_SUPERLATIVE = {
+    "max": r"highest|largest|biggest|greatest|top|najwyższ\w*|najwyzsz\w*|największ\w*|najwieksz\w*|höchste\w*|hoechste\w*|größte\w*|groesste\w*",
+    "min": r"lowest|smallest|najniższ\w*|najnizsz\w*|najmniejsz\w*|niedrigste\w*|kleinste\w*|geringste\w*",
+}
+_VALUE_FIELD = r"(?P<price>prices?|cen[aąy]|preis(?:e|es)?)|(?P<points>score|points|wynik|punktacj\w*|punktzahl)|(?P<rating>rating|ocen[aąy]|bewertung)"
+_NOT_A_VALUE_BEFORE = re.compile(
+    r"(?:\b(?:with|having|has|have|had|got|gets|by|sorted|order(?:ed)?|mit|hat|haben|nach|z|ze|ma|mają|po|według|"
+    r"wedlug|od|von)\s+(?:the\s+|den\s+|der\s+|dem\s+|die\s+)?|\d\s+)$",
+    re.I,
+)
+
+
+def _value_superlatives(t: Text) -> list[tuple[int, str, str, str]]:
+    found = []
+    for op, sup in _VALUE_SUPERLATIVE.items():
+        for m in t.finditer(rf"(?<!\w)(?:{sup})\s+(?:{_VALUE_FIELD})(?!\w)"):
+            if _NOT_A_VALUE_BEFORE.search(t.text[max(0, m.start() - 30) : m.start()]) or re.match(
+                r"\s*(?:first|zuerst|najpierw|on top)\b", t.text[m.end() :], re.I
+            ):
+                continue
+            field = next(k for k in ("price", "points", "rating") if m.group(k))
+            found.append((m.start(), op, field, t.original[m.start() : m.end()]))
+            t.mask(m.start(), m.end())
+    return found
+
+
 def _aggregates(t: Text, facts: list[Fact]) -> None:
     found: list[tuple[int, str, str | None, str]] = []
+    if not t.search(r"(?<!\w)(?:sort\w*|posortuj\w*|sortier\w*)"):
+        found += _value_superlatives(t)
     for op, pattern in AGGREGATES.items():
+        if any(f[1] == op for f in found):
+            continue
         for m in t.finditer(rf"(?<!\w)(?:{pattern})"):
             if op in ("min", "max") and re.match(
                 r"\s*(?:price\s+|cena\s+|preis\s+)?(?:of\s+)?\d", t.text[m.end() :]
@@ -414,7 +477,7 @@ def _aggregates(t: Text, facts: list[Fact]) -> None:
 # --- output format and refusals -----------------------------------------------------------------------
 
 FORMATS: dict[str, str] = {
-    "csv": r"csv|spreadsheet|excel",
+    "csv": r"csv|spreadsheet",
     "jsonl": r"jsonl|json\s*lines|ndjson",
     "json": r"json",
     "table": r"(?:table|tabel[iaę]|tabelle)(?=\s*[.!]?\s*$)",
@@ -462,9 +525,14 @@ REFUSALS: list[tuple[str, str]] = [
         "installing software is not something curllm does",
     ),
     (
+        r"(?:xlsx|xls|excel)(?:[- ]?(?:file|sheet|spreadsheet|datei|tabelle))?|(?:arkusz\w*|plik\w*)\s+(?:excel|xlsx|xls)",
+        "curllm does not write Excel files; --format csv writes CSV, which Excel opens",
+    ),
+    (
         r"looks?\s+(?:the\s+)?(?:best|nicest|prettiest|good|better)|(?:the\s+)?(?:nicest|prettiest|most\s+beautiful|best[- ]looking|coolest)|"
         r"should\s+i\s+(?:buy|choose|pick|get)|worth\s+(?:it|buying)|(?:najładniejsz|najladniejsz|najpiękniejsz|najpiekniejsz)\w*|"
-        r"wygląda\w*\s+najlepiej|warto\s+kupić|(?:am\s+)?schönste\w*|schoenste\w*|sieht\s+\w*\s*am\s+besten\s+aus|lohnt\s+sich",
+        r"tastes?\s+(?:the\s+)?best|tastiest|smakuje\s+najlepiej|najsmaczniejsz\w*|schmeckt\s+(?:\w+\s+)?am\s+besten|"
+        r"am\s+leckersten|leckerste\w*|wygląda\w*\s+najlepiej|warto\s+kupić|(?:am\s+)?schönste\w*|schoenste\w*|sieht\s+\w*\s*am\s+besten\s+aus|lohnt\s+sich",
         "'{}' is a judgement, not data on the page",
     ),
 ]

@@ -23,8 +23,8 @@ _SORT_VERB = (
 )
 ASC = (
     r"(?:ascending|\basc\b|(?:from\s+)?low(?:est)?\s+to\s+high(?:est)?|smallest\s+first|lowest\s+first|cheapest\s+first|"
-    r"oldest\s+first|\ba\s*(?:-|to)\s*z\b|rosnąco|rosnaco|od\s+najniższ\w*|od\s+najnizsz\w*|"
-    r"od\s+najmniejsz\w*|aufsteigend\w*|(?:von\s+)?niedrig\s+nach\s+hoch|(?:niedrigst|kleinst|günstigst|billigst|ältest)\w*\s+zuerst)"
+    r"oldest\s+first|(?:fewest|least)\s+first|najmniej\w*\s+najpierw|\ba\s*(?:-|to)\s*z\b|rosnąco|rosnaco|od\s+najniższ\w*|od\s+najnizsz\w*|"
+    r"od\s+najmniejsz\w*|aufsteigend\w*|(?:von\s+)?niedrig\s+nach\s+hoch|(?:niedrigst|kleinst|günstigst|billigst|ältest|wenigst)\w*\s+zuerst)"
 )
 DESC = (
     r"(?:descending|\bdesc\b|high(?:est)?\s+to\s+low(?:est)?|largest\s+first|highest\s+first|biggest\s+first|"
@@ -122,6 +122,8 @@ def read_order(t: Text, facts: list[Fact]) -> None:
     direction = t.search(ASC) or t.search(DESC)
     if direction is not None:
         order = "asc" if regex(ASC).fullmatch(direction.group(0)) else "desc"
+        # the direction's words are read ("fewest first"), wherever they stand
+        facts.append(Fact("read", "sort_order", direction.start(), direction.group(0)))
     order = order or SORT_DEFAULT_ORDER.get(field, "asc")
     facts.append(Fact("sort_by", field, start, words))
     facts.append(Fact("sort_order", order, start, words))
@@ -139,8 +141,20 @@ def read_singular_superlative(t: Text, facts: list[Fact]) -> None:
         return
     sup = "|".join(p for _, _, p in _SUPERLATIVES if "alpha" not in p)
     m = (
-        # EN: "the cheapest", "the cheapest one/product", not "the cheapest products"
-        t.search(rf"\bthe\s+(?:very\s+)?(?:{sup})(?!\s+(?:\w+s|people|news)\b)(?:\s+(?:one|\w+))?\b")
+        # EN: "the cheapest", "the cheapest one/product", not "the cheapest products"; the noun is
+        # the first word in lower case after the names and models ("the cheapest EOS camera", not
+        # "the cheapest Canon cameras")
+        t.search(
+            rf"\bthe\s+(?:very\s+)?(?:{sup})(?:\s+(?-i:[A-Z0-9][\w.+/-]*)){{0,3}}+"
+            r"(?!\s+(?:(?-i:[a-z]\w*s)|people|news)\b)(?:\s+(?:one|\w+))?\b"
+        )
+        # "which story has the most comments?", "który artykuł ma najwięcej punktów", "welcher Beitrag
+        # hat die meisten Kommentare": one item, asked about in the singular (the verb says it)
+        or t.search(
+            r"\b(?:which|what|który|która|które|którego|welche[rs]?)\s+(?:\w+\s+){0,2}?"
+            r"(?:has|is|gets|got|ma|jest|hat|ist|bekam|bekommt)\s+(?:the\s+|die\s+|den\s+|das\s+)?"
+            rf"(?:{_UP}|{_DOWN}|{sup})\b"
+        )
         # "most expensive movie", "cheapest camera?": a superlative and one noun in the singular that
         # ends the request (not "cheapest cat food offers", not "cheapest cameras")
         or t.search(

@@ -167,7 +167,9 @@ def detect_lang(text: str) -> str:
     ):
         return "pl"
     if re.search(r"[äöüß]", low) or re.search(
-        r"\b(und|mit|auf|unter|nach|finde|zeige|alle|seiten|die|der|das|günstig|bis)\b", low
+        r"\b(und|mit|auf|unter|nach|finde|zeige|alle|seiten|die|der|das|günstig|bis|wie|viele|wieviele|"
+        r"weniger|mehr|als|gibt|welche[mnrs]?|von|ohne)\b",
+        low,
     ):
         return "de"
     return "en"
