@@ -770,3 +770,77 @@ def test_a_grid_loaded_page_by_page_is_one_listing(card, page_wrap, lang, price)
     later = "".join(page_wrap.format(one(i) + one(i + 1), n=p) for p, i in enumerate((3, 5), start=2))
     products = extract(doc(f'<div class="grid">{first}{later}</div>', lang))
     assert [p["name"] for p in products] == names
+
+
+# --- filter boxes -------------------------------------------------------------------------------------
+
+FILTER_WORDS = {
+    # (facets: a category and its lowest price, product names, price format)
+    "en": (
+        [("Walking tours", "from $25"), ("Boat trips", "from $40"), ("Food and wine", "from $55")],
+        ["City walking tour", "Harbour boat trip"],
+        "${}",
+    ),
+    "pl": (
+        [("Wycieczki piesze", "od 50 zł"), ("Rejsy statkiem", "od 80 zł"), ("Degustacje wina", "od 120 zł")],
+        ["Rejs po zatoce", "Spacer po starówce"],
+        "{} zł",
+    ),
+    "de": (
+        [("Stadtführungen", "ab 25 €"), ("Bootsfahrten", "ab 40 €"), ("Weinproben", "ab 55 €")],
+        ["Stadtführung zu Fuß", "Hafenrundfahrt"],
+        "{} €",
+    ),
+}
+#: What a result says about itself (the results hold most of the page's text, the filters little).
+FILTER_TEXT = {
+    "en": "Three hours with a local guide through the old town, the harbour and the market hall, "
+    "with stops for coffee and photos; small groups, free cancellation up to a day before.",
+    "pl": "Trzy godziny z lokalnym przewodnikiem po starym mieście, porcie i hali targowej, z "
+    "przerwami na kawę i zdjęcia; małe grupy, bezpłatne anulowanie do dnia przed.",
+    "de": "Drei Stunden mit einer Führerin durch die Altstadt, den Hafen und die Markthalle, mit "
+    "Pausen für Kaffee und Fotos; kleine Gruppen, kostenlose Stornierung bis einen Tag vorher.",
+}
+FILTER_BOXES = [
+    (
+        '<div class="search-filters"><ul>{}</ul></div>',
+        '<li class="filter-option"><label>{name}</label> <a class="price" href="/f/{i}">{price}</a>'
+        " <span>({n})</span></li>",
+    ),
+    (
+        '<div class="Results-Filters-CategoryFilter"><ul>{}</ul></div>',
+        '<li class="FilterItem"><span class="name">{name}</span><a href="/f/{i}">{price}</a><i>{n}</i></li>',
+    ),
+    (
+        '<form class="js-filterForm"><div>{}</div></form>',
+        '<div class="opt"><input type="checkbox"> {name} <a href="/f/{i}"><b>{price}</b></a> {n}</div>',
+    ),
+]
+
+
+@pytest.mark.parametrize("box", range(len(FILTER_BOXES)))
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_a_filter_box_of_price_facets_is_no_listing(lang, box):
+    """Two offers beside a filter box of four price facets: the offers are the listing; and a filter
+    form around the whole content (holding the page's heading) is no chrome."""
+    labels, offers, fmt = FILTER_WORDS[lang]
+    wrap, facet = FILTER_BOXES[box]
+    facets = wrap.format(
+        "".join(facet.format(i=i, name=name, price=price, n=10 + i) for i, (name, price) in enumerate(labels))
+    )
+    items = "".join(
+        f'<div class="result"><h3 class="title">{name}</h3><p>{FILTER_TEXT[lang]}</p>'
+        f'<a class="cheapest" href="/book/{i}"><span class="price">{fmt.format(26 + 39 * i)}</span></a></div>'
+        for i, name in enumerate(offers)
+    )
+    page = doc(
+        f'<div class="layout"><aside-col>{facets}</aside-col><div id="results">{items}</div></div>', lang
+    )
+    assert [(p["name"], p["price"]) for p in extract(page)] == [(offers[0], 26.0), (offers[1], 65.0)]
+    around = doc(
+        f'<form class="filter-form"><h1>{labels[0][0]}</h1><ul class="results">'
+        + "".join(li(name, fmt.format(26 + 39 * i)) for i, name in enumerate(offers))
+        + "</ul></form>",
+        lang,
+    )
+    assert [(p["name"], p["price"]) for p in extract(around)] == [(offers[0], 26.0), (offers[1], 65.0)]

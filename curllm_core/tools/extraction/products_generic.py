@@ -10,8 +10,8 @@ How the listing is found (see `detect_products`):
    in the page (same chain of ancestor tags and classes) with a similar class list form a group; a
    group counts only the blocks that also hold a link and some text besides the price (a name).
 3. **The listing** is the group with the most such blocks (ties: the outer level, which holds the
-   whole card). Groups inside carousels, promotion boxes, navigation, headers, footers or asides
-   count a quarter, so "recommended" strips lose to the real list; a lone banner ("free delivery
+   whole card). Groups inside carousels, promotion boxes, filter boxes (price facets), navigation,
+   headers, footers or asides count a quarter, so "recommended" strips lose to the real list; a lone banner ("free delivery
    from 200 zł") never repeats and never forms a group; a group where fewer than half the blocks
    show a price (an infobox with two money rows) is no listing.
 4. **Every block of the listing** — priced or not — becomes a product: its name (heading, name/title
@@ -66,6 +66,7 @@ from . import _price_roles as roles
 from . import _product_names as names
 from ._html import (
     HiddenIndex,
+    PageShare,
     absolute_url,
     apply_limit,
     classes,
@@ -77,6 +78,7 @@ from ._html import (
     raw_text,
     strip_junk,
 )
+from ._price_roles import class_tokens
 from ._products import PageCurrency, finish_products, stated_currencies
 
 MAX_PRICE_TEXT = 60  # longer texts are sentences that mention a price, not price labels
@@ -103,6 +105,9 @@ _DECOY_RE = re.compile(
     re.IGNORECASE,
 )
 _DECOY_TAGS = frozenset({"nav", "header", "footer", "aside"})
+#: Class words of a filter box (facets and refinements are in _DECOY_RE already).
+_FILTER_WORDS = frozenset({"filter", "filters", "filterbox"})
+CONTENT_SHARE = 0.3  # of the page's text: a container holding more is its content, whatever its class
 #: A price whose currency the text leaves open: a bare "$", "¥" or "kr".
 _AMBIGUOUS_RE = re.compile(r"[$＄¥￥]|(?<![^\W\d_])kr(?![^\W\d_])", re.IGNORECASE)
 _RATING_RE = re.compile(
@@ -264,7 +269,19 @@ def _flag_text(node: LexborNode) -> str:
     )
 
 
-def _decoy_factor(node: LexborNode, memo: dict[int, float]) -> float:
+def _filter_box(node: LexborNode, flags: str, share: PageShare | None) -> bool:
+    """A filter box (a class word "filter(s)": "search-filters", "FilterItem", "js-filterForm"; its
+    price facets such as "Walking tours from $25" narrow the list, they are not items of it); not a
+    form or wrapper around the page's content (it holds the main heading or a large share of the
+    page's text)."""
+    if "ilter" not in flags or not (class_tokens(flags) & _FILTER_WORDS):
+        return False
+    if share is not None and share(node) >= CONTENT_SHARE:
+        return False
+    return node.css_first("h1") is None
+
+
+def _decoy_factor(node: LexborNode, memo: dict[int, float], share: PageShare | None = None) -> float:
     """Below 1 when ``node`` sits in a carousel, promotion box, nav, header, footer or aside."""
     chain = []
     current: LexborNode | None = node
@@ -276,7 +293,8 @@ def _decoy_factor(node: LexborNode, memo: dict[int, float]) -> float:
         chain.append(current)
         current = current.parent
     for n in reversed(chain):
-        if n.tag in _DECOY_TAGS or _DECOY_RE.search(_flag_text(n)):
+        flags = _flag_text(n)
+        if n.tag in _DECOY_TAGS or _DECOY_RE.search(flags) or _filter_box(n, flags, share):
             factor *= DECOY_FACTOR
         memo[n.mem_id] = factor
     return memo.get(node.mem_id, factor)
@@ -668,6 +686,7 @@ def detect_products(tree: LexborHTMLParser, base: str, currency: str | PageCurre
         return []
     default = _page_default(hits, body, currency)
     paths = _Paths()
+    share = PageShare(tree)
     decoy_memo: dict[int, float] = {}
     price_len: dict[int, int] = {}
     groups = _candidate_groups(hits, paths, price_len)
@@ -676,7 +695,9 @@ def detect_products(tree: LexborHTMLParser, base: str, currency: str | PageCurre
     for group in groups:
         # The container's flags count, not a block's own: one "promo" card does not make a promotion strip.
         parent = group.members[0].parent
-        group.score = len(group.members) * (_decoy_factor(parent, decoy_memo) if parent is not None else 1.0)
+        group.score = len(group.members) * (
+            _decoy_factor(parent, decoy_memo, share) if parent is not None else 1.0
+        )
     groups.sort(key=lambda g: (-g.score, g.depth))
     best: _Group | None = None
     members: list[LexborNode] = []
