@@ -44,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import PYTHON, ROOT, record_run, write_section  # noqa: E402
 
 TARGET_RATIO = 1.3
+#: Every curllm command here measures the browser path, whatever the default engine is.
+BROWSER = ["--engine", "browser"]
 CONCURRENCY = (1, 2, 4)
 MAX_PRICE = 150
 PLAN = {
@@ -193,6 +195,7 @@ def curllm_batch(tasks_file: Path, out: Path, n: int) -> list[str]:
         "--no-progress",
         "-j",
         str(n),
+        *BROWSER,
     ]
 
 
@@ -397,6 +400,7 @@ def main() -> None:
                 "--overwrite",
                 "-j",
                 "4",
+                *BROWSER,
             ],
             env,
         )
@@ -421,6 +425,7 @@ def main() -> None:
                             "--no-progress",
                             "-j",
                             str(n),
+                            *BROWSER,
                         ],
                         env,
                     )
@@ -453,6 +458,7 @@ def main() -> None:
                         task["url"],
                         "--format",
                         "json",
+                        *BROWSER,
                     ],
                     env,
                 )

@@ -164,7 +164,19 @@ def main() -> None:
         for name, path, script, what in SCENARIOS:
             url = site.url + path
             task = ["--plan", str(plan_file)] if name == "no_form" else [INSTRUCTION]
-            curllm = [PYTHON, "-m", "curllm_core", *task, "--url", url, "--format", "json"]
+            # the browser path, whatever the default engine is
+            curllm = [
+                PYTHON,
+                "-m",
+                "curllm_core",
+                *task,
+                "--url",
+                url,
+                "--format",
+                "json",
+                "--engine",
+                "browser",
+            ]
             hand = [PYTHON, str(HERE / script), url, executable]
             # one warm-up each (plan cache, OS file cache, Chromium's first start); same products
             _, out, _ = run_ms(curllm, env)

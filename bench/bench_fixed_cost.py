@@ -38,6 +38,8 @@ NO_FORM_PLAN = {
     ],
     "expected_output": "products",
 }
+#: The browser path measured here, whatever the default engine is.
+BROWSER = ["--engine", "browser"]
 PARTS = ("self", "exit", "children", "total", "wall")
 # Where the fixed cost went (issue 11's end-to-end target): measured the same way on 2026-11-23 at about
 # 04:40 UTC, load average ~12, 8 turns each; "before" is main at e2a4a48, "after" the first of the
@@ -119,8 +121,16 @@ def main() -> None:
         plan_file.write_text(json.dumps(NO_FORM_PLAN))
         contestants = {
             "hand-written script": [str(HERE / "handwritten_listing.py"), url, executable],
-            "curllm, a plan without the form": ["-m", "curllm_core", "--plan", str(plan_file), "--url", url],
-            "curllm, the instruction (form step)": ["-m", "curllm_core", INSTRUCTION, "--url", url],
+            "curllm, a plan without the form": [
+                "-m",
+                "curllm_core",
+                "--plan",
+                str(plan_file),
+                "--url",
+                url,
+                *BROWSER,
+            ],
+            "curllm, the instruction (form step)": ["-m", "curllm_core", INSTRUCTION, "--url", url, *BROWSER],
         }
         for command in contestants.values():  # warm-up: plan cache, manifest cache, OS file cache
             measure(command, env)
