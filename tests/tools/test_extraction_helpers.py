@@ -18,6 +18,7 @@ from curllm_core.manifest import Manifest, check_manifest, load_manifest, read_m
 from curllm_core.tool import ToolContext
 from curllm_core.tools.extraction import _html
 from curllm_core.tools.extraction._html import (
+    ClassWords,
     absolute_url,
     clean_text,
     hidden_in_tree,
@@ -169,6 +170,14 @@ def test_visible_text_separates_blocks_and_keeps_footnotes():
     assert visible_text(tree.css_first("p")) == "Canon EOS"
     assert visible_text(tree.css_first("div")) == "(site.com)"
     assert visible_text(tree.css("div")[1]) == "Neues Angebot Apple"
+
+
+def test_class_words_are_found_in_any_case():
+    words = ClassWords(r"author|byline")
+    assert words.search("Post-AUTHOR") and words.search("c-Byline__name") and words.search("authored")
+    assert not words.search("title headline")
+    with pytest.raises(ValueError):
+        ClassWords(r"Author")
 
 
 def test_clean_text():

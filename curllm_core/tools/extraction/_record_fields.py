@@ -13,6 +13,7 @@ from selectolax.lexbor import LexborNode
 
 from ...text import collapse_space
 from ._html import (
+    ClassWords,
     HiddenIndex,
     absolute_url,
     classes,
@@ -59,7 +60,7 @@ def _points_hint(raw: str) -> bool:
 
 _BARE_COUNT_RE = re.compile(r"^\s*[+]?\d[\d.,\u00a0\u202f ]*[kKmM]?\s*$")
 
-_POINTS_ATTR_RE = re.compile(r"score|points?|vote|karma|likes?|upvote|punkt", re.IGNORECASE)
+_POINTS_ATTR_RE = ClassWords(r"score|points?|vote|karma|likes?|upvote|punkt")
 
 _COMMENT_WORDS = r"comments?|komentarz\w*|kommentare?|replies|reply|odpowiedzi|odpowiedź|antworten|antwort"
 
@@ -104,7 +105,7 @@ _PROFILE_RE = re.compile(
 )
 
 _AUTHOR_WORDS = ("author", "user", "byline", "poster", "submitter", "autor", "nick")
-_AUTHOR_CLASS_RE = re.compile("|".join(_AUTHOR_WORDS), re.IGNORECASE)
+_AUTHOR_CLASS_RE = ClassWords("|".join(_AUTHOR_WORDS))
 #: The elements `_author` reads: marked as the author, classed with an author word (the same
 #: case-insensitive substrings as `_AUTHOR_CLASS_RE`, found by the parser), and links.
 _AUTHOR_QUERY = ", ".join(
@@ -125,7 +126,7 @@ _AD_PARTS = frozenset(
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
-_TITLE_CLASS_RE = re.compile(r"title|headline|subject|topic|heading", re.IGNORECASE)
+_TITLE_CLASS_RE = ClassWords(r"title|headline|subject|topic|heading")
 
 _BLOCK_TEXT_TAGS = frozenset({"p", "div", "span", "td", "li", "blockquote", "section", "article", "dd"})
 
@@ -283,7 +284,7 @@ def _marked(link: LexborNode) -> str | None:
 
 
 _BLOCKS = "div, p, section, h1, h2, h3, h4, h5, h6, ul, li, article, header, footer, table"
-_NAMED_RE = re.compile(r"title|name|headline", re.IGNORECASE)
+_NAMED_RE = ClassWords(r"title|name|headline")
 
 
 def _link_title(link: LexborNode) -> str:
@@ -465,7 +466,7 @@ def _children(node: LexborNode) -> list[LexborNode]:
     return out
 
 
-_NOT_POINTS_RE = re.compile(r"rank|rating|star|review|opini|bewert|meta|report", re.IGNORECASE)
+_NOT_POINTS_RE = ClassWords(r"rank|rating|star|review|opini|bewert|meta|report")
 
 
 def _points_context(node: LexborNode, block: LexborNode) -> bool:
@@ -590,7 +591,7 @@ def _rank(member: LexborNode, before: LexborNode | None) -> int | None:
     return None
 
 
-_BADGE_CLASS_RE = re.compile(r"icon|badge|label|tag|slug|pill", re.IGNORECASE)
+_BADGE_CLASS_RE = ClassWords(r"icon|badge|label|tag|slug|pill")
 
 
 def _snippet(scope: list[LexborNode], skip: set[int], body_ids: set[int], date: str | None) -> str | None:
