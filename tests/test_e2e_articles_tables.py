@@ -1,17 +1,20 @@
-"""Stories, comments, search results and tables end to end: the real `curllm` command, the rule
-planner and a real browser on the real page snapshots, served over http from 127.0.0.1 and opened
-as files. PL, EN and DE instructions; every output format for tables."""
+"""Stories, comments, search results and tables end to end: the rule planner and a real browser on the
+real page snapshots, served over http from 127.0.0.1 and opened as files. PL, EN and DE
+instructions; every output format for tables. The tasks run as `curllm run` runs them, in this
+process with one browser (tests/in_process.py); the formats and an error's exit code through the
+real `curllm` command."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from tests.conftest import REALPAGES, realpage
+from tests.in_process import InProcessCurllm
 from tests.test_e2e import curllm
 
 pytestmark = pytest.mark.browser
@@ -31,11 +34,19 @@ def where(site_url: str, name: str, how: str) -> str:
     return f"{site_url}/real/{name}" if how == "http" else str(path)
 
 
-def run_json(instruction: str, url: str, tmp: Path, *extra: str) -> dict:
-    out = curllm(instruction, "--url", url, "--format", "json", *extra, tmp=tmp)
-    assert out.returncode == 0, out.stderr + out.stdout[-2000:]
-    result = json.loads(out.stdout)
-    assert result["ok"] and result["plan"]["planner"] in ("rules", "cache")
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def here(curllm_browser):
+    """`curllm run` in this process, in the session's browser."""
+    curllm_here = InProcessCurllm(curllm_browser)
+    yield curllm_here
+    await curllm_here.aclose()
+
+
+async def run_json(here: InProcessCurllm, instruction: str, url: str) -> dict:
+    """The ``--format json`` document of a run that succeeded (the CLI's exit 0)."""
+    result = await here.json(instruction, url)
+    assert result["ok"], str(result["errors"])[-2000:]
+    assert result["plan"]["planner"] in ("rules", "cache")
     return result
 
 
@@ -58,9 +69,9 @@ def run_json(instruction: str, url: str, tmp: Path, *extra: str) -> dict:
         ),
     ],
 )
-def test_posts_above_a_points_threshold(site_url, tmp_path, truth, how, name, instruction, threshold):
+async def test_posts_above_a_points_threshold(here, site_url, truth, how, name, instruction, threshold):
     url = where(site_url, name, how)
-    result = run_json(instruction, url, tmp_path)
+    result = await run_json(here, instruction, url)
     want = [
         (t["title"], t["url"], t.get("points", t.get("score")))
         for t in truth[name]["items"]
@@ -74,9 +85,9 @@ def test_posts_above_a_points_threshold(site_url, tmp_path, truth, how, name, in
         assert got_url == want_url if want_url.startswith("http") else got_url.endswith("/" + want_url)
 
 
-def test_the_first_stories_of_a_listing(site_url, tmp_path, truth):
+async def test_the_first_stories_of_a_listing(here, site_url, truth):
     url = where(site_url, "hackernews_front_2020.html", "http")
-    result = run_json("die ersten 5 Beiträge", url, tmp_path)
+    result = await run_json(here, "die ersten 5 Beiträge", url)
     articles = result["data"]["articles"]
     want = truth["hackernews_front_2020.html"]["items"][:5]
     assert [(a["title"], a["points"], a["comments"], a["author"], a["rank"]) for a in articles] == [
@@ -95,8 +106,8 @@ def test_the_first_stories_of_a_listing(site_url, tmp_path, truth):
         ("http", "reddit_new_askreddit_post.html", "komentarze pod postem", 12),
     ],
 )
-def test_comments_of_a_story(site_url, tmp_path, how, name, instruction, count):
-    result = run_json(instruction, where(site_url, name, how), tmp_path)
+async def test_comments_of_a_story(here, site_url, how, name, instruction, count):
+    result = await run_json(here, instruction, where(site_url, name, how))
     comments = result["data"]["articles"]
     assert len(comments) == count
     assert all(c["text"] and c["url"] for c in comments)
@@ -119,8 +130,8 @@ BING_FIRST = ("Microsoft - Wikipedia", "https://en.wikipedia.org/wiki/Microsoft"
         pytest.param("file", "die ersten 3 Suchergebnisse", 3, marks=pytest.mark.slow),
     ],
 )
-def test_organic_search_results(site_url, tmp_path, how, instruction, count):
-    result = run_json(instruction, where(site_url, BING, how), tmp_path)
+async def test_organic_search_results(here, site_url, how, instruction, count):
+    result = await run_json(here, instruction, where(site_url, BING, how))
     results = result["data"]["articles"]
     assert len(results) == count  # not the page's 237 links
     assert (results[0]["title"], results[0]["url"]) == BING_FIRST
@@ -161,8 +172,8 @@ WIKI = "wikipedia_microsoft.html"
         ),
     ],
 )
-def test_one_table_by_place_words_or_size(site_url, tmp_path, how, name, instruction, first_header, rows):
-    result = run_json(instruction, where(site_url, name, how), tmp_path)
+async def test_one_table_by_place_words_or_size(here, site_url, how, name, instruction, first_header, rows):
+    result = await run_json(here, instruction, where(site_url, name, how))
     [table] = result["data"]["tables"]
     assert table["headers"][0] == first_header and len(table["rows"]) == rows
 
@@ -177,9 +188,9 @@ def test_a_table_the_words_do_not_name_is_an_error(site_url, tmp_path):
     assert "Shareholder name" in result["errors"][0]["message"]  # says which tables there are
 
 
-def test_sports_tables_without_repeated_headers(site_url, tmp_path, truth):
+async def test_sports_tables_without_repeated_headers(here, site_url, truth):
     name = "basketball_reference_gsw_2017_games_table.html"
-    result = run_json("extract the tables", where(site_url, name, "file"), tmp_path)
+    result = await run_json(here, "extract the tables", where(site_url, name, "file"))
     tables = result["data"]["tables"]
     expected = truth[name]["tables"]
     assert [len(t["rows"]) for t in tables] == [e["n_data_rows"] for e in expected] == [82, 17]

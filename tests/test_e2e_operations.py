@@ -1,5 +1,7 @@
-"""The operations on items end to end: the real `curllm` command, the rule planner and a real browser
-on the shared real page snapshots (served over http from 127.0.0.1, or opened as files). Each
+"""The operations on items end to end: the rule planner and a real browser on the shared real page
+snapshots (served over http from 127.0.0.1, or opened as files), the tasks run as `curllm run` runs
+them in this process with one browser (tests/in_process.py), a format named in the words and the
+exit code of a refusal through the real `curllm` command. Each
 operation is asked for in words (EN/PL/DE) and its answer checked against TRUTH.json, read
 independently of curllm: counts, averages, a brand word, the author, a bound on comments, the link's
 domain, one per group, ads left out, each once, and a format named in the words.
@@ -11,13 +13,15 @@ import csv
 import io
 import json
 import re
-from pathlib import Path
 from statistics import fmean
 from urllib.parse import urlsplit
 
 import pytest
+import pytest_asyncio
 
+from curllm_core.errors import PlanningError
 from tests.conftest import REALPAGES, realpage
+from tests.in_process import InProcessCurllm
 from tests.test_e2e import curllm
 
 pytestmark = pytest.mark.browser
@@ -42,18 +46,25 @@ def where(site_url: str, name: str, how: str) -> str:
     return f"{site_url}/real/{name}" if how == "http" else str(path)
 
 
-def answer(instruction: str, url: str, tmp: Path, *extra: str) -> dict:
-    out = curllm(instruction, "--url", url, "--format", "json", *extra, tmp=tmp)
-    assert out.returncode == 0, out.stderr + out.stdout[-2000:]
-    result = json.loads(out.stdout)
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def here(curllm_browser):
+    """`curllm run` in this process, in the session's browser."""
+    curllm_here = InProcessCurllm(curllm_browser)
+    yield curllm_here
+    await curllm_here.aclose()
+
+
+async def answer(here: InProcessCurllm, instruction: str, url: str) -> dict:
+    """The ``--format json`` document of a run that succeeded (the CLI's exit 0)."""
+    result = await here.json(instruction, url)
     assert result["ok"] and result["plan"]["planner"] in ("rules", "cache"), result["errors"]
     return result
 
 
-def test_a_count_and_an_average_price(site_url, tmp_path, truth):
+async def test_a_count_and_an_average_price(here, site_url, truth):
     items = truth[CENEO]["items"]
-    result = answer(
-        "ile ofert jest na stronie i jaka jest ich średnia cena?", where(site_url, CENEO, "http"), tmp_path
+    result = await answer(
+        here, "ile ofert jest na stronie i jaka jest ich średnia cena?", where(site_url, CENEO, "http")
     )
     assert result["plan"]["expected_output"] == "summary"
     assert result["data"]["summary"] == {
@@ -64,9 +75,9 @@ def test_a_count_and_an_average_price(site_url, tmp_path, truth):
 
 
 @pytest.mark.slow
-def test_a_word_before_the_noun_filters_the_names(site_url, tmp_path, truth):
+async def test_a_word_before_the_noun_filters_the_names(here, site_url, truth):
     """ "EOS" before the noun: the cameras whose names hold the word, cheapest first."""
-    result = answer("die 3 günstigsten EOS Kameras", where(site_url, CENEO, "file"), tmp_path)
+    result = await answer(here, "die 3 günstigsten EOS Kameras", where(site_url, CENEO, "file"))
     want = sorted(
         (i for i in truth[CENEO]["items"] if re.search(r"\bEOS\b", i["name"])), key=lambda i: i["price"]
     )
@@ -77,15 +88,13 @@ def test_a_word_before_the_noun_filters_the_names(site_url, tmp_path, truth):
     assert any("Kameras" in w for w in result["warnings"])  # the unknown noun is quoted, not dropped
 
 
-def test_the_author_a_bound_on_comments_and_the_links_domain(site_url, tmp_path, truth):
+async def test_the_author_a_bound_on_comments_and_the_links_domain(here, site_url, truth):
     items = truth[HN2020]["items"]
     # An author with a story of a known number of comments, and a bound just above it.
     story = next(i for i in items if isinstance(i.get("comments"), int))
     author, bound = story["user"], story["comments"] + 1
-    result = answer(
-        f"stories posted by {author} with fewer than {bound} comments",
-        where(site_url, HN2020, "http"),
-        tmp_path,
+    result = await answer(
+        here, f"stories posted by {author} with fewer than {bound} comments", where(site_url, HN2020, "http")
     )
     want = [
         i["title"]
@@ -98,18 +107,18 @@ def test_the_author_a_bound_on_comments_and_the_links_domain(site_url, tmp_path,
 
 
 @pytest.mark.slow
-def test_the_links_domain(site_url, tmp_path, truth):
+async def test_the_links_domain(here, site_url, truth):
     items = truth[HN2020]["items"]
     host = "github.com"
-    result = answer(f"Beiträge mit Links zu {host}", where(site_url, HN2020, "file"), tmp_path)
+    result = await answer(here, f"Beiträge mit Links zu {host}", where(site_url, HN2020, "file"))
     want = [i["title"] for i in items if (urlsplit(i["url"]).hostname or "").endswith(host)]
     assert want and [a["title"] for a in result["data"]["articles"]] == want
 
 
 @pytest.mark.slow
-def test_one_per_group_and_each_once(site_url, tmp_path, truth):
+async def test_one_per_group_and_each_once(here, site_url, truth):
     items = truth[HN2020]["items"]
-    result = answer("one story per author, without duplicates", where(site_url, HN2020, "http"), tmp_path)
+    result = await answer(here, "one story per author, without duplicates", where(site_url, HN2020, "http"))
     seen: list[str] = []
     for i in items:
         if i["user"] not in seen:
@@ -127,11 +136,12 @@ def test_ads_left_out_as_csv_named_in_the_words(site_url, tmp_path, truth):
     assert "sponsored" not in out.stdout.splitlines()[0] or all(r["sponsored"] in ("False", "") for r in rows)
 
 
-def test_nothing_doable_exits_3_quoting_the_words(site_url, tmp_path):
+async def test_nothing_doable_exits_3_quoting_the_words(here, site_url, tmp_path):
     out = curllm("zarezerwuj stolik dla czterech osób", "--url", where(site_url, CENEO, "http"), tmp=tmp_path)
     assert out.returncode == 3 and "book" in out.stderr and "PLANNING_FAILED" in out.stderr
-    out = curllm("which of these looks best?", "--url", where(site_url, CENEO, "http"), tmp=tmp_path)
-    assert out.returncode == 3 and "'looks best' is a judgement" in out.stderr
+    with pytest.raises(PlanningError) as failed:  # the same exit 3 (PLANNING_FAILED)
+        await here.json("which of these looks best?", where(site_url, CENEO, "http"))
+    assert failed.value.exit_code == 3 and "'looks best' is a judgement" in str(failed.value)
 
 
 @pytest.mark.parametrize(
@@ -156,9 +166,9 @@ def test_nothing_doable_exits_3_quoting_the_words(site_url, tmp_path):
         ),
     ],
 )
-def test_a_value_superlative_and_the_sponsored_ones_counted(
-    site_url, tmp_path, truth, name, instruction, key, value
+async def test_a_value_superlative_and_the_sponsored_ones_counted(
+    here, site_url, truth, name, instruction, key, value
 ):
-    result = answer(instruction, where(site_url, name, "http"), tmp_path)
+    result = await answer(here, instruction, where(site_url, name, "http"))
     assert result["plan"]["expected_output"] == "summary"
     assert result["data"]["summary"][key] == value(truth[name]["items"])

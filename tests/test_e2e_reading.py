@@ -1,10 +1,13 @@
-"""Pages as they are served today, end to end: the real `curllm` command against the test site's
-client-rendered listings (tests/site_apps.py: items fetched after `load`, skeletons, prices from a
+"""Pages as they are served today, end to end: `curllm` against the test site's client-rendered listings (tests/site_apps.py: items fetched after `load`, skeletons, prices from a
 second request, load-more, infinite scroll, a virtualized list, a listing that shows fewer items
 than it states), in four markups and PL/EN/DE. Every answer is exact, or says what it missed.
 
 The server holds each API answer for the page's ``delay`` (ms): the requests are in flight
 meanwhile, as on a real network, and curllm must wait for them; no test sleeps.
+
+The single tasks run as `curllm run` runs them, in this process with one browser
+(tests/in_process.py); a given plan goes through the real `curllm` command, the matrix through one
+real `curllm batch`.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from tests import site_apps
+from tests.in_process import InProcessCurllm
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -40,10 +45,19 @@ def expected(pattern: str, lang: str, hi: float = float("inf")) -> list[tuple[st
     ]
 
 
-def run(site_url: str, tmp: Path, instruction: str, page: str) -> dict:
-    out = curllm(instruction, "--url", f"{site_url}/app/{page}", "--format", "json", tmp=tmp)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def here(curllm_browser):
+    """`curllm run` in this process, in the session's browser."""
+    curllm_here = InProcessCurllm(curllm_browser)
+    yield curllm_here
+    await curllm_here.aclose()
+
+
+async def run(here: InProcessCurllm, site_url: str, instruction: str, page: str) -> dict:
+    """The ``--format json`` document of a run that succeeded (the CLI's exit 0)."""
+    result = await here.json(instruction, f"{site_url}/app/{page}")
+    assert result["ok"], result["errors"]
+    return result
 
 
 CURRENCY = {"pl": "PLN", "en": "GBP", "de": "EUR"}
@@ -64,23 +78,23 @@ CURRENCY = {"pl": "PLN", "en": "GBP", "de": "EUR"}
         ("virtual?markup=soup&lang=en&delay=300", "en", "products under £150", 150),
     ],
 )
-def test_every_item_exactly(browser_path, site_url, tmp_path, page, lang, instruction, hi):
+async def test_every_item_exactly(here, browser_path, site_url, page, lang, instruction, hi):
     pattern = page.split("?")[0]
-    result = run(site_url, tmp_path, instruction, page)
+    result = await run(here, site_url, instruction, page)
     got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
     assert got == sorted(expected(pattern, lang, float("inf") if hi is None else hi))
     assert {p["currency"] for p in result["data"]["products"]} == {CURRENCY[lang]}
     assert not result.get("warnings"), result.get("warnings")
 
 
-def test_an_order_over_the_whole_listing_behind_a_load_more_button(browser_path, site_url, tmp_path):
-    result = run(site_url, tmp_path, "the 5 cheapest products", "loadmore?markup=bem&lang=en&delay=300")
+async def test_an_order_over_the_whole_listing_behind_a_load_more_button(here, browser_path, site_url):
+    result = await run(here, site_url, "the 5 cheapest products", "loadmore?markup=bem&lang=en&delay=300")
     got = [(p["name"], p["price"]) for p in result["data"]["products"]]
     assert got == sorted(expected("loadmore", "en"), key=lambda t: t[1])[:5]
 
 
-def test_a_listing_that_shows_fewer_items_than_it_states_says_so(browser_path, site_url, tmp_path):
-    result = run(site_url, tmp_path, "Produkte unter 300 €", "short?markup=bem&lang=de&delay=300")
+async def test_a_listing_that_shows_fewer_items_than_it_states_says_so(here, browser_path, site_url):
+    result = await run(here, site_url, "Produkte unter 300 €", "short?markup=bem&lang=de&delay=300")
     got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
     shown = site_apps.catalogue("de", 42)[:12]  # the page shows its first 12 and never more
     assert got == sorted((p["name"], p["price"]) for p in shown if p["price"] <= 300)
@@ -95,10 +109,10 @@ def test_a_listing_that_shows_fewer_items_than_it_states_says_so(browser_path, s
         ("filter?markup=testid&lang=de&delay=300", "de", "Produkte zwischen 50 und 150 €", 50, 150),
     ],
 )
-def test_a_filter_that_applies_itself_is_waited_for(
-    browser_path, site_url, tmp_path, page, lang, instruction, lo, hi
+async def test_a_filter_that_applies_itself_is_waited_for(
+    here, browser_path, site_url, page, lang, instruction, lo, hi
 ):
-    result = run(site_url, tmp_path, instruction, page)
+    result = await run(here, site_url, instruction, page)
     got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
     want = sorted((p["name"], p["price"]) for p in site_apps.catalogue(lang, 24) if lo <= p["price"] <= hi)
     assert got == want
@@ -115,8 +129,8 @@ def test_a_filter_that_applies_itself_is_waited_for(
         ("sort?markup=soup&lang=de&delay=300", "de", "die 5 günstigsten Produkte", "Preis aufsteigend"),
     ],
 )
-def test_a_custom_sort_control_is_used(browser_path, site_url, tmp_path, page, lang, instruction, chosen):
-    result = run(site_url, tmp_path, instruction, page)
+async def test_a_custom_sort_control_is_used(here, browser_path, site_url, page, lang, instruction, chosen):
+    result = await run(here, site_url, instruction, page)
     got = [(p["name"], p["price"]) for p in result["data"]["products"]]
     want = sorted(((p["name"], p["price"]) for p in site_apps.catalogue(lang, 24)), key=lambda t: t[1])[:5]
     assert got == want
