@@ -96,18 +96,26 @@ def _skip_reason(report) -> str:
 
 @pytest.fixture(scope="session")
 def curllm_wheel(tmp_path_factory) -> Path:
-    """curllm built into a wheel from this checkout, once per session (for the fresh-venv tests)."""
+    """curllm built into a wheel from this checkout, once per run (for the fresh-venv tests): under
+    xdist the first worker to need it builds it into the run's shared temporary directory, under a
+    lock, and the others take that one."""
+    import fcntl
     import subprocess
 
-    out = tmp_path_factory.mktemp("curllm-wheel")
-    # --no-isolation: hatchling comes from this environment, so building needs no network.
-    done = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # pytest-N/, above gw0/
+    out = shared / "curllm-wheel"
+    with open(shared / "curllm-wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not any(out.glob("curllm-*.whl")):
+            # --no-isolation: hatchling comes from this environment, so building needs no network.
+            done = subprocess.run(
+                [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
     (wheel,) = out.glob("curllm-*.whl")
     return wheel
 
@@ -159,3 +167,30 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.delenv("CURLLM_MODEL", raising=False)
     monkeypatch.delenv("CURLLM_TOOLS_PATH", raising=False)
     return dict(os.environ)
+
+
+def pytest_addoption(parser) -> None:
+    parser.addoption(
+        "--record-file-times",
+        metavar="PATH",
+        help="write each test file's seconds into PATH (tests/file_times.json orders the files for xdist)",
+    )
+
+
+def pytest_configure(config) -> None:
+    """Under xdist, the files go to the workers longest first (tests/file_order.py), not in xdist's
+    order of most tests first; --record-file-times records this run's seconds per file."""
+    from tests.file_order import FileTimes
+
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+    path = config.getoption("record_file_times", None)
+    if path and not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        config.pluginmanager.register(FileTimes(Path(path).resolve()), "curllm-file-times")
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    from tests.file_order import longest_files_first, recorded_times
+
+    if hasattr(config, "workerinput"):  # on an xdist worker: the order the controller schedules in
+        items[:] = longest_files_first(items, recorded_times())
