@@ -62,7 +62,7 @@ seite seiten webseite hier dort da alle allen aller alles jede jeder jedes nur e
 neue mehr weniger sehr auch noch schon jetzt aktuell verfügbar angezeigt aufgeführt daten zuerst artikel
 dieser diese dieses diesem diesen jener
 hallo guten morgen tag abend gibt gibts es mein meine meinen meinem meiner dein deine nicht nichts etwas lege leg lass gebe
-wieviele viele kostet kosten speichere speichern exportiere
+wieviele viele viel kostet kosten speichere speichern exportiere
 """
 #: Function words per language (folded): they carry no request of their own.
 FUNCTION_WORDS: dict[str, frozenset[str]] = {

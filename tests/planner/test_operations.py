@@ -425,3 +425,35 @@ def test_a_question_of_taste_is_refused_as_a_judgement(registry, instruction, sa
 )
 def test_verbs_and_question_words_that_ask_are_not_quoted(registry, instruction):
     assert plan_with_rules(instruction, SHOP, registry).plan.warnings == []
+
+
+@pytest.mark.parametrize(
+    "instruction, params",
+    [
+        ("products whose name starts with Canon EOS", {"starts_with": "Canon EOS"}),
+        ("produkty zaczynające się od Canon PIXMA", {"starts_with": "Canon PIXMA"}),
+        ("Produkte, die mit Canon EOS beginnen", {"starts_with": "Canon EOS"}),
+        ("offers containing RTX 4090 under 2000 zł", {"contains": "RTX 4090"}),
+        ("products starting with Canon and cheaper than 500 zł", {"starts_with": "Canon"}),
+    ],
+)
+def test_a_name_of_several_words_is_taken_whole(registry, instruction, params):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert any(
+        all(p.get(k) == v for k, v in params.items()) for p in steps_of(plan, "validation.filter_text")
+    )
+    assert not any("not understood" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "wie viel kosten die Produkte im Durchschnitt?",
+        "ile kosztują produkty średnio?",
+        "what do these cost on average?",
+    ],
+)
+def test_how_much_on_average_is_no_count(registry, instruction):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert [p["op"] for p in steps_of(plan, "validation.aggregate")] == ["average"], plan.steps
+    assert plan.warnings == []

@@ -206,7 +206,7 @@ def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[in
         if kind_is_links
         else t.finditer(
             rf"(?:(?:whose|with\s+(?:a|the)?|where\s+the|w|im|mit)\s+)?(?:{_TEXT_FIELD}\s+)?{_MENTION}\s+(?:the\s+word\s+|słowo\s+|slowo\s+|frazę\s+|fraze\s+|das\s+wort\s+)?"
-            r"(;+|\w[\w-]*)"
+            rf"(;+|\w[\w-]*{_NAME_GOES_ON})"
         )
     ):
         value = _value(m, 1, quoted)
@@ -222,7 +222,9 @@ def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[in
         value = _value(m, 1, quoted)
         found.append((m.start(), {"field": "name", "contains": value}, _said(t, m)))
         t.mask(m.start(), m.end())
-    for m in t.finditer(rf"(?<!\w){_STARTS}\s+(;+|\w[\w-]*)(?:\s+(?:beginnen|beginnt|anfangen|anfängt))?"):
+    for m in t.finditer(
+        rf"(?<!\w){_STARTS}\s+(;+|\w[\w-]*{_NAME_GOES_ON})(?:\s+(?:beginnen|beginnt|anfangen|anfängt))?"
+    ):
         value = _value(m, 1, quoted)
         found.append((m.start(), {"field": "name", "starts_with": value}, _said(t, m)))
         t.mask(m.start(), m.end())
@@ -232,6 +234,10 @@ def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[in
             Fact("op_text", tuple(f[1] for f in found), found[0][0], " / ".join(f[2] for f in found))
         )
 
+
+#: A name goes on over the capitalised words and models after its first word ("Canon EOS", "RTX 4090",
+#: "Galaxy S24"), never over a word in lower case ("starts with Canon and costs ...").
+_NAME_GOES_ON = r"(?:\s+(?-i:[A-Z0-9][\w.+/-]*))*+"
 
 #: Words after "about"/"über" that say how much, not what about ("about 10", "über 50").
 _NOT_A_TERM = frozenset("the a an it this that them these those".split())
@@ -386,7 +392,7 @@ AGGREGATES: dict[str, str] = {
         r"(?:products?|items?|offers?|results?|stories|articles?|posts?|links?|listings?|entries))|"
         r"ile\b(?!\s+(?:kosztuj\w*|płac\w*|plac\w*))|policz\w*|zlicz\w*|ilość\s+(?=\w*\s*(?:produkt|ofert|wynik|artyku|post|link))|"
         r"(?<!ą\s)liczb\w*\s+(?=(?:\w+\s+)?(?:produkt|ofert|wynik|artyku|post|link|wpis))|"
-        r"wie\s*viele?|anzahl\s+(?:der|an)\s+(?=\w*\s*(?:produkt|angebot|ergebnis|artikel|beitr|link))|"
+        r"wie\s*viele\b|anzahl\s+(?:der|an)\s+(?=\w*\s*(?:produkt|angebot|ergebnis|artikel|beitr|link))|"
         r"zähle|zaehle"
     ),
     "average": r"averag\w*|mean|avg|on\s+average|średni\w*|sredni\w*|przeciętn\w*|durchschnitt\w*|mittlere\w*",
