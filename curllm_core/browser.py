@@ -193,6 +193,12 @@ class Browser:
                     self._pw = None
 
 
+def one_script(parts: list[str]) -> str:
+    """Scripts a document runs before its own, as one init script (one call to the browser), each in
+    a block of its own so that one failing leaves the others working."""
+    return "\n".join(f"try {{\n{part.strip()}\n}} catch (e) {{}}" for part in parts)
+
+
 def navigation_target(url: str, local_files: bool) -> str:
     """The first half of the rule of every navigation, the browser's and the HTTP engine's: a web URL
     as it is; a non-web target (a ``file:`` URL, a plain path, ``data:``) only where ``local_files``
@@ -222,9 +228,10 @@ class Session:
         self.egress: Any = None  # the policy-checking proxy, when there is a policy
         self.loaded_state: dict | None = None  # what --session FILE held when the task started
         self.own_pages: set[Any] = set()  # pages opened by `new_page` (a map's items), not popups
+        self._titles: dict[Any, str | None] = {}  # each page's title when `open` found it ready
         self._creating = 0  # `new_page` calls under way: a new page is a popup only once they are done
         self._created = asyncio.Event()
-        #: What was done about consent dialogs, in order (`consent.install`); ``on_consent`` is told
+        #: What was done about consent dialogs, in order (`consent.listen`); ``on_consent`` is told
         #: of each as it happens (the task's events).
         self.consent_actions: list[Any] = []
         self.on_consent: Any = None
@@ -253,18 +260,30 @@ class Session:
                 kwargs["storage_state"] = self.loaded_state
         self.context = await browser.new_context(**kwargs)
         self.context.set_default_timeout(o.navigation_timeout_ms)
-        if self.egress is not None:
-            self.page = await self.context.new_page()
-            await self.egress.prime(self.page)  # before routing: the proxy answers it itself
-        # Always routed: besides the policy and heavy resources, documents get their charset checked.
-        await self.context.route("**/*", self._route)
-        # Every page counts its requests in flight and its DOM changes from its first script on, so
-        # that a wait for its content (readiness.py) costs one look when it is already there.
-        await self.context.add_init_script(READINESS_INIT_JS)
-        from .consent import install
+        # Every document, before its own scripts, counts its requests in flight and its DOM changes, so
+        # that a wait for its content (readiness.py) costs one look when it is already there; and it
+        # answers consent dialogs (consent.py), whose reports are taken from before any page opens.
+        # One script, one call.
+        from .consent import listen, page_script
 
-        await install(self.context, o.consent, self._consent)  # before any page opens
-        self.page = self._guarded(self.page or await self.context.new_page())
+        scripts = [READINESS_INIT_JS]
+        if listen(self.context, o.consent, self._consent):
+            scripts.append(page_script(o.consent))
+        script = one_script(scripts)
+        # Always routed: besides the policy and heavy resources, documents get their charset checked.
+        # Calls that do not depend on each other go out together (one wait for the driver, not two).
+        if self.egress is not None:
+            # The proxy is primed before routing (it answers the primer itself); the script, added
+            # meanwhile, applies to the page from its first navigation on.
+            page = await self.context.new_page()
+            await asyncio.gather(self.egress.prime(page), self.context.add_init_script(script))
+            await self.context.route("**/*", self._route)
+        else:
+            await asyncio.gather(
+                self.context.route("**/*", self._route), self.context.add_init_script(script)
+            )
+            page = await self.context.new_page()  # after the script: its first document runs it
+        self.page = self._guarded(page)
         self.page.on("dialog", lambda dialog: asyncio.ensure_future(_quietly(dialog.dismiss())))
         self.page.on("requestfailed", self._on_request_failed)
         # Popups (window.open, target=_blank) are closed: the task stays on its own page.
@@ -322,7 +341,13 @@ class Session:
     async def close_page(self, page) -> None:
         """Close a page of `new_page`; bounded in time, a page stuck in JavaScript is no reason to wait."""
         self.own_pages.discard(page)
+        self._titles.pop(page, None)
         await _quietly(_bounded(page.close(), CLOSE_TIMEOUT_S, "closing a page"))
+
+    def opened_title(self, page: Any) -> str | None:
+        """``page``'s title when `open` last found it ready (read in the same look, no call of its
+        own); None when that look did not answer (ask the page)."""
+        return self._titles.get(page)
 
     async def _route(self, route) -> None:
         """Images and the like are dropped; a request the policy refuses never leaves the browser.
@@ -403,7 +428,7 @@ class Session:
         except PlaywrightTimeout:
             pass
         # Content rendered after `load` (a listing fetched by script, skeletons): waited for, bounded.
-        await wait_ready(page, self.options.ready_timeout_ms)
+        self._titles[page] = (await wait_ready(page, self.options.ready_timeout_ms)).last.title
         return page
 
     async def screenshot(self, path: Path) -> str | None:

@@ -99,9 +99,18 @@ def parse_report(payload: object, mode: str) -> ConsentAction | None:
 
 async def install(context: Any, mode: str, on_action: Callable[[ConsentAction], None]) -> None:
     """Answer consent dialogs in every document of the browser ``context`` as ``mode`` says,
-    calling ``on_action`` with what was done (at most MAX_REPORTS times). Nothing for ``leave``."""
+    calling ``on_action`` with what was done (at most MAX_REPORTS times). Nothing for ``leave``.
+    (A task's session does the same with `listen` and one init script of its own, `Session.start`.)"""
+    if listen(context, mode, on_action):
+        await context.add_init_script(script=page_script(mode))
+
+
+def listen(context: Any, mode: str, on_action: Callable[[ConsentAction], None]) -> bool:
+    """Take the reports of `page_script` in ``context`` (its console) to ``on_action``, at most
+    MAX_REPORTS; False for ``leave``, which has no script and nothing to report. The caller adds
+    `page_script` to the context before any page opens."""
     if mode == "leave":
-        return
+        return False
     count = 0
 
     def report(message: Any) -> None:
@@ -122,7 +131,7 @@ async def install(context: Any, mode: str, on_action: Callable[[ConsentAction], 
         on_action(action)
 
     context.on("console", report)
-    await context.add_init_script(script=page_script(mode))
+    return True
 
 
 def page_script(mode: str) -> str:

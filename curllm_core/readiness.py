@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 log = logging.getLogger("curllm.readiness")
@@ -180,7 +180,7 @@ PROBE_JS = (
   }
   return JSON.stringify({state: document.readyState, inflight, long_polls: longPolls,
     quiet_ms: R.last ? Math.round(t - R.last) : 1000000, changes: R.changes, timer_ms: Math.round(timerDue),
-    age_ms: Math.round(t), scroll_listeners: R.scroll || 0, signs});
+    age_ms: Math.round(t), scroll_listeners: R.scroll || 0, signs, title: String(document.title)});
 }"""
 )
 
@@ -215,6 +215,7 @@ class Probe:
     age_ms: int = 1_000_000  # since the document started
     signs: tuple[str, ...] = ()  # visible signs of content still loading
     scroll_listeners: int = 0  # scroll/wheel listeners and IntersectionObserver targets the page set
+    title: str | None = None  # the document's title then (what ``page.title()`` answers)
 
     @classmethod
     def from_json(cls, text: str) -> Probe:
@@ -229,6 +230,7 @@ class Probe:
             age_ms=int(d.get("age_ms", 0)),
             signs=tuple(str(s) for s in d.get("signs", ())),
             scroll_listeners=int(d.get("scroll_listeners", 0)),
+            title=d["title"] if isinstance(d.get("title"), str) else None,
         )
 
 
@@ -297,6 +299,7 @@ async def wait_ready(page: Any, timeout_ms: int | None = None, *, strict: bool =
             last = await probe(page)
             reason = verdict(last, strict=strict)
         except PlaywrightError as e:  # the document is being replaced, or the page closed
+            last = replace(last, title=None)  # the document that had it is gone
             if page.is_closed():
                 return Readiness(False, int((loop.time() - start) * 1000), probes, "the page closed", last)
             reason = f"the page did not answer ({str(e).splitlines()[0][:80]})"

@@ -146,7 +146,7 @@ class _Item:
             self.url = self.page.url
             ex.events.emit(
                 UrlCompleteEvent(
-                    url=self.url, duration_ms=elapsed_ms(started), title=await page_title(self.page)
+                    url=self.url, duration_ms=elapsed_ms(started), title=await page_title(self.page, session)
                 )
             )
 

@@ -22,8 +22,12 @@ from .options import RunOptions
 log = logging.getLogger("curllm.executor")
 
 
-async def page_title(page) -> str | None:
-    """The title for the event; a page stuck in JavaScript does not answer, and that is no reason to wait."""
+async def page_title(page, session: Session | None = None) -> str | None:
+    """The title for the event: the one ``session`` read when it opened ``page`` (`Session.open`: no
+    call of its own), else asked; a page stuck in JavaScript does not answer, and that is no reason to wait."""
+    known = session.opened_title(page) if session is not None else None
+    if known is not None:
+        return clean_text(known)
     try:
         title = await asyncio.wait_for(page.title(), 2.0)
     except Exception:  # timed out, or the page is gone
@@ -134,7 +138,7 @@ class TaskPage:
         self.timings["navigation_ms"] += elapsed_ms(started)
         self.events.emit(
             UrlCompleteEvent(
-                url=self.page.url, duration_ms=elapsed_ms(started), title=await page_title(self.page)
+                url=self.page.url, duration_ms=elapsed_ms(started), title=await page_title(self.page, session)
             )
         )
 

@@ -228,6 +228,7 @@ async def run(
     read_here = 0
     warned = False
     more: More | None = None
+    stated_before_more: int | None = None  # what the page stated before `read_more` looked at it
     stopped = "max_pages"
     while True:
         urls.append(page.url)
@@ -266,7 +267,7 @@ async def run(
         if link is None:
             stopped = "no_next_link"
             # The rest of this page's listing, by its own mechanism (load more, scrolling).
-            stated = await read_stated_total(page)
+            stated = stated_before_more = await read_stated_total(page)
             reader = _MoreReader(ctx, total, seen, extract, params, limit)
             more = await read_more(
                 page,
@@ -324,10 +325,13 @@ async def run(
     # The listing's own size against what was read (before price bounds left items out): fewer is
     # said, unless a bound already said the listing goes on or the count asked for was reached.
     if not warned and not enough:
-        try:
-            stated = await read_stated_total(page)
-        except PlaywrightError:
-            stated = None
+        if more is not None and more.mechanism is None:
+            stated = stated_before_more  # nothing was clicked or scrolled since: the same page
+        else:
+            try:
+                stated = await read_stated_total(page)
+            except PlaywrightError:
+                stated = None
         report["read"], report["stated_total"] = read, stated
         gap = shortfall(stated, read)
         if gap is not None:
