@@ -268,3 +268,196 @@ def test_a_wide_document_is_read_within_its_bounds():
     assert len(records) == emb.MAX_ITEMS
     assert time.perf_counter() - started < 5
     assert emb.undevalue([[1], [0]]) == [[None]]  # a table pointing back at itself ends
+
+
+# --- results carried as data (articles_generic) ---------------------------------------------------------
+
+from curllm_core.tools.extraction import articles_generic  # noqa: E402
+
+RESULT_DOCS = [
+    # a Next.js page's props, results with a snippet (EN)
+    (
+        {
+            "props": {
+                "pageProps": {
+                    "search": {
+                        "results": [
+                            {
+                                "id": 1,
+                                "title": "How to repair a bicycle chain",
+                                "url": "/guides/chain",
+                                "description": "Tools you need and the steps to take.",
+                            },
+                            {
+                                "id": 2,
+                                "title": "Choosing the right tyre pressure",
+                                "url": "/guides/tyres",
+                                "description": "What the numbers on the sidewall mean.",
+                            },
+                            {
+                                "id": 3,
+                                "title": "Winter cycling clothes",
+                                "url": "/guides/winter",
+                                "description": "Layers that keep you warm and dry.",
+                            },
+                        ],
+                        "menu": [
+                            {"label": "Home", "url": "/"},
+                            {"label": "Shop", "url": "/shop"},
+                            {"label": "Blog", "url": "/blog"},
+                        ],
+                    }
+                }
+            }
+        },
+        "https://bike.example/search?q=repair",
+        [
+            ("How to repair a bicycle chain", "https://bike.example/guides/chain"),
+            ("Choosing the right tyre pressure", "https://bike.example/guides/tyres"),
+            ("Winter cycling clothes", "https://bike.example/guides/winter"),
+        ],
+    ),
+    # GraphQL edges whose node holds the result, a highlighted title, a date (PL)
+    (
+        {
+            "data": {
+                "articles": {
+                    "edges": [
+                        {
+                            "node": {
+                                "headline": "Jak naprawić <em>rower</em> w domu",
+                                "permalink": "https://portal.example.pl/a/1",
+                                "publishedAt": "2024-03-01",
+                            }
+                        },
+                        {
+                            "node": {
+                                "headline": "Przegląd <em>rower</em>ów miejskich",
+                                "permalink": "https://portal.example.pl/a/2",
+                                "publishedAt": "2024-02-11",
+                            }
+                        },
+                        {
+                            "node": {
+                                "headline": "Gdzie jeździć na rowerze zimą",
+                                "permalink": "https://portal.example.pl/a/3",
+                                "publishedAt": "2024-01-20",
+                            }
+                        },
+                    ]
+                }
+            }
+        },
+        "https://portal.example.pl/szukaj?q=rower",
+        [
+            ("Jak naprawić rower w domu", "https://portal.example.pl/a/1"),
+            ("Przegląd rowerów miejskich", "https://portal.example.pl/a/2"),
+            ("Gdzie jeździć na rowerze zimą", "https://portal.example.pl/a/3"),
+        ],
+    ),
+    # a search API's hits with a summary (DE)
+    (
+        {
+            "hits": [
+                {
+                    "name": "Fahrradkette richtig ölen",
+                    "link": "/ratgeber/kette",
+                    "summary": "Welches Öl, wie oft und wie viel davon.",
+                },
+                {
+                    "name": "Reifendruck für Stadträder",
+                    "link": "/ratgeber/reifen",
+                    "summary": "Was die Zahlen auf dem Reifen bedeuten.",
+                },
+                {
+                    "name": "Sicher durch den Winter radeln",
+                    "link": "/ratgeber/winter",
+                    "summary": "Licht, Reifen und Kleidung für kalte Tage.",
+                },
+                {
+                    "name": "Bremsen einstellen ohne Werkstatt",
+                    "link": "/ratgeber/bremsen",
+                    "summary": "Schritt für Schritt zu sicheren Bremsen.",
+                },
+            ]
+        },
+        "https://rad.example.de/suche?q=rad",
+        [
+            ("Fahrradkette richtig ölen", "https://rad.example.de/ratgeber/kette"),
+            ("Reifendruck für Stadträder", "https://rad.example.de/ratgeber/reifen"),
+            ("Sicher durch den Winter radeln", "https://rad.example.de/ratgeber/winter"),
+            ("Bremsen einstellen ohne Werkstatt", "https://rad.example.de/ratgeber/bremsen"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("doc, url, want", RESULT_DOCS)
+def test_results_carried_as_data_stand_in_when_the_dom_has_none(doc, url, want):
+    script = json.dumps(doc).replace("</", "<\\/")
+    html = (
+        "<html><body><main><div class='skeleton'></div><div class='skeleton'></div></main>"
+        f"<script type='application/json' id='state'>{script}</script></body></html>"
+    )
+    out = articles_generic.extract(html, url, embedded=emb.html_embedded(html))
+    assert [(a["title"], a["url"]) for a in out["articles"]] == want
+    assert out["kind"] == "posts"
+    assert articles_generic.extract(html, url)["articles"] == []  # nothing without the data
+    assert [a["title"] for a in articles_generic.extract(html, url, embedded=[doc], limit=2)["articles"]] == [
+        t for t, _ in want[:2]
+    ]
+
+
+def test_a_list_of_links_carried_as_data_is_no_list_of_results():
+    """A menu's links (one-word labels, nothing told of each) and two results are not results."""
+    docs = [
+        {
+            "nav": [
+                {"label": "Home", "url": "/"},
+                {"label": "Shop", "url": "/shop"},
+                {"label": "Blog", "url": "/b"},
+            ]
+        },
+        {
+            "links": [
+                {"title": "Terms of service", "url": "/t"},
+                {"title": "Privacy policy", "url": "/p"},
+                {"title": "Contact us", "url": "/c"},
+            ]
+        },
+        {
+            "results": [
+                {
+                    "title": "Only two results here",
+                    "url": "/1",
+                    "snippet": "A result with a text of its own.",
+                },
+                {"title": "The second of them", "url": "/2", "snippet": "Another result with its own text."},
+            ]
+        },
+    ]
+    assert emb.article_listing(docs, "https://x.example/") == []
+    html = "<html><body><main><div class='skeleton'></div></main></body></html>"
+    assert articles_generic.extract(html, "https://x.example/", embedded=docs)["articles"] == []
+
+
+def test_the_dom_list_wins_over_data():
+    cards = "".join(
+        f"<li><h3><a href='/dom/{i}'>Result number {i} from the page</a></h3><p>{'A text of the result. ' * 3}</p></li>"
+        for i in range(3)
+    )
+    html = f"<html><body><main><ul>{cards}</ul></main></body></html>"
+    out = articles_generic.extract(html, "https://bike.example/", embedded=[RESULT_DOCS[0][0]])
+    assert [a["url"] for a in out["articles"]] == [f"https://bike.example/dom/{i}" for i in range(3)]
+
+
+@pytest.mark.browser
+async def test_a_skeleton_page_reads_its_results_from_data_in_the_browser(curllm_run_tool):
+    doc, url, want = RESULT_DOCS[2]
+    script = json.dumps(doc).replace("</", "<\\/")
+    html = (
+        "<html><body><main><div class='skeleton'></div><div class='skeleton'></div></main>"
+        f"<script type='application/json' id='state'>{script}</script></body></html>"
+    )
+    out = await curllm_run_tool("extraction.articles_generic", html=html, url=url)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == want

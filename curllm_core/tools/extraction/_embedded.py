@@ -5,7 +5,8 @@ to fill a price the DOM leaves out.
 
 Item lists are found by their shape, never by one site's key names: a list of objects that have a
 name or title and a price (an amount, a text "129,00 zł", an ``{amount, currency}`` object, a
-JSON-LD offer), most of them with a link. Prices go through `prices.parse_price` and the currency
+JSON-LD offer), most of them with a link; a list of results (`article_listing`) is objects with a
+title and a link, most of them with a text or a date. Prices go through `prices.parse_price` and the currency
 rules of the DOM extractor (`PageCurrency`). Hostile input is bounded: documents over
 `MAX_JSON_BYTES`, nesting beyond `MAX_DEPTH`, more than `MAX_NODES` values are not read further;
 NaN, Infinity and 1e309 are no numbers; a lone surrogate in a string is replaced.
@@ -307,6 +308,70 @@ def listing(documents: list[Any], base: str, default: str | None) -> list[dict]:
             if score > best_score:
                 best, best_score = records, score
     return [r for r in best if r["url"]] if sum(1 for r in best if r["url"]) >= 0.6 * len(best) else best
+
+
+_TITLE_KEY = re.compile(r"(?i)^(?:.*(?:name|title)|label|heading|headline)$")
+_TEXT_KEY = re.compile(r"(?i)^(?:snippet|description|summary|abstract|excerpt|teaser|lead|text|body)$")
+_DATE_KEY = re.compile(r"(?i)^(?:date|time|timestamp|.*(?:published|created|posted)(?:_?at|_?date|_?on)?)$")
+_TAG = re.compile(r"<[^<>]{0,200}>")
+MIN_RESULTS = 3  # a list of results carried as data: fewer is no evidence of one
+
+
+def _plain(value: str) -> str:
+    """Text a result carries with its highlighting as markup ("<em>lap</em>top") as a reader sees it."""
+    from html import unescape
+
+    return " ".join(unescape(_TAG.sub("", clean_text(value))).split())
+
+
+def article_record(obj: dict, base: str, depth: int = 0) -> dict | None:
+    """One result from an object: its title and link, and where it carries them its text and date;
+    None without a title or a link. A wrapper of one object (an edge's ``node``) is looked through."""
+    title = url = snippet = date = None
+    for key, value in obj.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            continue
+        if title is None and _TITLE_KEY.match(key) and not _NOT_NAME.search(key):
+            text = _plain(value)
+            if 0 < len(text) <= 300 and _LETTER.search(text):
+                title = text
+                continue
+        if url is None and _URL_KEY.match(key) and not _NOT_URL.search(key):
+            url = absolute_url(clean_text(value), base) if "/" in value or "." in value else None
+            if url is not None:
+                continue
+        if snippet is None and _TEXT_KEY.match(key) and len(text := _plain(value)) >= 20:
+            snippet = text
+        elif date is None and _DATE_KEY.match(key) and 0 < len(text := clean_text(value)) <= 40:
+            date = text
+    if title is None or url is None:
+        inner = [v for v in obj.values() if isinstance(v, dict)]
+        return article_record(inner[0], base, depth + 1) if len(inner) == 1 and depth < 3 else None
+    return {"title": title, "url": url, "snippet": snippet, "date": date}
+
+
+def article_listing(documents: list[Any], base: str) -> list[dict]:
+    """The results of the best list of results in ``documents`` (parsed JSON): objects with a title
+    and a link, at least `MIN_RESULTS` of them, most titled in words (not a menu's one-word labels)
+    and most with a text or a date of their own (not a list of links)."""
+    best: list[dict] = []
+    best_score = 0
+    for doc in documents:
+        if _is_devalue(doc):
+            doc = undevalue(doc)
+        for items in _lists(doc):
+            objects = [o for o in items[:MAX_ITEMS] if isinstance(o, dict)]
+            records = [r for o in objects if (r := article_record(o, base)) is not None]
+            if len(records) < MIN_RESULTS or len(records) < 0.6 * len(objects):
+                continue
+            worded = sum(1 for r in records if len(r["title"].split()) >= 2)
+            told = sum(1 for r in records if r["snippet"] or r["date"])
+            if worded < 0.5 * len(records) or told < 0.5 * len(records):
+                continue
+            score = len(records) + told
+            if score > best_score:
+                best, best_score = records, score
+    return best
 
 
 def documents(blocks: list) -> list[Any]:

@@ -36,7 +36,8 @@ How the list is found (see `find_items`):
    a title of their own (a story's subtext row) belong to it. Blocks labelled or classed as ads
    ("Ad", "Sponsored", "Anzeige", "Reklama", a class ``ad``/``sponsored``/``promoted``) are left out.
 
-A field no item shows is left out of every item.
+A field no item shows is left out of every item. A page whose DOM shows no list (results a script
+builds from data) is read from the JSON it carries (`_embedded.article_listing`).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ... import offload
 from ...errors import BadParams
-from ...tool import ToolContext
+from ...tool import ToolContext, require_page
 from ._html import (
     GLUE_TAGS,
     HiddenIndex,
@@ -823,13 +824,16 @@ def extract(
     min_score: int | None = None,
     include_promoted: bool = False,
     selectors: dict | None = None,
+    embedded: list | None = None,
     **_: Any,
 ) -> dict:
     """The stories, posts, comments or search results of ``html`` in page order (see the module
     docstring); ``min_points``/``min_comments`` keep items showing at least that many, then
     ``limit`` keeps the first N. Ads are left out unless ``include_ads``. ``min_score`` and
     ``include_promoted`` are the same as ``min_points`` and ``include_ads`` (a site tool's names:
-    its parameters reach its fallback by name)."""
+    its parameters reach its fallback by name). ``embedded`` are the JSON documents the page carries
+    (`_embedded.read_embedded`): a list of results there stands in when the DOM shows none (results a
+    script builds from data: a skeleton before hydration)."""
     _check_count("min_score", min_score)
     if min_points is None:
         min_points = min_score
@@ -845,6 +849,14 @@ def extract(
         found, items = find_items(tree, base, kind)
     finally:
         forget_texts()  # the parse's texts: not kept once its items are read (memory ids are reused)
+    if not items and embedded and kind != "comments":
+        from ._embedded import article_listing
+
+        items = [
+            {**record, "points": None, "comments": None, "author": None, "rank": None, "sponsored": False}
+            for record in article_listing(embedded, base)
+        ]
+        found = "posts" if items else None
     kept = []
     for item in items:
         if item["sponsored"] and not include_ads:
@@ -879,16 +891,22 @@ async def run(
     """Tool entry point: one round trip for the HTML (what the page's CSS hides left out: ad labels
     some sites print into every item, templates), then `extract` (a huge page's in a worker process: `offload`)."""
     html, url = await page_html(ctx, lean=True)
-    return await offload.run(
-        extract,
-        html,
-        url,
-        size=len(html),
-        limit=limit,
-        min_points=min_points,
-        min_comments=min_comments,
-        kind=kind,
-        include_ads=include_ads,
-        min_score=min_score,
-        include_promoted=include_promoted,
-    )
+    params: dict[str, Any] = {
+        "limit": limit,
+        "min_points": min_points,
+        "min_comments": min_comments,
+        "kind": kind,
+        "include_ads": include_ads,
+        "min_score": min_score,
+        "include_promoted": include_promoted,
+    }
+    out = await offload.run(extract, html, url, size=len(html), **params)
+    if out["kind"] is None and kind != "comments":
+        # No list in the DOM: what the page carries as data, if anything (results a script builds).
+        from ._embedded import html_embedded, read_embedded
+
+        live = ctx.page is not None or ctx.document is None
+        docs = await read_embedded(require_page(ctx)) if live else html_embedded(html)
+        if docs:
+            out = extract("<html><body></body></html>", url, embedded=docs, **params)
+    return out
