@@ -72,7 +72,7 @@ async def execute_plan(
     """Check (when given a document) and run a plan. Raises PlanError, with every problem, if invalid.
 
     The start page is ``url``, else ``options.url``, else the plan's own ``url``. ``engine``
-    (``browser``, ``http``, ``auto``) is what reads the pages, as ``--engine`` says.
+    (``auto``, the default; ``http``; ``browser``) is what reads the pages, as ``--engine`` says.
     """
     opts = _options(url, data, options, engine=checked_engine(engine))
     spec = TaskSpec(plan=plan, url=opts.url, data=opts.data, options=opts)
@@ -112,8 +112,9 @@ async def arun(
     (``["name", "price"]``) returns only those item fields, in that order, and ``limit`` at most that
     many items, counted after the checks and the order: as "only names and prices" and "the first
     10" in the instruction, and for a given ``plan`` too. ``consent`` (``reject``, the default,
-    ``accept`` or ``leave``) says what to answer a page's consent dialogs, as ``--consent`` does.
-    ``engine`` (``browser``, the default; ``http``; ``auto``) is what reads the pages, as ``--engine``.
+    ``accept`` or ``leave``) says what to answer a page's consent dialogs, as ``--consent`` does
+    (given, it makes ``auto`` read the page in the browser: only a browser answers a dialog).
+    ``engine`` (``auto``, the default; ``http``; ``browser``) is what reads the pages, as ``--engine``.
     """
     opts = _options(
         url,
@@ -127,7 +128,8 @@ async def arun(
     if consent is not None:
         from .consent import check_mode
 
-        opts = replace(opts, browser=replace(opts.browser, consent=check_mode(consent, "consent=")))
+        mode = check_mode(consent, "consent=")
+        opts = replace(opts, browser=replace(opts.browser, consent=mode, consent_asked=True))
     if plan is not None and fields is None and limit is None:
         return await execute_plan(
             plan, registry=registry, options=opts, events=events, on_event=on_event, browser=browser

@@ -81,6 +81,10 @@ class BrowserOptions:
     screenshots: str | None = None
     navigation_timeout_ms: int = 30000
     consent: str = "reject"  # what to answer consent dialogs: reject, accept, leave (consent.py)
+    #: Whether ``consent`` was asked for (an option, the config, a task, a request) rather than left
+    #: at its default: the user cares about the dialogs, which only a browser answers (``--engine auto``
+    #: then runs the task in the browser, `engines.browser_reason`).
+    consent_asked: bool = False
     #: How long reading a page waits for its content to be there (readiness.py), at most.
     ready_timeout_ms: int = READY_TIMEOUT_MS
 

@@ -7,7 +7,9 @@ a browser), and when ``auto`` goes back to the browser.
 - ``auto``: the HTTP engine for plans whose steps can all run on HTML, the browser otherwise; and
   the browser again, for that task, when the HTTP engine's answer cannot be trusted (`switch_reason`:
   the HTML is a client-rendered shell, the extraction came back empty or short of the count the page
-  states, or the page could not be had without a browser).
+  states, or the page could not be had without a browser; not after a time limit ran out). A consent
+  mode asked for also sends ``auto`` to the browser (`browser_reason`): only a browser answers a
+  consent dialog.
 
 A step can run on HTML when its tool's manifest says ``"html": true`` (or it needs no page), or when
 it is an optional step of a tool that needs a live page: such a page action (a price filter before a
@@ -19,18 +21,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import EmptyOutput, PolicyError, RobotsDisallowed, SSRFBlocked
+from .errors import EmptyOutput, PolicyError, RobotsDisallowed, SSRFBlocked, StepTimeout, TaskTimeout
 from .option_rules import ENGINES
 
 if TYPE_CHECKING:
+    from .browser import BrowserOptions
     from .http_fetch import Document
     from .plan.model import Plan
     from .registry import Registry
     from .result import Result
 
 AUTO, HTTP, BROWSER = ENGINES
-#: The engine when none is given (option, config): the browser until ``auto`` is proven the same.
-DEFAULT_ENGINE = BROWSER
+#: The engine when none is given (option, config, API, task, request): ``auto``, proven to give the
+#: browser's answers where both work (tests/test_engines_compare.py).
+DEFAULT_ENGINE = AUTO
 
 
 def checked_engine(engine: str | None) -> str | None:
@@ -66,14 +70,63 @@ def html_problem(plan: Plan, registry: Registry) -> str | None:
     return None
 
 
+def browser_reason(plan: Plan, registry: Registry, browser: BrowserOptions) -> str | None:
+    """Why ``auto`` runs ``plan`` in the browser from the start, or None when the HTTP engine reads it
+    first: a consent mode was asked for (only a browser answers a consent dialog), or a step needs a
+    live page (`html_problem`)."""
+    if consent_asked(browser):
+        return f"--consent {browser.consent} was asked for: only the browser answers consent dialogs"
+    return html_problem(plan, registry)
+
+
+def consent_asked(browser: BrowserOptions) -> bool:
+    """Whether a consent mode was asked for: said so (``consent_asked``: an option, the config, a
+    task, a request), or a mode other than the default set on `BrowserOptions` by hand."""
+    return browser.consent_asked or browser.consent != "reject"
+
+
+def may_need_live_page(plan: Plan | dict, registry: Registry) -> bool:
+    """`html_problem` read from a plan document before it is checked (the browser starts while the
+    check runs): a map step, or a step naming an installed tool (or an inner tool) that needs a live
+    page and is not optional. A malformed document says no: its check fails next."""
+    from .plan.model import Plan
+
+    if isinstance(plan, Plan):
+        return html_problem(plan, registry) is not None
+    steps = plan.get("plan") if isinstance(plan, dict) else None
+    if not isinstance(steps, list):
+        return False
+    for step in steps:
+        if not isinstance(step, dict):
+            return False
+        if "map" in step:
+            return True
+        manifest = registry.get(step["tool"]) if isinstance(step.get("tool"), str) else None
+        if manifest is None:
+            continue
+        params = step.get("parameters")
+        inner_name = params.get(manifest.parameter_for("tool") or "") if isinstance(params, dict) else None
+        inner = registry.get(inner_name) if isinstance(inner_name, str) else None
+        if (manifest.live_page and step.get("optional") is not True) or (
+            inner is not None and inner.live_page
+        ):
+            return True
+    return False
+
+
 def switch_reason(result: Result, document: Document | None, warnings: list[str]) -> str | None:
     """Why ``auto`` runs the task again in the browser after the HTTP engine's ``result`` (read from
     ``document``; ``warnings``: what the run's tools could not fully do, such as reading fewer items
     than the page states), or None when the answer stands. A page the policy or robots.txt refused
-    is refused by the browser too: no switch."""
+    is refused by the browser too, and a time limit that ran out (a step's, the task's) would run out
+    there as well (the same page, read by the same tool, with less of the task's time left): no switch.
+    Parses ``document`` (a huge one: call it through `offload.run`)."""
     from .html_shell import shell_signs
 
     if any(e.code in (PolicyError.code, RobotsDisallowed.code, SSRFBlocked.code) for e in result.errors):
+        return None
+    failed = [e for e in result.errors if not e.optional and not e.recovered]
+    if any(e.code in (StepTimeout.code, TaskTimeout.code) for e in failed):
         return None
     if document is not None:
         signs = shell_signs(document.html)
@@ -82,7 +135,6 @@ def switch_reason(result: Result, document: Document | None, warnings: list[str]
     if warnings:
         return "the HTTP engine's answer came with a warning: " + warnings[0][:200]
     if not result.ok:
-        failed = [e for e in result.errors if not e.optional and not e.recovered]
         codes = ", ".join(sorted({e.code for e in failed})) or "failed"
         if any(e.code == EmptyOutput.code for e in failed):
             return "the extraction on the HTML came back empty"

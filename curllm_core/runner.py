@@ -10,7 +10,10 @@
   ``default_url``), normalises and checks it (`check_start_url`), then plans the instruction or
   checks the given plan. While the rule planner works or the given plan is checked, the browser is
   already starting (warm-up), and the code of the plan's tools is imported in that wait; a model is
-  shown a summary of the start page, opened in the session the steps then use.
+  shown a summary of the start page, opened in the session the steps then use. Under ``auto`` (the
+  default engine) the browser starts only for a task it will read: during the check of a given plan
+  that needs a live page (or with a consent mode asked for), else as soon as an instruction's plan
+  is known to need it; a plan the HTTP engine reads starts none (`_browser_ahead`).
 - **execute** runs the plan (steps, retries, fallbacks, re-planning by the model after a failed
   step, at most ``max_replans`` times) and returns the `Result`, with the planning time and the
   model's usage added.
@@ -288,7 +291,7 @@ class Runner:
             # As for an instruction, the browser starts while the plan is checked (the checker's
             # import and the plan's tool code fill the wait for Chromium): only when a step may
             # need the page, else a browser would start for nothing.
-            if url and spec.options.engine == "browser" and _may_need_page(spec.plan, self.registry):
+            if url and self._browser_ahead(spec.options, spec.plan):
                 await self._warm_up(page)
             try:
                 plan = self._given_plan(spec, data)
@@ -313,7 +316,7 @@ class Runner:
         instruction = _instruction(spec)
         _init_event(bus, url, instruction, f"llm:{spec.model}" if spec.model else "rules")
         started = time.perf_counter()
-        if url and not spec.model and spec.options.engine == "browser":
+        if url and not spec.model and self._browser_ahead(spec.options):
             await self._warm_up(page)
         try:
             # Under --engine http a model is not shown the page (that would start a browser).
@@ -330,6 +333,10 @@ class Runner:
                 from .browser_path import find_browser
 
                 find_browser()  # BrowserNotFound (bad set-up, exit 2) before any step runs
+            if url and page.warming is None and self._browser_first(spec.options, planned.plan):
+                # Under auto the plan decides: the browser starts now that it is known to be needed,
+                # and the plan's tools are imported while it boots (the HTML engine needs none).
+                await self._warm_up(page)
         except BaseException:
             await page.close()
             raise
@@ -380,6 +387,30 @@ class Runner:
         # The plan travels as its document: the other process checks it against its own tools.
         shipped = replace(spec, instruction=None, plan=plan.to_dict(), url=url, fields=None, limit=None)
         return Decided(shipped, plan, url, source, usage, plan_ms, started)
+
+    def _browser_ahead(self, options: RunOptions, plan: Plan | dict | None = None) -> bool:
+        """Whether preparing starts the browser before the plan is known (while the rules plan, or
+        while a given ``plan`` is checked): under ``browser`` when a step may need a page; under
+        ``auto`` only when the browser will read the page (a consent mode asked for, a given plan
+        with a step that needs a live page): a plan the HTML engine reads would start it for nothing
+        (~0.5 s of CPU, and an owned browser's launch to wait for before closing it)."""
+        from .engines import AUTO, BROWSER, consent_asked, may_need_live_page
+
+        if plan is not None and not _may_need_page(plan, self.registry):
+            return False
+        if options.engine == BROWSER or (options.engine == AUTO and consent_asked(options.browser)):
+            return True
+        return options.engine == AUTO and plan is not None and may_need_live_page(plan, self.registry)
+
+    def _browser_first(self, options: RunOptions, plan: Plan) -> bool:
+        """Whether ``auto`` runs this planned task in the browser from the start (`engines.browser_reason`)."""
+        from .engines import AUTO, browser_reason
+
+        return (
+            options.engine == AUTO
+            and plan.needs_page
+            and browser_reason(plan, self.registry, options.browser) is not None
+        )
 
     def _check_engine(self, plan: Plan, engine: str) -> None:
         """``--engine http`` takes only plans whose steps can all run on HTML: UsageError (before
@@ -565,14 +596,15 @@ class Runner:
     async def _run_plan(self, prepared: Prepared, options: RunOptions, replanner: Replanner | None) -> Result:
         """The plan on the engine the options ask for (engines.py): the browser; or the HTTP engine,
         and under ``auto`` the browser again when the HTTP engine's answer cannot be trusted."""
-        from .engines import AUTO, BROWSER, HTTP, html_problem, switch_reason
+        from . import offload
+        from .engines import AUTO, BROWSER, HTTP, browser_reason, switch_reason
 
         bus, plan, engine = prepared.events, prepared.plan, options.engine
         if engine == BROWSER or not plan.needs_page:
             return await Execution(
                 plan, self.registry, options, bus, page=prepared.page, replan=replanner
             ).run()
-        problem = html_problem(plan, self.registry)
+        problem = browser_reason(plan, self.registry, options.browser) if engine == AUTO else None
         if engine == AUTO and (problem is not None or prepared.page.opened):
             why = problem or "the page is open in the browser already (shown to the planning model)"
             bus.emit(EngineEvent(engine=BROWSER, reason=why, url=prepared.url))
@@ -589,7 +621,11 @@ class Runner:
         if engine != AUTO:
             await prepared.page.close()
             return result
-        reason = switch_reason(result, html_page.document, execution.warnings)
+        document = html_page.document
+        # A huge page is parsed for the shell's signs off the event loop, as its extraction was.
+        reason = await offload.run(
+            switch_reason, result, document, execution.warnings, size=len(document.html) if document else 0
+        )
         if reason is None:
             await prepared.page.close()
             return result

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from curllm_core.engines import html_problem, switch_reason
+from curllm_core.browser import BrowserOptions
+from curllm_core.engines import browser_reason, html_problem, may_need_live_page, switch_reason
 from curllm_core.html_shell import shell_signs
 from curllm_core.http_fetch import Document
 from curllm_core.manifest import Manifest
@@ -55,6 +56,25 @@ def test_which_plans_run_on_html(registry):
     assert "needs a live page" in (html_problem(Plan(steps=[clicks, extract]), registry) or "")
 
 
+def test_which_plans_auto_reads_in_the_browser_from_the_start(registry):
+    """A step that needs a live page, or a consent mode asked for (only a browser answers a dialog);
+    read alike from a plan document before its check (the browser then starts during the check)."""
+    extract = Step("navigation.pagination", {"extract": "extraction.products_generic", "max_pages": 5})
+    on_html = Plan(steps=[Step("forms.price_filter", {"max_price": 150}, optional=True), extract])
+    clicks = Plan(steps=[Step("navigation.click_by_text", {"text": "Laptops"}), extract])
+    assert browser_reason(on_html, registry, BrowserOptions()) is None
+    assert "needs a live page" in (browser_reason(clicks, registry, BrowserOptions()) or "")
+    for mode in ("reject", "accept", "leave"):
+        asked = browser_reason(on_html, registry, BrowserOptions(consent=mode, consent_asked=True)) or ""
+        assert f"--consent {mode}" in asked and "consent dialogs" in asked
+    assert browser_reason(on_html, registry, BrowserOptions(consent="accept"))  # set by hand, not the default
+    for plan, live in ((on_html, False), (clicks, True)):
+        assert may_need_live_page(plan, registry) is live
+        assert may_need_live_page(plan.to_dict(), registry) is live
+    assert may_need_live_page({"plan": [{"map": {"over": "products", "steps": []}}]}, registry)
+    assert not may_need_live_page({"plan": "not steps"}, registry)
+
+
 def _result(ok: bool, *codes: str) -> Result:
     return Result(ok=ok, errors=[ErrorEntry(code=c, message=c) for c in codes])
 
@@ -77,6 +97,9 @@ def test_when_auto_goes_back_to_the_browser():
     # the browser is refused what the policy or robots.txt refused
     assert switch_reason(_result(False, "BLOCKED_URL"), doc, []) is None
     assert switch_reason(_result(False, "ROBOTS_DISALLOWED"), doc, []) is None
+    # nor is a time limit that ran out: the same page, the same tool, less time
+    assert switch_reason(_result(False, "STEP_TIMEOUT"), doc, []) is None
+    assert switch_reason(_result(False, "TASK_TIMEOUT"), doc, []) is None
     shell = Document(
         "http://127.0.0.1/", '<html><body><div id="root"></div><script src="/app.js"></script></body></html>'
     )

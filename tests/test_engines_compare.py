@@ -60,6 +60,7 @@ async def compare(runner: Runner, instruction: str, url: str) -> tuple[dict, str
     on_auto, engines = await run(runner, instruction, url, "auto")
     assert on_auto["data"] == on_browser["data"], url
     assert on_auto["ok"] == on_browser["ok"]
+    assert on_auto.get("warnings") == on_browser.get("warnings"), url
     assert engines, "auto says which engine it chose"
     return on_browser, engines[-1]["data"]["engine"]
 

@@ -335,16 +335,30 @@ def test_a_filter_form_that_breaks_a_saved_page_is_undone_and_the_plan_goes_on(
 
 @pytest.mark.parametrize("how", ["http", "file"])
 def test_local_shop_whose_filter_breaks_the_page(site_url, tmp_path, how):
+    """In the browser, the filter is submitted, breaks the page, is undone, and the plan goes on."""
     url = f"{site_url}/test/broken-pl.html" if how == "http" else (SITE / "broken-pl.html").as_uri()
+    out = curllm(
+        "produkty od 100 do 200 zł", "--url", url, "--format", "json", "--engine", "browser", tmp=tmp_path
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout)
+    assert sorted(p["name"] for p in result["data"]["products"]) == BROKEN_SHOP_WANTED
+    assert [e["code"] for e in result["errors"]] == ["SUBMIT_FAILED"]
+
+
+def test_local_shop_whose_filter_breaks_the_page_under_auto(site_url, tmp_path):
+    """Under auto (the default) the page is read as HTML: the filter, an optional page action, is
+    skipped (never submitted, nothing breaks), and the price check gives the same products."""
+    url = f"{site_url}/test/broken-pl.html"
     out = curllm("produkty od 100 do 200 zł", "--url", url, "--format", "json", tmp=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     result = json.loads(out.stdout)
-    assert sorted(p["name"] for p in result["data"]["products"]) == [
-        "Kubek podróżny Stal",
-        "Kubek termiczny Kawa",
-        "Zestaw kubków Rodzina",
-    ]
-    assert [e["code"] for e in result["errors"]] == ["SUBMIT_FAILED"]
+    assert sorted(p["name"] for p in result["data"]["products"]) == BROKEN_SHOP_WANTED
+    assert result["errors"] == []
+    assert [s["tool"] for s in result["steps"] if s.get("skipped")] == ["forms.price_filter"]
+
+
+BROKEN_SHOP_WANTED = ["Kubek podróżny Stal", "Kubek termiczny Kawa", "Zestaw kubków Rodzina"]
 
 
 @pytest.mark.parametrize("how", ["http", "file"])

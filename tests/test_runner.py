@@ -210,7 +210,8 @@ def test_batch_reports_a_broken_plugin_like_run(tmp_path):
 
 @pytest.mark.browser
 async def test_batch_warms_the_browser_up_while_planning(registry, monkeypatch, site_url, browser_path):
-    """The shared browser starts while the rules plan, not after."""
+    """The shared browser starts while the rules plan, not after (on the browser engine: under auto
+    this plan reads HTML and starts no browser, see the test after the next)."""
     import asyncio
 
     import curllm_core.planner
@@ -231,7 +232,14 @@ async def test_batch_warms_the_browser_up_while_planning(registry, monkeypatch, 
 
     monkeypatch.setattr(curllm_core.planner, "plan_task", slow_plan_task)
     batch = Batch(
-        [{"id": "w", "instruction": "find products", "url": f"{site_url}/test/en-shop.html"}],
+        [
+            {
+                "id": "w",
+                "instruction": "find products",
+                "url": f"{site_url}/test/en-shop.html",
+                "engine": "browser",
+            }
+        ],
         registry=registry,
         use_cache=False,
     )
@@ -311,6 +319,28 @@ async def test_a_given_plan_loads_its_tools_while_the_browser_starts(
     result = await runner.execute(prepared)
     assert result.ok, result.errors
     assert result.data["page"]["title"]
+
+
+@pytest.mark.browser
+async def test_auto_starts_the_browser_only_for_a_plan_that_needs_it(registry, site_url, browser_path):
+    """Under auto (the default) a plan that reads HTML starts no browser at all; a plan with a step
+    that needs a live page starts it as soon as the plan is known, before its steps run."""
+    runner = Runner(registry)
+    try:
+        url = f"{site_url}/test/en-shop.html"
+        on_html = await runner.prepare(TaskSpec(instruction="find products", url=url, use_cache=False))
+        assert on_html.page.warming is None
+        result = await runner.execute(on_html)
+        assert result.ok and result.data["products"], result.errors
+        assert on_html.page.browser is None  # never made, never launched
+        url = f"{site_url}/inspiracje"  # the shop's feed: 8 products, 24 once scrolled to its end
+        spec = TaskSpec(instruction="scroll to the end and list all products", url=url, use_cache=False)
+        live = await runner.prepare(spec)
+        assert live.page.warming is not None  # launched with the plan, not by its first step
+        result = await runner.execute(live)
+        assert result.ok and len(result.data["products"]) == 24, result.errors
+    finally:
+        await runner.aclose()
 
 
 async def test_a_given_plan_without_page_steps_starts_no_browser(registry):

@@ -288,7 +288,8 @@ class Batch:
         timeout = task.timeout if task.timeout is not None else self.options.timeout_s
         options = replace(self.options, timeout_s=timeout)
         if task.consent is not None:
-            options = replace(options, browser=replace(options.browser, consent=task.consent))
+            browser = replace(options.browser, consent=task.consent, consent_asked=True)
+            options = replace(options, browser=browser)
         if task.engine is not None:
             options = replace(options, engine=task.engine)
         return TaskSpec(
@@ -382,7 +383,7 @@ def run_many(
     the cluster's CPUs), ``concurrency`` tasks each, one browser each; ``address`` is the cluster
     (``auto``, ``HOST:PORT``, ``ray://HOST:10001``; default ``RAY_ADDRESS``, else a local Ray for
     this call). Plans are made here; the lines are the same. See docs/distributed.md. ``engine``
-    (``browser``, ``http``, ``auto``) is what reads the pages, as ``--engine`` says.
+    (``auto``, the default; ``http``; ``browser``) is what reads the pages, as ``--engine`` says.
     """
     if engine is not None:
         options = replace(options or RunOptions(), engine=checked_engine(engine) or DEFAULT_ENGINE)

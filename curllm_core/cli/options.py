@@ -136,10 +136,10 @@ def browser_options(fn: F) -> F:
             "--engine",
             metavar="ENGINE",
             type=click.Choice(["auto", "http", "browser"], case_sensitive=False),
-            help="What reads the pages: browser (Chromium, every tool), http (the HTML fetched without a "
-            "browser: plans whose steps all read HTML, much faster) or auto (http where the plan allows "
-            "it, the browser otherwise and whenever the HTML's answer cannot be trusted) (default: "
-            "config engine, else browser).",
+            help="What reads the pages: auto (http where the plan allows it, the browser otherwise and "
+            "whenever the HTML's answer cannot be trusted), http (the HTML fetched without a browser: plans "
+            "whose steps all read HTML, much faster) or browser (Chromium, every tool) (default: config "
+            "engine, else auto).",
         ),
         option(
             "--screenshots",
@@ -200,6 +200,7 @@ def make_run_options(params: dict[str, Any], url: str | None, data: dict | None)
         load_images=bool(params.get("load_images") or config.get("load_images")),
         screenshots=params.get("screenshots"),
         consent=(params.get("consent") or config.get("consent") or "reject").lower(),
+        consent_asked=bool(params.get("consent") or config.get("consent")),
         ready_timeout_ms=ready_timeout_ms(params.get("ready_timeout"), config.get("ready_timeout")),
     )
     policy = NetworkPolicy(

@@ -22,6 +22,6 @@ class RunOptions:
     task_timeout_s: float | None = None
     backoff_s: float = 0.25  # first retry delay; doubles per attempt
     settings: dict = field(default_factory=dict)  # handed to tools as ctx.settings
-    #: Which engine runs the plan: ``browser``, ``http`` (HTML fetched without a browser) or
-    #: ``auto`` (see engines.py).
+    #: Which engine runs the plan: ``auto`` (the default: see engines.py), ``http`` (HTML fetched
+    #: without a browser) or ``browser``.
     engine: str = DEFAULT_ENGINE

@@ -44,9 +44,9 @@ _CONSENT = {
 
 _ENGINE = {
     "enum": ["auto", "http", "browser"],
-    "description": "What reads the pages: browser (the server's default unless it says otherwise), http "
-    "(the HTML fetched without a browser, for plans that only read HTML) or auto (http where it gives the "
-    "same answer, the browser otherwise).",
+    "description": "What reads the pages: auto (the server's default unless it says otherwise: http where "
+    "it gives the same answer, the browser otherwise), http (the HTML fetched without a browser, for plans "
+    "that only read HTML) or browser.",
 }
 
 TASK_TOOLS: dict[str, tuple[str, dict]] = {

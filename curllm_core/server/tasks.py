@@ -173,7 +173,7 @@ def _run_options(
     if o.get("viewport") is not None:
         browser = replace(browser, viewport=parse_viewport(o["viewport"]))
     if o.get("consent") is not None:
-        browser = replace(browser, consent=o["consent"])
+        browser = replace(browser, consent=o["consent"], consent_asked=True)
     if ready is not None:
         browser = replace(browser, ready_timeout_ms=int(ready * 1000))
     policy = base.policy

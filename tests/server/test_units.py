@@ -119,6 +119,6 @@ def test_a_request_may_choose_its_engine():
     settings = ServerSettings().checked()
     chosen = _run_options(settings, parse_task({"instruction": "x", "options": {"engine": "HTTP"}}), None)
     assert chosen.engine == "http"
-    assert _run_options(settings, parse_task({"instruction": "x"}), None).engine == "browser"
+    assert _run_options(settings, parse_task({"instruction": "x"}), None).engine == "auto"
     with pytest.raises(HTTPError, match="options.engine must be one of auto, http, browser"):
         _run_options(settings, parse_task({"instruction": "x", "options": {"engine": "fast"}}), None)
