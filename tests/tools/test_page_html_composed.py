@@ -79,3 +79,35 @@ async def test_the_page_behind_an_open_modal_is_still_seen(page):
     await page.evaluate("document.querySelector('[role=dialog]').remove()")
     html, _ = await _html.page_html(ToolContext(page=page), lean=True)
     assert parse_html(html).css_first("#app").attributes.get("aria-hidden") == "true"
+
+
+#: Inline elements as the stylesheet shows them, in three languages: pieces of one word in a line
+#: join; fields laid out as blocks or as flex or grid items are words apart on screen, and so in
+#: the text (the HTML engine, which knows no stylesheet, joins the first two rows' like pieces).
+STYLED_INLINE = """<!doctype html><html><head><style>
+.row { display: flex; gap: 4px } .grid { display: grid } .stack span, .stack x-name { display: block }
+</style></head><body>
+<p id="word"><span>Sam</span><span>sung</span> Galaxy, <span>Kühl</span><span>schrank</span></p>
+<div id="flex" class="row"><span>Nike</span><span>running shoes</span></div>
+<div id="grid" class="grid"><span>Zelmer</span><span>odkurzacz workowy</span></div>
+<div id="stack" class="stack"><x-name>Bosch</x-name><span>kühlschrank mit Gefrierfach</span></div>
+<p id="inline-block"><span style="display:inline-block">Odku</span><span style="display:inline-block">rzacz</span></p>
+</body></html>"""
+
+
+async def test_inline_elements_shown_as_blocks_or_flex_items_are_words_apart(page):
+    await page.set_content(STYLED_INLINE)
+    for lean, mark_hidden in ((True, False), (False, True)):
+        html, _ = await _html.page_html(ToolContext(page=page), lean=lean, mark_hidden=mark_hidden)
+        tree = parse_html(html)
+        seen = {
+            key: visible_text(tree.css_first(f"#{key}"))
+            for key in ("word", "flex", "grid", "stack", "inline-block")
+        }
+        assert seen == {
+            "word": "Samsung Galaxy, Kühlschrank",
+            "flex": "Nike running shoes",
+            "grid": "Zelmer odkurzacz workowy",
+            "stack": "Bosch kühlschrank mit Gefrierfach",
+            "inline-block": "Odkurzacz",
+        }, (lean, seen)

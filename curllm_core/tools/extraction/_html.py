@@ -106,6 +106,10 @@ HIDDEN_MARK = "data-curllm-hidden"
 #: Attributes of `page_html`'s ``mark_hidden`` mode: text the CSS crosses out; HTML the browser wrote.
 STRUCK_MARK = "data-curllm-struck"
 STYLED_MARK = "data-curllm-styled"
+#: An inline element (a span, a custom element) the stylesheet shows as a block or a flex or grid
+#: item: its boundaries separate words, as a block's do (``<span>Nike</span><span>running</span>``
+#: in a flex row is two words on screen). Only the browser knows the stylesheet.
+BLOCK_MARK = "data-curllm-block"
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _SEP = "\x00"  # a word break inserted at an element boundary; resolved in `clean_text`
 _SOFT = "\x01"  # the boundary of an inline element (`SOFT_TAGS`): a word break unless inside a word
@@ -153,9 +157,10 @@ PAGE_HTML_JS = r"""
   const GLUE = new Set(['A', 'ABBR', 'B', 'BDI', 'BDO', 'CITE', 'CODE', 'DATA', 'DEL', 'DFN', 'EM', 'FONT', 'I', 'INS',
                         'KBD', 'MARK', 'Q', 'S', 'SAMP', 'SMALL', 'STRIKE', 'STRONG', 'SUB', 'TIME', 'TT', 'U', 'VAR',
                         'WBR', 'LABEL', 'IMG', 'SPAN', 'SUP', 'SUB', 'BIG', 'NOBR']);
+  const SOFT = new Set(['SPAN', 'SUP', 'SUB', 'LABEL', 'BIG', 'NOBR']);
+  const known = (el) => !el.tagName.includes('-') && !(el.constructor && el.constructor.name === 'HTMLUnknownElement');
   // Inline as shown: the elements above and custom or unknown ones (their boundaries join words).
-  const inline = (el) => GLUE.has(el.tagName) || el.tagName.includes('-')
-                         || (el.constructor && el.constructor.name === 'HTMLUnknownElement');
+  const inline = (el) => GLUE.has(el.tagName) || !known(el);
   const BLANK = /^[ \t\n\r\f]+$/;
   const AMP = /&/g, LT = /</g, GT = />/g, QUOT = /"/g;
   const attr = (v) => v.indexOf('&') < 0 && v.indexOf('"') < 0 ? v : v.replace(AMP, '&amp;').replace(QUOT, '&quot;');
@@ -242,6 +247,10 @@ PAGE_HTML_JS = r"""
       if (inFrame && (name === 'href' || name === 'src') && typeof c[name] === 'string' && c[name]) v = c[name];
       open += ' ' + name + '="' + attr(v) + '"';
     }
+    // An inline element shown as a block, or as a flex or grid item (those are blockified): its
+    // boundaries separate words on screen.
+    if (cs && !hide && (SOFT.has(tag) || !known(c)) && !cs.display.startsWith('inline')
+        && cs.display !== 'contents') open += ' data-curllm-block=""';
     out.push(open + '>');
     if (VOID.has(tag)) return;
     walk(c.shadowRoot || c, checkChildren);  // an open shadow root is what is shown
@@ -601,7 +610,11 @@ def _collect(node: LexborNode, parts: list[str]) -> None:
         elif tag in ("-comment", "img", "input", "select", "option", "textarea"):
             continue
         elif not hidden_self(child):
-            if tag in GLUE_TAGS or tag not in HTML_TAGS:
+            if (tag in SOFT_TAGS or tag not in HTML_TAGS) and BLOCK_MARK in child.attributes:
+                parts.append(_SEP)  # shown as a block by the stylesheet
+                _collect(child, parts)
+                parts.append(_SEP)
+            elif tag in GLUE_TAGS or tag not in HTML_TAGS:
                 _collect(child, parts)
             elif tag in SOFT_TAGS:
                 parts.append(_RAISED if tag in ("sup", "sub") else _SOFT)
