@@ -117,15 +117,19 @@ def may_need_live_page(plan: Plan | dict, registry: Registry) -> bool:
 def switch_reason(result: Result, document: Document | None, warnings: list[str]) -> str | None:
     """Why ``auto`` runs the task again in the browser after the HTTP engine's ``result`` (read from
     ``document``; ``warnings``: what the run's tools could not fully do, such as reading fewer items
-    than the page states), or None when the answer stands. A page the policy or robots.txt refused
-    is refused by the browser too, and a time limit that ran out (a step's, the task's) would run out
-    there as well (the same page, read by the same tool, with less of the task's time left): no switch.
+    than the page states), or None when the answer stands. A page the policy refused is refused by
+    the browser too, and a time limit that ran out (a step's, the task's) would run out there as well
+    (the same page, read by the same tool, with less of the task's time left): no switch. A page
+    robots.txt keeps from crawlers is read in the browser, which acts for a person (`RobotsDisallowed`):
+    ``auto``, the default, reads what the browser engine always read; ``--engine http`` refuses it.
     Parses ``document`` (a huge one: call it through `offload.run`)."""
     from .html_shell import shell_signs
 
-    if any(e.code in (PolicyError.code, RobotsDisallowed.code, SSRFBlocked.code) for e in result.errors):
+    if any(e.code in (PolicyError.code, SSRFBlocked.code) for e in result.errors):
         return None
     failed = [e for e in result.errors if not e.optional and not e.recovered]
+    if any(e.code == RobotsDisallowed.code for e in failed):
+        return "robots.txt disallows crawlers this address: read in the browser, which acts for a person"
     if any(e.code in (StepTimeout.code, TaskTimeout.code) for e in failed):
         return None
     if document is not None:

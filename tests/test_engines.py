@@ -94,9 +94,11 @@ def test_when_auto_goes_back_to_the_browser():
     assert "empty" in (switch_reason(_result(False, "EMPTY_OUTPUT"), doc, []) or "")
     assert "HTTP_ERROR" in (switch_reason(_result(False, "HTTP_ERROR"), doc, []) or "")
     assert "warning" in (switch_reason(_result(True), doc, ["x: the page states 42 items"]) or "")
-    # the browser is refused what the policy or robots.txt refused
+    # the browser is refused what the policy refused
     assert switch_reason(_result(False, "BLOCKED_URL"), doc, []) is None
-    assert switch_reason(_result(False, "ROBOTS_DISALLOWED"), doc, []) is None
+    assert switch_reason(_result(False, "SSRF_BLOCKED_URL"), doc, []) is None
+    # robots.txt keeps crawlers out, not a person's browser
+    assert "robots.txt" in (switch_reason(_result(False, "ROBOTS_DISALLOWED"), doc, []) or "")
     # nor is a time limit that ran out: the same page, the same tool, less time
     assert switch_reason(_result(False, "STEP_TIMEOUT"), doc, []) is None
     assert switch_reason(_result(False, "TASK_TIMEOUT"), doc, []) is None
