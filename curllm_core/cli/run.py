@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import click
@@ -28,6 +28,28 @@ from .sinks import emit, event_bus
 DEFAULT_TIMEOUT_S = 600.0
 
 FORMATS = ("json", "jsonl", "csv", "table")
+
+
+@dataclass(frozen=True)
+class RunArgs:
+    """`curllm run`'s command line, as click parsed it (``fields`` already a tuple)."""
+
+    words: tuple[str, ...]
+    url: str | None
+    plan_file: str | None
+    input_file: str | None
+    fmt: str | None
+    output_file: str | None
+    events_to: str | None
+    model: str | None
+    fields: tuple[str, ...] | None
+    limit: int | None
+    plan_only: bool
+    no_cache: bool
+    refresh_plan: bool
+    max_replans: int
+    verbose: int
+    browser_params: dict[str, Any]
 
 
 def split_url_and_instruction(words: tuple[str, ...], url: str | None) -> tuple[str | None, str]:
@@ -155,101 +177,64 @@ def run_cmd(
       curllm https://news.ycombinator.com "top 10 stories with more than 100 points" --format json
       curllm --plan plan.json --url page.html --format csv -o out.csv
     """
+    args = RunArgs(
+        words=words,
+        url=url,
+        plan_file=plan_file,
+        input_file=input_file,
+        fmt=fmt,
+        output_file=output_file,
+        events_to=events_to,
+        model=model,
+        fields=_field_list(fields),
+        limit=limit,
+        plan_only=plan_only,
+        no_cache=no_cache,
+        refresh_plan=refresh_plan,
+        max_replans=max_replans,
+        verbose=verbose,
+        browser_params=browser_params,
+    )
     try:
-        code = _run(
-            words,
-            url,
-            plan_file,
-            input_file,
-            fmt,
-            output_file,
-            events_to,
-            model,
-            _field_list(fields),
-            limit,
-            plan_only,
-            no_cache,
-            refresh_plan,
-            max_replans,
-            verbose,
-            browser_params,
-        )
+        code = _run(args)
     except CurllmError as e:
         fail(e)
     sys.exit(code)
 
 
-def _run(
-    words: tuple[str, ...],
-    url: str | None,
-    plan_file: str | None,
-    input_file: str | None,
-    fmt: str | None,
-    output_file: str | None,
-    events_to: str | None,
-    model: str | None,
-    fields: tuple[str, ...] | None,
-    limit: int | None,
-    plan_only: bool,
-    no_cache: bool,
-    refresh_plan: bool,
-    max_replans: int,
-    verbose: int,
-    browser_params: dict[str, Any],
-) -> int:
+def _run(a: RunArgs) -> int:
+    """Check the arguments, open the event stream, then plan or check, run and render."""
     from ..config import load_config
-    from ..plugins import load_registry
-    from ..runner import Runner, TaskSpec, resolve_model
+    from ..runner import resolve_model
     from .sinks import check_writable
 
-    configure_logging(verbose)
+    configure_logging(a.verbose)
     load_config()  # a bad config file is reported first, whatever else is wrong
-    url, instruction = split_url_and_instruction(words, url)
-    if plan_file and instruction:
+    url, instruction = split_url_and_instruction(a.words, a.url)
+    if a.plan_file and instruction:
         raise UsageError("give either an instruction or --plan, not both")
-    if not plan_file and not instruction:
+    if not a.plan_file and not instruction:
         raise UsageError('no instruction: try `curllm "find products under 150zł" --url URL`, or --plan FILE')
-    data = read_json_arg(input_file, "--input") if input_file else None
+    data = read_json_arg(a.input_file, "--input") if a.input_file else None
     if data is not None and not isinstance(data, dict):
         raise UsageError(
-            f"--input {input_file}: must be a JSON object of data keys, got {type(data).__name__}"
+            f"--input {a.input_file}: must be a JSON object of data keys, got {type(data).__name__}"
         )
-    if plan_only and events_to == "-" and not output_file:
+    if a.plan_only and a.events_to == "-" and not a.output_file:
         # stdout carries only event lines: the plan would be mixed into them
         raise UsageError(
             "--plan-only prints the plan on stdout, where --events - writes the events: "
             "give -o FILE for the plan, or --events FILE"
         )
-    if output_file:
-        check_writable(output_file, "-o")  # before the run: its result must not be lost at the end
-    model = resolve_model(model)
+    if a.output_file:
+        check_writable(a.output_file, "-o")  # before the run: its result must not be lost at the end
+    a = replace(a, model=resolve_model(a.model))
     # Without --format: the format the instruction names (the plan's), else by where the output goes.
-    default_fmt = "table" if sys.stdout.isatty() and not output_file else "json"
+    default_fmt = "table" if sys.stdout.isatty() and not a.output_file else "json"
 
-    bus, closers = event_bus(events_to, verbose)
+    bus, closers = event_bus(a.events_to, a.verbose)
     try:
-        return _run_with_events(
-            bus,
-            url,
-            instruction,
-            plan_file,
-            data,
-            fmt,
-            default_fmt,
-            output_file,
-            events_to,
-            model,
-            fields,
-            limit,
-            plan_only,
-            no_cache,
-            refresh_plan,
-            max_replans,
-            browser_params,
-            Runner,
-            TaskSpec,
-            load_registry,
-        )
+        return _run_with_events(bus, a, url, instruction, data, default_fmt)
     except CurllmError as e:
         # A run that cannot start (a refused plan, a bad URL) ends its stream with an error event.
         from ..events import ErrorEvent
@@ -263,28 +248,11 @@ def _run(
 
 
 def _run_with_events(
-    bus: Any,
-    url: str | None,
-    instruction: str,
-    plan_file: str | None,
-    data: Any,
-    fmt: str | None,
-    default_fmt: str,
-    output_file: str | None,
-    events_to: str | None,
-    model: str | None,
-    fields: tuple[str, ...] | None,
-    limit: int | None,
-    plan_only: bool,
-    no_cache: bool,
-    refresh_plan: bool,
-    max_replans: int,
-    browser_params: dict[str, Any],
-    Runner: Any,
-    TaskSpec: Any,
-    load_registry: Any,
+    bus: Any, a: RunArgs, url: str | None, instruction: str, data: Any, default_fmt: str
 ) -> int:
     """`_run` once the event stream is open: plan or check, run, render."""
+    from ..plugins import load_registry
+    from ..runner import Runner, TaskSpec
 
     def installed_tools() -> Any:
         registry = load_registry()
@@ -294,43 +262,43 @@ def _run_with_events(
     # The tools are loaded when first needed: for an instruction with a URL, after the browser has
     # begun to start (the runner's warm-up), so that loading them (and any plugins) fills that wait.
     runner = Runner(installed_tools)
-    options = make_run_options(browser_params, None, data)
+    options = make_run_options(a.browser_params, None, data)
     if options.timeout_s is None:  # one task on its own never runs for hours (a map of hanging pages)
         options = replace(options, timeout_s=DEFAULT_TIMEOUT_S)
 
-    if plan_file:
-        doc = read_json_arg(plan_file, "--plan")
-        if plan_only:
+    if a.plan_file:
+        doc = read_json_arg(a.plan_file, "--plan")
+        if a.plan_only:
             from ..plan import check_plan, normalise_plan
             from ..planner.rules import with_fields_and_limit
 
             registry = runner.registry
             plan = check_plan(normalise_plan(doc, registry), registry, initial_keys=set(data or {}))
-            plan = with_fields_and_limit(plan, registry, list(fields or ()), limit, set(data or {}))
-            emit(json.dumps(plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
+            plan = with_fields_and_limit(plan, registry, list(a.fields or ()), a.limit, set(data or {}))
+            emit(json.dumps(plan.to_dict(), ensure_ascii=False, indent=2) + "\n", a.output_file)
             return EXIT_OK
         # The runner checks the plan (and adds --fields/--limit) while the browser starts.
-        spec = TaskSpec(plan=doc, url=url, data=data, options=options, fields=fields or None, limit=limit)
+        spec = TaskSpec(plan=doc, url=url, data=data, options=options, fields=a.fields or None, limit=a.limit)
     else:
         spec = TaskSpec(
             instruction=instruction,
             url=url,
             data=data,
-            model=model,
+            model=a.model,
             options=options,
-            use_cache=not no_cache,
-            refresh_plan=refresh_plan,
-            max_replans=max_replans,
-            fields=fields,
-            limit=limit,
+            use_cache=not a.no_cache,
+            refresh_plan=a.refresh_plan,
+            max_replans=a.max_replans,
+            fields=a.fields,
+            limit=a.limit,
         )
         spec = replace(spec, url=runner.start_url(spec))
         # With --input data there may be nothing to open: plan on the data alone.
         if spec.url is None and data is None:
             raise UsageError(_no_url_message(instruction, runner.registry))
-        if plan_only:
+        if a.plan_only:
             planned = asyncio.run(runner.plan(spec))
-            emit(json.dumps(planned.plan.to_dict(), ensure_ascii=False, indent=2) + "\n", output_file)
+            emit(json.dumps(planned.plan.to_dict(), ensure_ascii=False, indent=2) + "\n", a.output_file)
             _warn(planned.plan.warnings)
             return EXIT_OK
 
@@ -346,11 +314,11 @@ def _run_with_events(
         bus.emit(ErrorEvent(entry=first, errors=result.errors))
     from ..render import render
 
-    fmt = fmt or (result.plan or {}).get("format") or default_fmt
+    fmt = a.fmt or (result.plan or {}).get("format") or default_fmt
     # With the events on stdout the result never joins their lines: it goes to -o, and otherwise
     # the stream's `complete` event carries it (its data, extracted_data and metadata).
-    if events_to != "-" or output_file:
-        emit(render(result, fmt), output_file)
+    if a.events_to != "-" or a.output_file:
+        emit(render(result, fmt), a.output_file)
     _warn(result.warnings)
     if not result.ok and fmt != "table":
         for error in result.errors:
