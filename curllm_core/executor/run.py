@@ -141,6 +141,16 @@ class Execution:
         """Start the browser and open the start URL, before the first step that needs a page."""
         await self.task_page.open()
 
+    async def opened_early(self) -> bool:
+        """Open the page before a step's first attempt (to look at it first); a failure is kept for
+        that attempt to report, so the page is not opened twice."""
+        try:
+            await self.ensure_page()
+        except Exception as e:
+            self.open_error = e
+            return False
+        return True
+
     # --- one tool call -------------------------------------------------------------------------
 
     def context(self, manifest: Manifest, data: dict, page: Any = None, document: Any = None) -> ToolContext:
@@ -348,10 +358,7 @@ class Execution:
         """The tool the page's markup calls for instead of the planned extraction (see markup.py)."""
         if not (manifest.needs_page and self.page_tools(manifest, params)):
             return None
-        try:
-            await self.ensure_page()
-        except Exception as e:  # reported by the step's first attempt, without opening the page again
-            self.open_error = e
+        if not await self.opened_early():
             return None
         choice = await markup.choose(self.page or self.document, self.registry, manifest, params)
         if choice is not None and self.on_html and self.registry.resolve(choice.chosen).live_page:
@@ -433,10 +440,7 @@ class Execution:
         form moved it (`note_move`); None for any other step."""
         if manifest.category != Category.FORMS or not manifest.needs_page or self.on_html:
             return None
-        try:
-            await self.ensure_page()
-        except Exception as e:  # reported by the step's first attempt, without opening the page again
-            self.open_error = e
+        if not await self.opened_early():
             return None
         return self.page.url if self.page is not None else None
 
