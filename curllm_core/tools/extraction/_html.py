@@ -850,6 +850,22 @@ def parse_number(text: str | None) -> float | None:
     return float(m.group(0).replace(",", ".")) if m else None
 
 
+def check_count(name: str, value: Any) -> None:
+    """A count parameter (``min_points``, ``min_score``): None or an integer, else a parameter error."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise BadParams(f"{name} must be an integer, got {value!r}")
+
+
+def comment_count(text: str | None, none_yet: re.Pattern[str]) -> int | None:
+    """A comments link's count: ``"145 comments"`` -> 145, ``"25.4k comments"`` -> 25400, a link
+    matching ``none_yet`` ("discuss", a bare "comment") -> 0, no link -> None."""
+    if text is None:
+        return None
+    if none_yet.match(text):
+        return 0
+    return parse_count(text)
+
+
 def apply_limit(items: list, limit: int | None) -> list:
     """The first ``limit`` items (all when None); a limit below 1 is a parameter error."""
     if limit is None:

@@ -6,21 +6,11 @@ import re
 from typing import Any
 from urllib.parse import urljoin
 
-from ...errors import BadParams
 from ...tool import ToolContext
-from ._html import apply_limit, page_base, page_html, parse_count, parse_html, strip_junk
+from ._html import apply_limit, check_count, comment_count, page_base, page_html, parse_html, strip_junk
 from ._select import best_layout
 
 _DISCUSS_RE = re.compile(r"^\s*discuss\s*$", re.IGNORECASE)
-
-
-def _comments(text: str | None) -> int | None:
-    """``"145 comments"`` -> 145, ``"discuss"`` (none yet) -> 0, no comments link -> None."""
-    if text is None:
-        return None
-    if _DISCUSS_RE.match(text):
-        return 0
-    return parse_count(text)
 
 
 def extract(
@@ -35,8 +25,7 @@ def extract(
     """Hacker News stories on ``html``, in page order; ``min_points`` keeps stories with at least
     that many points, then ``limit`` keeps the first N. URLs are absolute (Ask HN items point to
     their discussion page)."""
-    if min_points is not None and (isinstance(min_points, bool) or not isinstance(min_points, int)):
-        raise BadParams(f"min_points must be an integer, got {min_points!r}")
+    check_count("min_points", min_points)
     layouts = selectors or {}
     tree = parse_html(html)
     base = page_base(tree, base_url, layouts.get("origin"))
@@ -49,7 +38,7 @@ def extract(
             "title": record["title"],
             "url": record["url"] or discussion,
             "points": record.get("points"),
-            "comments": _comments(record.get("comments_text")),
+            "comments": comment_count(record.get("comments_text"), _DISCUSS_RE),
             "author": record.get("author"),
             "rank": record.get("rank"),
             "id": record["id"],

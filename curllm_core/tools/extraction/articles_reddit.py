@@ -5,21 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...errors import BadParams
 from ...tool import ToolContext
-from ._html import apply_limit, page_base, page_html, parse_count, parse_html, strip_junk
+from ._html import apply_limit, check_count, comment_count, page_base, page_html, parse_html, strip_junk
 from ._select import best_layout
 
 _NO_COMMENTS_RE = re.compile(r"^\s*(comment|comments|kommentieren|skomentuj)\s*$", re.IGNORECASE)
-
-
-def _comments(text: str | None) -> int | None:
-    """``"657 comments"`` -> 657, ``"25.4k comments"`` -> 25400, a bare "comment" link -> 0."""
-    if text is None:
-        return None
-    if _NO_COMMENTS_RE.match(text):
-        return 0
-    return parse_count(text)
 
 
 def extract(
@@ -35,8 +25,7 @@ def extract(
     """Reddit posts on ``html`` in page order; ``min_score`` keeps posts scored at least that (hidden
     scores count as missing), then ``limit`` keeps the first N. Promoted posts are left out unless
     ``include_promoted``."""
-    if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, int)):
-        raise BadParams(f"min_score must be an integer, got {min_score!r}")
+    check_count("min_score", min_score)
     selectors = selectors or {}
     tree = parse_html(html)
     base = page_base(tree, base_url, selectors.get("origin"))
@@ -48,7 +37,7 @@ def extract(
             "title": record["title"],
             "url": record.get("url") or record.get("permalink"),
             "score": record.get("score"),
-            "comments": _comments(record.get("comments_text")),
+            "comments": comment_count(record.get("comments_text"), _NO_COMMENTS_RE),
             "author": record.get("author"),
             "rank": record.get("rank"),
             "id": record.get("id"),
