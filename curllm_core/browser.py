@@ -1,7 +1,8 @@
 """The browser layer: one Chromium per process (`Browser`), a fresh context per task (`Session`).
 
 Playwright is imported here and nowhere else in the engine, only when a page is really needed.
-A session with a network policy sends every connection through the egress proxy (`egress.py`) and
+A session with a network policy sends every connection through the browser's egress proxy
+(`egress.py`: one per browser, a client with its own credentials and policy per session) and
 checks what routing sees before it leaves. It blocks images, media and fonts unless asked for
 (broken images make pages seconds slower), dismisses JS dialogs and closes popups so that they
 cannot derail a task, and bounds every call a hung page would never answer.
@@ -109,6 +110,9 @@ class Browser:
         self._browser: Any = None  # playwright Browser, once started
         self._lock = asyncio.Lock()
         self._closing = False
+        #: The egress proxy of every policed context of this browser (`egress`), once one needs it.
+        self._egress: Any = None
+        self._egress_lock = asyncio.Lock()
         #: How many times the browser went away without being closed (a crash, a killed process):
         #: a task that ran while this changed lost its page through no fault of its own.
         self.crashes = 0
@@ -171,15 +175,28 @@ class Browser:
         (`Session.check_navigation`; a task's session allows it only when the task started on one)."""
         browser = await self.start()
         session = Session(options or BrowserOptions(), policy or NetworkPolicy(), local_files=local_files)
+        egress = await self.egress() if session.needs_egress else None
         try:
-            await asyncio.wait_for(session.start(browser), CLOSE_TIMEOUT_S * 3)
+            await asyncio.wait_for(session.start(browser, egress), CLOSE_TIMEOUT_S * 3)
         except TimeoutError:
             await session.close()
             raise BrowserError(f"the browser did not open a page within {CLOSE_TIMEOUT_S * 3:g} s") from None
         except BaseException:
-            await session.close()  # the egress proxy and a half-made context
+            await session.close()  # its egress client and a half-made context
             raise
         return session
+
+    async def egress(self) -> Any:
+        """The egress proxy (`egress.EgressServer`) of this browser's policed contexts, started on
+        first use and closed with the browser; each session is a client of its own."""
+        async with self._egress_lock:
+            if self._egress is None:
+                from .egress import EgressServer
+
+                server = EgressServer()
+                await server.start()
+                self._egress = server
+            return self._egress
 
     def _on_disconnected(self, _browser=None) -> None:
         if not self._closing:
@@ -188,13 +205,19 @@ class Browser:
     async def close(self) -> None:
         async with self._lock:
             self._closing = True
-            if self._browser is not None:
-                try:
-                    await _bounded(self._browser.close(), CLOSE_TIMEOUT_S, "closing the browser")
-                finally:
-                    self._browser = None
-                    await self._pw.stop()
-                    self._pw = None
+            try:
+                if self._browser is not None:
+                    try:
+                        await _bounded(self._browser.close(), CLOSE_TIMEOUT_S, "closing the browser")
+                    finally:
+                        self._browser = None
+                        await self._pw.stop()
+                        self._pw = None
+            finally:
+                async with self._egress_lock:
+                    egress, self._egress = self._egress, None
+                    if egress is not None:
+                        await egress.close()
 
 
 def one_script(parts: list[str]) -> str:
@@ -229,7 +252,7 @@ class Session:
         self.page: Any = None  # playwright Page, once started
         self.blocked: list[PolicyError] = []  # every request the policy refused
         self.blocked_navigations: list[PolicyError] = []  # those that were the main page's own
-        self.egress: Any = None  # the policy-checking proxy, when there is a policy
+        self.egress: Any = None  # its client of the browser's egress proxy (`egress.EgressClient`)
         self.loaded_state: dict | None = None  # what --session FILE held when the task started
         self.own_pages: set[Any] = set()  # pages opened by `new_page` (a map's items), not popups
         self._titles: dict[Any, str | None] = {}  # each page's title when `open` found it ready
@@ -240,7 +263,15 @@ class Session:
         self.consent_actions: list[Any] = []
         self.on_consent: Any = None
 
-    async def start(self, browser) -> None:
+    @property
+    def needs_egress(self) -> bool:
+        """Whether this context's connections go through the egress proxy: with a policy, and without
+        one for the link-local rule (unless ``--allow-link-local``, or a ``--proxy`` it cannot chain to)."""
+        return self.policy.active or (self.policy.needs_proxy and _http_proxy(self.options.proxy))
+
+    async def start(self, browser, egress: Any = None) -> None:
+        """Open the context and its page in ``browser``; its connections through ``egress`` (the
+        browser's `egress.EgressServer`), which `needs_egress` says it must have."""
         o = self.options
         kwargs: dict[str, Any] = {"viewport": {"width": o.viewport[0], "height": o.viewport[1]}}
         if o.locale:
@@ -249,14 +280,14 @@ class Session:
             kwargs["user_agent"] = o.user_agent
         if o.proxy:
             kwargs["proxy"] = user_proxy(o.proxy)
-        if self.policy.active or (self.policy.needs_proxy and _http_proxy(o.proxy)):
+        if self.needs_egress:
             # Every connection of this context goes through the policy-checking proxy: redirect
             # hops, WebSockets, workers and every other request kind that routing does not see.
             # Without a policy it still refuses link-local targets (a redirect hop to one included).
-            from .egress import EgressProxy
-
-            self.egress = EgressProxy(self.policy, upstream=o.proxy, on_block=self.blocked.append)
-            await self.egress.start()
+            # The context is a client of its own: its credentials, its policy, its refusals.
+            if egress is None:
+                raise BrowserError("a context with a network policy needs the browser's egress proxy")
+            self.egress = egress.client(self.policy, upstream=o.proxy, on_block=self.blocked.append)
             kwargs["proxy"] = self.egress.playwright_proxy()
         if o.session_file:
             self.loaded_state = read_session_file(o.session_file)

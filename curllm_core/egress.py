@@ -15,11 +15,16 @@ cannot answer the check with a public address and the connection with a private 
 request gets no response (the browser reports a network error) and is recorded in ``blocked``.
 With a user ``--proxy`` (http only) the checked request is sent on to that proxy.
 
-Only its own browser context may use it: the proxy asks for credentials made for it alone (a random
-password, given to Playwright as the context's proxy credentials) and answers anything else 407
-without looking further, so another local process cannot send requests through it while the task
-runs, nor have the user's upstream ``Proxy-Authorization`` added to them. That header goes only to
-the user's proxy; the browser's own (the context's credentials) is never forwarded.
+One proxy serves every context of a browser (`EgressServer`: one listening socket for the browser
+process); each context is a client of its own (`EgressClient`: random credentials given to
+Playwright as the context's proxy credentials, its own policy and upstream, its own refusals and
+failures). Every request head names its client by those credentials and is checked with that
+client's policy alone, so contexts with different policies never share a rule; a connection serves
+one request (or one tunnel) of one client. Anything without a live client's credentials is answered
+407 without looking further: another local process cannot send requests through it, nor have the
+user's upstream ``Proxy-Authorization`` added to them, and a closed context's credentials are
+refused at once. That header goes only to the user's proxy; the browser's own (the context's
+credentials) is never forwarded. `EgressProxy` is a server with a single client (an HTTP client's).
 """
 
 from __future__ import annotations
@@ -69,15 +74,18 @@ AUTH_REQUIRED = (
 )
 
 
-class EgressProxy:
-    """A policy-checking HTTP proxy on 127.0.0.1 for one browser context."""
+class EgressClient:
+    """One browser context's share of an egress server (or an HTTP client's): its credentials, its
+    policy and upstream proxy, and what it refused (``on_block``) or could not reach (``failures``)."""
 
     def __init__(
         self,
+        server: EgressServer,
         policy: NetworkPolicy,
         upstream: str | None = None,
         on_block: Callable[[PolicyError], None] | None = None,
     ):
+        self.server = server
         self.policy = policy
         self.upstream = parse_upstream(upstream) if upstream else None
         self.on_block = on_block or (lambda e: None)
@@ -85,25 +93,18 @@ class EgressProxy:
         #: of one reports it as the browser would have (ERR_NAME_NOT_RESOLVED is not worth a retry).
         self.failures: list[tuple[str, str]] = []
         self.requests = 0  # connections and plain requests checked (for tests and diagnostics)
-        self.refused_callers = 0  # requests without this proxy's credentials, answered 407
-        #: The credentials only this proxy's browser context is given (`playwright_proxy`).
-        self.username = "curllm"
+        #: The credentials only this client is given (`playwright_proxy`): random, both halves, so
+        #: that neither can be guessed from another context's.
+        self.username = f"curllm-{secrets.token_hex(8)}"
         self.password = secrets.token_urlsafe(24)
-        self._authorization = basic_auth(self.username, self.password).encode("latin-1")
-        self._server: asyncio.base_events.Server | None = None
-        self._tasks: set[asyncio.Task] = set()
-        self._writers: set[asyncio.StreamWriter] = set()
+        self.authorization = basic_auth(self.username, self.password).encode("latin-1")
+        self.closed = False
+        self._tasks: set[asyncio.Task] = set()  # its connections being served
         self._per_host: dict[tuple[str, int], asyncio.Semaphore] = {}
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "start() first"
-        port = self._server.sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
-
-    async def start(self) -> str:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=HEAD_LIMIT)
-        return self.url
+        return self.server.url
 
     @property
     def client_url(self) -> str:
@@ -111,72 +112,25 @@ class EgressProxy:
         return self.url.replace("http://", f"http://{self.username}:{self.password}@", 1)
 
     def playwright_proxy(self) -> dict[str, str]:
-        """The ``proxy`` setting of the browser context this proxy serves (its address and credentials)."""
+        """The ``proxy`` setting of the browser context this client is (the address and credentials)."""
         return {"server": self.url, "username": self.username, "password": self.password}
 
     async def prime(self, page: Any) -> None:
-        """Have the browser context of ``page`` authenticate once (a request this proxy answers itself),
+        """Have the browser context of ``page`` authenticate once (a request the proxy answers itself),
         before its routing and its documents: Chromium then sends the credentials with every request,
         a service worker's included. Bounded; a failure only leaves those requests refused."""
         script = f"fetch('http://{PRIMER_HOST}/', {{mode: 'no-cors', cache: 'no-store'}}).catch(() => 0)"
         with contextlib.suppress(Exception):
             await asyncio.wait_for(page.evaluate(script), CONNECT_TIMEOUT_S / 3)
 
-    def _authorised(self, headers: list[tuple[str, str]]) -> bool:
-        given = (_header(headers, "proxy-authorization") or "").encode("latin-1", "replace")
-        return hmac.compare_digest(given, self._authorization)
-
     async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        for writer in list(self._writers):
-            writer.close()
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._server = None
+        """Revoke the credentials (a request with them is answered 407 from now on) and end the
+        connections being served for this client."""
+        await self.server.release(self)
 
-    # --- one client connection -----------------------------------------------------------------
+    # --- one request of this client --------------------------------------------------------------
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
-        self._writers.add(writer)
-        upstream_writer = None
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
-            method, target, headers = _parse_request_head(head)
-            if not self._authorised(headers):
-                # Not this proxy's browser context: nothing is checked, connected or forwarded.
-                self.refused_callers += 1
-                writer.write(AUTH_REQUIRED)
-                await writer.drain()
-            elif target.startswith(f"http://{PRIMER_HOST}/"):
-                writer.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
-                await writer.drain()
-            elif method == "CONNECT":
-                upstream_writer = await self._connect(method, target, headers, reader, writer)
-            else:
-                upstream_writer = await self._forward(method, target, headers, reader, writer)
-        except PolicyError as e:
-            self.on_block(e)
-            log.info("%s", e.message)
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, TimeoutError):
-            pass  # a malformed or abandoned request: close, the browser reports a network error
-        except (ConnectionError, OSError) as e:
-            log.debug("egress: %s", e)
-        except asyncio.CancelledError:
-            pass
-        finally:
-            for w in (writer, upstream_writer):
-                if w is not None:
-                    w.close()
-            self._writers.discard(writer)
-            self._tasks.discard(task)
-
-    async def _connect(self, method, target, headers, reader, writer):
+    async def _connect(self, target, reader, writer):
         host, port = _split_authority(target)
         self.requests += 1
         what = f"connection to {host}:{port}"
@@ -257,6 +211,174 @@ class EgressProxy:
         if self.upstream and self.upstream[2]:
             lines.append(f"Proxy-Authorization: {self.upstream[2]}")
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+class EgressServer:
+    """The policy-checking HTTP proxy on 127.0.0.1 of one browser: one listening socket, a client
+    per browser context (`client`), each request put to its own client's policy."""
+
+    def __init__(self) -> None:
+        self.refused_callers = 0  # requests without a live client's credentials, answered 407
+        self._clients: dict[str, EgressClient] = {}  # by user name
+        self._server: asyncio.base_events.Server | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "start() first"
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    @property
+    def clients(self) -> int:
+        """Clients whose credentials are accepted now (one per open browser context)."""
+        return len(self._clients)
+
+    async def start(self) -> str:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=HEAD_LIMIT)
+        return self.url
+
+    def client(
+        self,
+        policy: NetworkPolicy,
+        upstream: str | None = None,
+        on_block: Callable[[PolicyError], None] | None = None,
+    ) -> EgressClient:
+        """A client of its own, for one browser context: new credentials, this policy and upstream
+        (UsageError for an upstream the proxy cannot chain to). Close it with the context."""
+        client = EgressClient(self, policy, upstream, on_block)
+        self._clients[client.username] = client
+        return client
+
+    async def release(self, client: EgressClient) -> None:
+        """Refuse ``client``'s credentials from now on and end its connections."""
+        client.closed = True
+        if self._clients.get(client.username) is client:
+            del self._clients[client.username]
+        tasks = list(client._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop listening, refuse every client and end every connection."""
+        if self._server is not None:
+            self._server.close()
+        for client in list(self._clients.values()):
+            client.closed = True
+        self._clients.clear()
+        for writer in list(self._writers):
+            writer.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._server = None
+
+    def _client_of(self, headers: list[tuple[str, str]]) -> EgressClient | None:
+        """The live client whose credentials the request carries, None for any other caller."""
+        given = _header(headers, "proxy-authorization")
+        if given is None:
+            return None
+        scheme, _, token = given.partition(" ")
+        try:
+            user = base64.b64decode(token.strip(), validate=True).decode("latin-1").partition(":")[0]
+        except ValueError:  # not base64 (binascii.Error is a ValueError)
+            return None
+        client = self._clients.get(user)
+        if scheme.lower() != "basic" or client is None:
+            return None
+        if not hmac.compare_digest(given.encode("latin-1", "replace"), client.authorization):
+            return None
+        return client
+
+    # --- one client connection -----------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self._writers.add(writer)
+        client: EgressClient | None = None
+        upstream_writer = None
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
+            method, target, headers = _parse_request_head(head)
+            client = self._client_of(headers)
+            if client is None:
+                # Not a live client's browser context: nothing is checked, connected or forwarded.
+                self.refused_callers += 1
+                writer.write(AUTH_REQUIRED)
+                await writer.drain()
+            else:
+                client._tasks.add(task)  # before any wait: closing the client ends this request
+                if target.startswith(f"http://{PRIMER_HOST}/"):
+                    writer.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+                    await writer.drain()
+                elif method == "CONNECT":
+                    upstream_writer = await client._connect(target, reader, writer)
+                else:
+                    upstream_writer = await client._forward(method, target, headers, reader, writer)
+        except PolicyError as e:
+            if client is not None:  # a refusal is its client's (the task that asked) alone
+                client.on_block(e)
+            log.info("%s", e.message)
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, TimeoutError):
+            pass  # a malformed or abandoned request: close, the browser reports a network error
+        except (ConnectionError, OSError) as e:
+            log.debug("egress: %s", e)
+        except asyncio.CancelledError:
+            pass
+        finally:
+            for w in (writer, upstream_writer):
+                if w is not None:
+                    w.close()
+            self._writers.discard(writer)
+            self._tasks.discard(task)
+            if client is not None:
+                client._tasks.discard(task)
+
+
+class EgressProxy(EgressServer):
+    """An egress server with a single client, made with it: one task's HTTP client (`http_fetch`)."""
+
+    def __init__(
+        self,
+        policy: NetworkPolicy,
+        upstream: str | None = None,
+        on_block: Callable[[PolicyError], None] | None = None,
+    ):
+        super().__init__()
+        self.only = self.client(policy, upstream, on_block)
+
+    @property
+    def policy(self) -> NetworkPolicy:
+        return self.only.policy
+
+    @property
+    def username(self) -> str:
+        return self.only.username
+
+    @property
+    def password(self) -> str:
+        return self.only.password
+
+    @property
+    def failures(self) -> list[tuple[str, str]]:
+        return self.only.failures
+
+    @property
+    def requests(self) -> int:
+        return self.only.requests
+
+    @property
+    def client_url(self) -> str:
+        return self.only.client_url
+
+    def playwright_proxy(self) -> dict[str, str]:
+        return self.only.playwright_proxy()
 
 
 def _net_error(error: Exception | None) -> str:

@@ -33,3 +33,46 @@ async def test_sessions_are_separate_contexts_and_a_crashed_browser_is_replaced(
         await session.close()
     finally:
         await browser.close()
+
+
+async def test_contexts_share_one_egress_proxy_each_with_its_own_policy_and_credentials(browser_path):
+    """Two tasks at once in one browser, one refusing ``localhost`` and one allowing it, each sent a
+    redirect to it: the hop is refused for the first alone (reported to it), the second reaches it,
+    both through the browser's one proxy; a closed context's credentials are refused, and the proxy
+    is closed with the browser."""
+    import asyncio
+
+    from hostile_server import start_hostile
+
+    from curllm_core.egress import basic_auth
+    from curllm_core.errors import PolicyError
+
+    hostile = start_hostile()
+    browser = Browser()
+    try:
+        strict = await browser.new_session(BrowserOptions(), NetworkPolicy(block=("localhost",)))
+        lenient = await browser.new_session(BrowserOptions(), NetworkPolicy(block=("blocked.test",)))
+        assert strict.egress.server is lenient.egress.server
+        assert strict.egress.username != lenient.egress.username
+        hop = f"{hostile.url}/redirect?to=http://localhost:{hostile.port}/ok"
+        refused, opened = await asyncio.gather(strict.open(hop), lenient.open(hop), return_exceptions=True)
+        assert isinstance(refused, PolicyError) and refused.host == "localhost", refused
+        assert not isinstance(opened, BaseException) and opened.url.startswith("http://localhost:")
+        assert [e.host for e in strict.blocked] == ["localhost"] and lenient.blocked == []
+        assert len(hostile.requests_to("localhost")) == 1  # the lenient task's hop, and no other
+        egress = strict.egress.server
+        gone = basic_auth(strict.egress.username, strict.egress.password)
+        await strict.close()
+        assert egress.clients == 1
+        host, port = egress.url.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(f"GET {hostile.url}/ok HTTP/1.1\r\nProxy-Authorization: {gone}\r\n\r\n".encode())
+        assert (await asyncio.wait_for(reader.read(), 10)).startswith(b"HTTP/1.1 407 ")
+        writer.close()
+        await lenient.close()
+        assert egress.clients == 0
+    finally:
+        await browser.close()
+        hostile.stop()
+    with pytest.raises(OSError):  # the proxy went with the browser
+        await asyncio.open_connection(host, int(port))

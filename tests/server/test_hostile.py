@@ -26,7 +26,7 @@ SLOW_LIMITS = {"CURLLM_SERVER_HEAD_TIMEOUT": "3", "CURLLM_SERVER_BODY_TIMEOUT": 
 
 @pytest.fixture(scope="module")
 def server(server_tmp, browser_path):
-    # A network policy (a blocked domain no test uses): every task has an egress proxy of its own.
+    # A network policy (a blocked domain no test uses): every task is a client of the egress proxy.
     running = start_server(
         server_tmp,
         *("--concurrency", "2", "--queue", "4", "--block-domain", "blocked.test"),
@@ -131,7 +131,7 @@ def wait_idle(server, seconds: float) -> dict:
 
 
 def listening_sockets(pid: int) -> int:
-    """TCP sockets of process ``pid`` in the LISTEN state (the server's own, egress proxies)."""
+    """TCP sockets of process ``pid`` in the LISTEN state (the server's own, the egress proxy)."""
     inodes = set()
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         try:
@@ -150,6 +150,8 @@ def listening_sockets(pid: int) -> int:
 
 def test_a_client_that_hangs_up_as_its_task_ends_leaves_no_context_or_proxy(server, hostile):
     body = {"plan": {"plan": [{"tool": "extraction.products_generic"}]}, "url": f"{hostile.url}/ok"}
+    # One task first: the browser and its egress proxy (one for all the tasks) are there from then on.
+    assert httpx.post(server.url + "/api/scrape", json=body, timeout=120).status_code == 200
     assert wait_idle(server, 10)["contexts"] == 0
     listening = listening_sockets(server.proc.pid)
     with httpx.Client(timeout=60) as client:
@@ -161,7 +163,7 @@ def test_a_client_that_hangs_up_as_its_task_ends_leaves_no_context_or_proxy(serv
                         break
     health = wait_idle(server, 15)
     assert health["contexts"] == 0 and health["running"] == 0, health
-    assert listening_sockets(server.proc.pid) == listening  # every task's egress proxy closed
+    assert listening_sockets(server.proc.pid) == listening  # no proxy left by a task
 
 
 def test_a_client_that_never_reads_its_stream_gives_its_slot_back_when_the_task_ends(server, hostile):
