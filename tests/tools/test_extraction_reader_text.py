@@ -13,7 +13,7 @@ import random
 import pytest
 
 from curllm_core.tools.extraction import articles_generic
-from curllm_core.tools.extraction._html import parse_html, visible_text
+from curllm_core.tools.extraction._html import parse_html, remembering_texts, visible_text
 from tests.tools.test_extraction_helpers import assert_valid_output
 from tests.tools.test_extraction_list_finding import WORDS, _mega_menu
 from tests.tools.test_extraction_list_finding import _cls as _list_cls
@@ -61,6 +61,30 @@ APART = [
 @pytest.mark.parametrize(("html", "seen"), JOINED + APART)
 def test_visible_text_joins_inline_elements_inside_words(html, seen):
     assert visible_text(parse_html(f"<div>{html}</div>").css_first("div")) == seen
+
+
+@pytest.mark.parametrize("inner_first", [True, False])
+def test_remembered_texts_read_the_same(inner_first):
+    """Inside `remembering_texts` each element is gathered once and reused by the elements around it:
+    every element of every fixture (nested in a card, hidden parts and block marks included) reads
+    exactly as without it, whether its parts were read before it or after; the memory ends with it."""
+    cards = "".join(
+        f'<li class="card"><a href="/{i}"><h3>{html}</h3></a><span class="sr-only">ukryte</span>'
+        f'<p data-curllm-block="">{seen}<span hidden>verborgen</span></p></li>'
+        for i, (html, seen) in enumerate(JOINED + APART)
+    )
+    tree = parse_html(f"<div><ul>{cards}</ul><kw data-curllm-block>Ende</kw></div>")
+    nodes = list(tree.body.traverse())
+    if inner_first:
+        nodes.reverse()  # descendants before their ancestors: the ancestors reuse them
+    fresh = {n.mem_id: visible_text(n) for n in nodes}
+    with remembering_texts():
+        remembered = {n.mem_id: visible_text(n) for n in nodes}
+        again = {n.mem_id: visible_text(n) for n in nodes}
+    assert remembered == fresh and again == fresh
+    assert "verborgen" not in fresh[tree.body.mem_id] and "ukryte" not in fresh[tree.body.mem_id]
+    other = parse_html("<div><p>Another page</p></div>")
+    assert visible_text(other.css_first("div")) == "Another page"  # nothing remembered after it
 
 
 TITLES = {

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import functools
 import json
 import re
+import threading
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -600,7 +603,25 @@ class HiddenIndex:
 # --- text -----------------------------------------------------------------------------------------
 
 
-def _collect(node: LexborNode, parts: list[str]) -> None:
+#: A reader of one parse may have `visible_text` remember what it read (`remembering_texts`), per
+#: thread (a tool may parse in a worker thread while another reads on the event loop's).
+_REMEMBERED = threading.local()
+
+
+@contextlib.contextmanager
+def remembering_texts() -> Iterator[None]:
+    """Within it, `visible_text` remembers, by element, the text it gathered and its answers: a reader
+    that reads nested elements (a link, its line, then its card) walks each element once. For ONE
+    parse, unchanged while it lasts (memory ids are only unique within one parse)."""
+    saved = getattr(_REMEMBERED, "texts", None)
+    _REMEMBERED.texts = ({}, {})
+    try:
+        yield
+    finally:
+        _REMEMBERED.texts = saved
+
+
+def _collect(node: LexborNode, parts: list[str], memo: dict[int, str] | None) -> None:
     for child in node.iter(include_text=True):
         tag = child.tag
         if tag == "-text":
@@ -612,18 +633,33 @@ def _collect(node: LexborNode, parts: list[str]) -> None:
         elif not hidden_self(child):
             if (tag in SOFT_TAGS or tag not in HTML_TAGS) and BLOCK_MARK in child.attributes:
                 parts.append(_SEP)  # shown as a block by the stylesheet
-                _collect(child, parts)
+                _gather(child, parts, memo)
                 parts.append(_SEP)
             elif tag in GLUE_TAGS or tag not in HTML_TAGS:
-                _collect(child, parts)
+                _gather(child, parts, memo)
             elif tag in SOFT_TAGS:
                 parts.append(_RAISED if tag in ("sup", "sub") else _SOFT)
-                _collect(child, parts)
+                _gather(child, parts, memo)
                 parts.append(_SOFT)
             else:
                 parts.append(_SEP)
-                _collect(child, parts)
+                _gather(child, parts, memo)
                 parts.append(_SEP)
+
+
+def _gather(node: LexborNode, parts: list[str], memo: dict[int, str] | None) -> None:
+    """`_collect` of ``node`` onto ``parts``; with a ``memo``, gathered once per element (the pieces of
+    an element's subtree are contiguous: joined apart or in one piece, the text is the same)."""
+    if memo is None:
+        _collect(node, parts, None)
+        return
+    key = node.mem_id
+    hit = memo.get(key)
+    if hit is None:
+        own: list[str] = []
+        _collect(node, own, memo)
+        hit = memo[key] = "".join(own)
+    parts.append(hit)
 
 
 _SEP_RUN_RE = re.compile(r"[\x00-\x02]+")
@@ -701,9 +737,18 @@ def visible_text(node: LexborNode | None) -> str:
     white space folded."""
     if node is None:
         return ""
+    remembered = getattr(_REMEMBERED, "texts", None)
     parts: list[str] = []
-    _collect(node, parts)
-    return clean_text("".join(parts))
+    if remembered is None:
+        _collect(node, parts, None)
+        return clean_text("".join(parts))
+    gathered, answers = remembered
+    key = node.mem_id
+    text = answers.get(key)
+    if text is None:
+        _gather(node, parts, gathered)
+        text = answers[key] = clean_text(parts[0])
+    return text
 
 
 def raw_text(node: LexborNode | None) -> str:

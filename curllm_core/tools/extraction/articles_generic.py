@@ -51,6 +51,7 @@ from ._html import (
     page_base,
     page_html,
     parse_html,
+    remembering_texts,
     strip_junk,
     visible_text,
 )
@@ -515,7 +516,8 @@ def extract(
     base = page_base(tree, base_url)
     strip_junk(tree)
     try:
-        found, items = find_items(tree, base, kind)
+        with remembering_texts():  # fields and titles read the same short elements
+            found, items = find_items(tree, base, kind)
     finally:
         forget_texts()  # the parse's texts: not kept once its items are read (memory ids are reused)
     if not items and embedded and kind != "comments":
