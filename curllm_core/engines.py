@@ -7,7 +7,8 @@ a browser), and when ``auto`` goes back to the browser.
 - ``auto``: the HTTP engine for plans whose steps can all run on HTML, the browser otherwise; and
   the browser again, for that task, when the HTTP engine's answer cannot be trusted (`switch_reason`:
   the HTML is a client-rendered shell, the extraction came back empty or short of the count the page
-  states, or the page could not be had without a browser; not after a time limit ran out). A consent
+  states and its pagination does not explain why, or the page could not be had without a browser;
+  not after a time limit ran out). A consent
   mode asked for also sends ``auto`` to the browser (`browser_reason`): only a browser answers a
   consent dialog.
 
@@ -19,6 +20,7 @@ guarantee the answer. A map step opens each item in the browser.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .errors import EmptyOutput, PolicyError, RobotsDisallowed, SSRFBlocked, StepTimeout, TaskTimeout
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from .plan.model import Plan
     from .registry import Registry
     from .result import Result
+    from .tools.stated_count import Shortfall
 
 AUTO, HTTP, BROWSER = ENGINES
 #: The engine when none is given (option, config, API, task, request): ``auto``, proven to give the
@@ -114,10 +117,15 @@ def may_need_live_page(plan: Plan | dict, registry: Registry) -> bool:
     return False
 
 
-def switch_reason(result: Result, document: Document | None, warnings: list[str]) -> str | None:
+def switch_reason(
+    result: Result, document: Document | None, warnings: Sequence[str | Shortfall]
+) -> str | None:
     """Why ``auto`` runs the task again in the browser after the HTTP engine's ``result`` (read from
     ``document``; ``warnings``: what the run's tools could not fully do, such as reading fewer items
-    than the page states), or None when the answer stands. A page the policy refused is refused by
+    than the page states), or None when the answer stands. Reading fewer items than the page states
+    (a typed `Shortfall`) is no reason when the listing's pages explain it: the page links its next
+    page and this one was read whole (the browser would read the same page; the warning, which says
+    to ask for more pages, stays in the result). A page the policy refused is refused by
     the browser too, and a time limit that ran out (a step's, the task's) would run out there as well
     (the same page, read by the same tool, with less of the task's time left): no switch. A page
     robots.txt keeps from crawlers is read in the browser, which acts for a person (`RobotsDisallowed`):
@@ -136,8 +144,11 @@ def switch_reason(result: Result, document: Document | None, warnings: list[str]
         signs = shell_signs(document.html)
         if signs:
             return "the HTML is a client-rendered shell (" + "; ".join(dict.fromkeys(signs[:3])) + ")"
-    if warnings:
-        return "the HTTP engine's answer came with a warning: " + warnings[0][:200]
+    from .tools.stated_count import Shortfall
+
+    unexplained = [w for w in warnings if not (isinstance(w, Shortfall) and w.explained)]
+    if unexplained:
+        return "the HTTP engine's answer came with a warning: " + str(unexplained[0])[:200]
     if not result.ok:
         codes = ", ".join(sorted({e.code for e in failed})) or "failed"
         if any(e.code == EmptyOutput.code for e in failed):

@@ -15,7 +15,7 @@ from curllm_core.plan.model import Plan, Step
 from curllm_core.plugins import load_registry
 from curllm_core.result import ErrorEntry, Result
 from curllm_core.tools.navigation.pagination import next_step
-from curllm_core.tools.stated_count import html_stated_total
+from curllm_core.tools.stated_count import Shortfall, html_stated_total
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,17 @@ def test_when_auto_goes_back_to_the_browser():
     assert switch_reason(_result(True), doc, []) is None
     assert "empty" in (switch_reason(_result(False, "EMPTY_OUTPUT"), doc, []) or "")
     assert "HTTP_ERROR" in (switch_reason(_result(False, "HTTP_ERROR"), doc, []) or "")
-    assert "warning" in (switch_reason(_result(True), doc, ["x: the page states 42 items"]) or "")
+    assert "warning" in (switch_reason(_result(True), doc, ["x: a listing that goes on by script"]) or "")
+    # fewer items than the page states: a reason unless the page's pagination explains it
+    assert "warning" in (switch_reason(_result(True), doc, [Shortfall("x", 42, 12)]) or "")
+    assert switch_reason(_result(True), doc, [Shortfall("x", 120, 20, paged=True, shown=20)]) is None
+    assert switch_reason(_result(True), doc, [Shortfall("x", 120, 20, paged=True)]) is None
+    short = Shortfall("x", 96, 4, paged=True, shown=24)  # linked pages, but this one is short of its 24
+    assert "warning" in (switch_reason(_result(True), doc, [short]) or "")
+    explained = Shortfall("x", 120, 20, paged=True)
+    assert "goes on by script" in (
+        switch_reason(_result(True), doc, [explained, "y: goes on by script"]) or ""
+    )
     # the browser is refused what the policy refused
     assert switch_reason(_result(False, "BLOCKED_URL"), doc, []) is None
     assert switch_reason(_result(False, "SSRF_BLOCKED_URL"), doc, []) is None

@@ -133,6 +133,56 @@ async def test_a_client_rendered_listing_goes_back_to_the_browser_and_returns_ev
     assert "http_ms" in result["timings"]
 
 
+@pytest.mark.parametrize(
+    "page, instruction, stated",
+    [
+        ("paged-en.html", "list the products", 120),  # rel=next in the head, "Next" in a pager
+        ("paged-pl.html", "znajdź produkty", 312),  # "Następna strona" in a pager, "Wyniki 1–12 z 312"
+        ("paged-de.html", "zeige die Produkte", 42),  # an arrow labelled "Zur nächsten Seite"
+    ],
+)
+async def test_a_paged_listing_read_without_its_pager_stays_on_http_and_says_what_it_missed(
+    runner, site_url, page, instruction, stated
+):
+    """One page of a listing that states more and links its next page: the browser would read the
+    same page, so ``auto`` keeps the HTTP engine's answer, with the browser's warning."""
+    url = f"{site_url}/test/{page}"
+    on_auto, engines = await run(runner, instruction, url, "auto")
+    on_browser, _ = await run(runner, instruction, url, "browser")
+    assert [(e["data"]["engine"], e["data"].get("switched_from")) for e in engines] == [("http", None)]
+    assert [s["tool"] for s in on_auto["steps"]] == ["extraction.products_generic"]  # no pager asked for
+    assert on_auto["ok"] and len(on_auto["data"]["products"]) == 12
+    (warning,) = on_auto["warnings"]
+    assert f"the page states {stated} items and 12 were read" in warning and "ask for more pages" in warning
+    assert on_auto["data"] == on_browser["data"] and on_auto["warnings"] == on_browser["warnings"]
+
+
+@pytest.mark.parametrize(
+    "page, instruction, stated",
+    [
+        ("short-en.html", "list the products", None),  # "24 products", no pager: the rest by script
+        ("short-pl.html", "znajdź produkty", 96),  # "Wyniki 1–24 z 96" and a next page, but 4 of 24 here
+    ],
+)
+async def test_a_listing_short_of_what_its_page_shows_still_goes_to_the_browser(
+    runner, site_url, page, instruction, stated
+):
+    result, engines = await run(runner, instruction, f"{site_url}/test/{page}", "auto")
+    assert [(e["data"]["engine"], e["data"].get("switched_from")) for e in engines] == [
+        ("http", None),
+        ("browser", "http"),
+    ]
+    assert "the page states" in engines[1]["data"]["reason"]
+    assert result["ok"] and len(result["data"]["products"]) == 24  # what the script rendered too
+    if stated is None:
+        assert not result.get("warnings")
+    else:  # the browser read the whole page; the rest is on the next ones
+        (warning,) = result["warnings"]
+        assert (
+            f"the page states {stated} items and 24 were read" in warning and "ask for more pages" in warning
+        )
+
+
 # --- the real command -----------------------------------------------------------------------------
 
 

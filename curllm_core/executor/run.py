@@ -40,6 +40,7 @@ from .page import TaskPage
 from .retry import Tried, attempt, may_have_written
 
 if TYPE_CHECKING:  # the HTTP engine's page (and httpx) is imported only by a task that runs on it
+    from ..tools.stated_count import Shortfall
     from .html_page import HtmlTaskPage
 
 log = logging.getLogger("curllm.executor")
@@ -104,8 +105,9 @@ class Execution:
         self.errors: list[ErrorEntry] = []
         self.timings: dict[str, int] = self.task_page.timings
         self.timings["steps_ms"] = 0
-        #: What the run did not fully do (a map's failed items), added to the plan's warnings.
-        self.warnings: list[str] = []
+        #: What the run did not fully do (a map's failed items), added to the plan's warnings; an
+        #: extraction short of the page's stated size as a typed `Shortfall` (`engines.switch_reason`).
+        self.warnings: list[str | Shortfall] = []
         #: Form steps after which the page was at another address (see detour.py).
         self.moves: list[detour.Move] = []
 
@@ -501,20 +503,32 @@ class Execution:
         lists = [v for v in (result.result or {}).values() if isinstance(v, list) and v]
         if len(lists) != 1 or not all(isinstance(item, dict) for item in lists[0]):
             return
-        from ..tools.stated_count import html_stated_total, read_stated_total, shortfall
+        from ..tools.stated_count import Shortfall, html_stated_texts, read_stated_texts, stated_listing
 
         read = len(lists[0]) + int((result.result or {}).get("dropped") or 0)
         try:
-            stated = (
-                html_stated_total(self.document.html)
+            texts = (
+                html_stated_texts(self.document.html)
                 if self.page is None
-                else await read_stated_total(self.page)
+                else await read_stated_texts(self.page)
             )
-            gap = shortfall(stated, read)
+            stated, shown = stated_listing(texts)
+            if stated is None or read >= stated:
+                return
+            paged = await self.links_next_page()
         except Exception:  # a page gone or being replaced: nothing to compare with
             return
-        if gap is not None:
-            self.warnings.append(f"{manifest.key}: {gap}")
+        self.warnings.append(Shortfall(manifest.key, stated, read, paged=paged, shown=shown))
+
+    async def links_next_page(self) -> bool:
+        """Whether the task's page links its listing's next page, by the pager's own rule: on HTML an
+        address (`pagination.next_step`), in the browser any next control (`pagination.find_next_link`:
+        the browser's pager also clicks one)."""
+        from ..tools.navigation.pagination import find_next_link, next_step
+
+        if self.page is None:
+            return next_step(self.document.html, self.document.url)[0] is not None
+        return await find_next_link(self.page) is not None
 
     async def settling(self, step_ms: int = 0) -> bool:
         """Whether the task's page is still at work, counting work it scheduled (short timers), or its
@@ -666,7 +680,7 @@ class Execution:
             plan=self.plan.to_dict(),
             timings=self.timings,
             url=self.url,
-            warnings=[*self.plan.warnings, *self.warnings],
+            warnings=[*self.plan.warnings, *map(str, self.warnings)],
         )
 
     async def close(self) -> None:

@@ -7,12 +7,15 @@ listing's total, or None when the page states none (or states several that disag
 several different bare counts state nothing. `read_stated_total(page)` gathers the texts in one
 browser call (visible text nodes with a digit and a count word, at most 40 of them);
 `html_stated_total(html)` gathers the same texts from HTML as fetched (the HTTP engine).
+`stated_listing(texts)` also says how many items this page says it shows ("1–20 of 95": 20).
+`Shortfall` is the warning that an extraction read fewer items than stated, as a typed value.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from ..text import fold
@@ -27,9 +30,9 @@ _NUM = r"(\d{1,3}(?:[ .,\u00a0\u202f]\d{3})+|\d+)"
 _DASH = r"\s*[-–—]\s*"
 # "1-20 of 95", "1–24 z 312", "1 - 12 von 42", "12 of 95", "12 von 42", "12 z 312"
 _OF = re.compile(
-    r"(?:\b\d+"
+    r"(?:\b(?P<first>\d+)"
     + _DASH
-    + r")?\b\d+\s+(?:of|z|ze|von|aus)\s+"
+    + r")?\b(?P<last>\d+)\s+(?:of|z|ze|von|aus)\s+"
     + _NUM
     + r"(?!\s*[.,]\d)(?:\s+"
     + _NOUN
@@ -71,7 +74,13 @@ def _number(raw: str) -> int:
 
 def stated_total(texts: list[str]) -> int | None:
     """The total the listing states in ``texts`` (short visible texts), or None."""
-    ranged: list[int] = []
+    return stated_listing(texts)[0]
+
+
+def stated_listing(texts: list[str]) -> tuple[int | None, int | None]:
+    """The total the listing states in ``texts`` and how many of them this page says it shows
+    ("21–40 of 95": 95 and 20; "12 von 42": 42 and 12; "42 products": 42 and None); (None, None)."""
+    ranged: list[tuple[int, int]] = []
     bare: list[int] = []
     for text in texts:
         folded = fold(text)
@@ -79,22 +88,30 @@ def stated_total(texts: list[str]) -> int | None:
             continue
         m = _OF.search(folded)
         if m:
-            ranged.append(_number(m.group(1)))
+            last = int(m.group("last"))
+            shown = last - int(m.group("first")) + 1 if m.group("first") else last
+            ranged.append((_number(m.group(3)), shown))  # group 3: the total, after first and last
             continue
         bare.extend(_number(m.group(1)) for m in _COUNT.finditer(folded))
-    for found in (ranged, bare):
-        values = set(found)
-        if len(values) == 1:
-            return values.pop()
-        if len(values) > 1 and found is ranged:
-            return None  # two listings' "of N" on one page: no one total to compare with
-    return None
+    totals = {total for total, _ in ranged}
+    if len(totals) == 1:
+        shown_here = {shown for _, shown in ranged}
+        return totals.pop(), shown_here.pop() if len(shown_here) == 1 and min(shown_here) > 0 else None
+    if len(totals) > 1:
+        return None, None  # two listings' "of N" on one page: no one total to compare with
+    values = set(bare)
+    return (values.pop(), None) if len(values) == 1 else (None, None)
 
 
 async def read_stated_total(page: Any) -> int | None:
     """The total ``page``'s listing states of itself, or None (one browser call)."""
+    return stated_total(await read_stated_texts(page))
+
+
+async def read_stated_texts(page: Any) -> list[str]:
+    """The short visible texts of ``page`` that may state the listing's size (one browser call)."""
     texts = json.loads(await page.evaluate(STATED_TEXTS_JS, _WORD_JS))
-    return stated_total(texts)
+    return [t for t in texts if isinstance(t, str)] if isinstance(texts, list) else []
 
 
 _BLOCKS = "p, div, span, li, h1, h2, h3, h4, header, label, strong, small"
@@ -103,17 +120,22 @@ _BLOCKS = "p, div, span, li, h1, h2, h3, h4, header, label, strong, small"
 def html_stated_total(html: str) -> int | None:
     """`read_stated_total` on HTML as fetched: the same short texts, read with selectolax (what the
     markup hides by itself, ``hidden`` and ``display:none``, left out; no layout to ask)."""
+    return stated_total(html_stated_texts(html))
+
+
+def html_stated_texts(html: str) -> list[str]:
+    """The short texts of HTML as fetched that may state the listing's size (see `html_stated_total`)."""
     from selectolax.lexbor import LexborHTMLParser
 
     from .extraction._html import JUNK_TAGS, hidden_self
 
     word = re.compile(_WORD_JS, re.IGNORECASE)
     if not word.search(html):  # no count word beside a number anywhere: nothing to read (no parse)
-        return None
+        return []
     tree = LexborHTMLParser(html)
     body = tree.body or tree.root
     if body is None:
-        return None
+        return []
     for node in body.css(", ".join(JUNK_TAGS + ["option"])):
         node.decompose()
     texts: list[str] = []
@@ -127,7 +149,7 @@ def html_stated_total(html: str) -> int | None:
             continue
         if text not in texts:
             texts.append(text)
-    return stated_total(texts)
+    return texts
 
 
 def _self_and_ancestors(node: Any) -> list[Any]:
@@ -143,3 +165,34 @@ def shortfall(stated: int | None, read: int) -> str | None:
     if stated is None or read >= stated:
         return None
     return f"the page states {stated} items and {read} were read: the result may miss {stated - read} of them"
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """The warning that an extraction read fewer items than its page states, as a typed value: the
+    runner decides by its fields, never by its words; ``str()`` is the text the result carries.
+
+    ``paged``: the page links its next page (`pagination.next_step`, `pagination.find_next_link`),
+    so the rest is on the following pages, which a pager reads ("from all pages"). ``shown``: how many
+    items this page says it shows ("1–20 of 120": 20), when it says so."""
+
+    tool: str
+    stated: int
+    read: int
+    paged: bool = False
+    shown: int | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.tool}: {shortfall(self.stated, self.read)}"
+        if self.paged:
+            text += (
+                '; the page links its next page: ask for more pages (e.g. "from the first 5 pages",'
+                ' "ze wszystkich stron", "von allen Seiten") to read them'
+            )
+        return text
+
+    @property
+    def explained(self) -> bool:
+        """Whether the listing's pages explain the gap: it links its next page, and this page was read
+        whole (as many items as it says it shows, when it says)."""
+        return self.paged and (self.shown is None or self.read >= self.shown)

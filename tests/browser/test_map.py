@@ -100,9 +100,12 @@ async def test_each_product_of_a_listing_gains_its_own_pages_details(registry, b
     }
     result = await run(doc, registry, browser, f"{site_url}/?price_max=150", events=events)
     assert result.ok, result.errors
-    # The plan reads the listing's first page only: the page's own count says what may be missing.
+    # The plan reads the listing's first page only: the page's own count says what may be missing,
+    # and its next-page link where the rest is.
     assert result.warnings == [
-        "extraction.products_generic: the page states 12 items and 8 were read: the result may miss 4 of them"
+        "extraction.products_generic: the page states 12 items and 8 were read: the result may miss 4 of them;"
+        ' the page links its next page: ask for more pages (e.g. "from the first 5 pages", "ze wszystkich'
+        ' stron", "von allen Seiten") to read them'
     ]
     products = result.data["products"]
     truth = {p["id"]: p for p in catalog.values() if p["price"] <= 150}

@@ -7,7 +7,7 @@ import pytest
 
 from curllm_core.tools.navigation.more_on_page import load_more_score
 from curllm_core.tools.page_helpers import Clickable
-from curllm_core.tools.stated_count import shortfall, stated_total
+from curllm_core.tools.stated_count import Shortfall, shortfall, stated_listing, stated_total
 
 
 @pytest.mark.parametrize(
@@ -43,6 +43,36 @@ def test_shortfall_is_said_only_when_fewer_were_read():
     assert shortfall(42, 12) == "the page states 42 items and 12 were read: the result may miss 30 of them"
     assert shortfall(42, 42) is None
     assert shortfall(None, 3) is None
+
+
+@pytest.mark.parametrize(
+    ("texts", "listing"),
+    [
+        (["Showing 1-20 of 95 results"], (95, 20)),
+        (["Showing 21–40 of 1,095 results"], (1095, 20)),
+        (["Wyniki 1–24 z 312"], (312, 24)),
+        (["12 von 42 Produkten"], (42, 12)),
+        (["42 Produkte"], (42, None)),  # a bare count says nothing of this page
+        (["Wyniki 1–24 z 312", "Wyniki 1–24 z 312 ofert"], (312, 24)),
+        (["1-20 of 95", "1-10 of 95"], (95, None)),  # two sizes of this page: none known
+        (["1-20 of 95", "1-20 of 40"], (None, None)),
+        (["Strona 1 z 5"], (None, None)),
+    ],
+)
+def test_stated_listing_says_how_many_this_page_shows(texts, listing):
+    assert stated_listing(texts) == listing
+    assert stated_total(texts) == listing[0]
+
+
+def test_the_shortfall_warning_is_typed_and_says_how_to_read_the_rest():
+    plain = Shortfall("extraction.products_generic", 42, 12)
+    assert str(plain) == "extraction.products_generic: " + (shortfall(42, 12) or "")
+    assert not plain.explained  # no next page: the rest is nowhere the pages show
+    paged = Shortfall("extraction.products_generic", 120, 20, paged=True, shown=20)
+    assert str(paged).startswith(str(Shortfall("extraction.products_generic", 120, 20)) + "; ")
+    assert "ask for more pages" in str(paged) and paged.explained
+    assert Shortfall("x", 120, 20, paged=True).explained  # no page size stated: the pages explain it
+    assert not Shortfall("x", 96, 4, paged=True, shown=24).explained  # this page is short of its own 24
 
 
 def button(text: str, **kw) -> Clickable:
