@@ -76,8 +76,14 @@ def tools_dir(tmp_path_factory) -> Path:
     return root
 
 
+#: How long a ``meet`` request waits for the others at most (a broken concurrency ends the test).
+MEET_TIMEOUT_S = 20
+
+
 class SlowHandler(BaseHTTPRequestHandler):
-    """``/page?ms=N&n=K``: a small page served after N ms; the server counts requests in flight."""
+    """``/page?ms=N&n=K``: a small page served after N ms; the server counts requests in flight.
+    ``/page?meet=M&n=K``: served once M requests are in flight at the same time (or after
+    `MEET_TIMEOUT_S`, when they never are): concurrency shown by readiness, not by timing."""
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server naming
         query = {k: v[-1] for k, v in parse_qs(urlsplit(self.path).query).items()}
@@ -85,8 +91,13 @@ class SlowHandler(BaseHTTPRequestHandler):
         with server.lock:
             server.active += 1
             server.peak = max(server.peak, server.active)
+            server.lock.notify_all()
         try:
             time.sleep(int(query.get("ms", "0")) / 1000)
+            if "meet" in query:
+                with server.lock:
+                    meet = int(query["meet"])
+                    server.lock.wait_for(lambda: server.peak >= meet, MEET_TIMEOUT_S)
             body = (
                 f"<!DOCTYPE html><html><head><title>slow {query.get('n', '')}</title></head>"
                 f"<body><h1>page {query.get('n', '')}</h1><p>129,99 zł</p></body></html>"
@@ -111,7 +122,7 @@ def slow_site() -> Iterator[ThreadingHTTPServer]:
     """A server of slow pages on 127.0.0.1; ``.url`` is its base, ``.peak`` the most requests at once."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), SlowHandler)
     server.daemon_threads = True
-    server.lock, server.active, server.peak = threading.Lock(), 0, 0
+    server.lock, server.active, server.peak = threading.Condition(), 0, 0
     server.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -4,7 +4,7 @@ EN and DE, the markups taking turns."""
 
 from __future__ import annotations
 
-import time
+import asyncio
 
 import pytest
 
@@ -14,10 +14,48 @@ from curllm_core.tools.forms.price_filter import run as price_filter
 from tests.site_forms import INERT, ITEMS, LANGS, LIMITS, MARKUPS, WORKING, in_range
 
 pytestmark = pytest.mark.browser
-#: Finding out that nothing happened is a few browser calls (tens of ms); this bound is far above
-#: that and below every wait the decision could fall back to (the 1 s debounce bound, the 3 s change
-#: bound, a reload), so that a regression to waiting shows even on a loaded machine.
+#: Finding out that nothing happened waits a few tens of ms (a reaction's grace, a look or two); this
+#: bound on the waits the tool asks for is far above that and below every wait the decision could fall
+#: back to (the 1 s debounce bound, the 3 s change bound, a navigation's), so that a regression to
+#: waiting shows. Counted in waits asked for, not in time taken: a loaded machine makes the browser
+#: calls slower, never the waits longer.
 INERT_BOUND_S = 0.9
+
+
+class Waits:
+    """The waits code asks for while this is entered: each ``asyncio.sleep``'s seconds and each
+    ``asyncio.wait_for`` that ran out, its timeout (every wait of curllm's is one of the two, or a
+    navigation, which the tests see by the document)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch):
+        self.monkeypatch = monkeypatch
+        self.asked: list[tuple[str, float]] = []
+
+    def __enter__(self) -> Waits:
+        sleep, wait_for = asyncio.sleep, asyncio.wait_for
+
+        async def counted_sleep(delay: float, *args, **kwargs):
+            if delay > 0:  # sleep(0) only yields to the loop (Playwright's calls do, many times)
+                self.asked.append(("sleep", float(delay)))
+            return await sleep(delay, *args, **kwargs)
+
+        async def counted_wait_for(awaitable, timeout, *args, **kwargs):
+            try:
+                return await wait_for(awaitable, timeout, *args, **kwargs)
+            except TimeoutError:
+                self.asked.append(("wait_for", float(timeout or 0)))
+                raise
+
+        self.monkeypatch.setattr(asyncio, "sleep", counted_sleep)
+        self.monkeypatch.setattr(asyncio, "wait_for", counted_wait_for)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.monkeypatch.undo()
+
+    @property
+    def seconds(self) -> float:
+        return sum(s for _, s in self.asked)
 
 
 def cases(kinds: tuple[str, ...]) -> list[tuple[str, str, str]]:
@@ -42,17 +80,15 @@ async def test_a_form_that_does_nothing_is_found_out_at_once(page, site_url, kin
     url = f"{site_url}/forms/{kind}?markup={markup}&lang={lang}"
     await page.goto(url)
     await page.evaluate("() => { window.firstDocument = true; }")
-    started = time.perf_counter()  # the tool alone (the executor's first call imports and compiles)
-    with pytest.raises(NoEffect) as caught:
+    with pytest.MonkeyPatch.context() as mp, Waits(mp) as waits, pytest.raises(NoEffect) as caught:
         await price_filter(ToolContext(page=page), max=LIMITS[lang])
-    took = time.perf_counter() - started
     assert "the listing did not change" in caught.value.message
     if kind == "samepage":  # not loaded again: the same document, told so
         assert "would only have loaded this same address again" in caught.value.message
     assert await page.evaluate("() => window.firstDocument === true"), "the page was loaded again"
     assert page.url == url
     assert await shown_names(page) == [n for n, _ in ITEMS[lang]]
-    assert took < INERT_BOUND_S, f"{kind}: {took:.2f} s to find out that nothing happened"
+    assert waits.seconds < INERT_BOUND_S, f"{kind}: waited {waits.asked} to find out that nothing happened"
 
 
 @pytest.mark.parametrize("kind, lang, markup", cases(WORKING))
