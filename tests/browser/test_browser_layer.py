@@ -1,6 +1,9 @@
 """The browser layer through the real CLI: page loading, failures, the network policy, dialogs, popups.
 
-Every case ends in a clear, structured result within its time limit, with no traceback.
+Every case ends in a clear, structured result within its time limit, with no traceback. A time limit
+is shown kept by the result (the error names the limit that ended the task), not by the seconds the
+command took: a loaded machine makes a command slower, not its limits different. Every command has
+`curllm`'s 90 s as the bound of a hang.
 """
 
 from __future__ import annotations
@@ -9,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -37,7 +39,6 @@ def curllm(*args: str, plan: str = PLAN, env_extra: dict | None = None, timeout:
             **(env_extra or {}),
         }
     )
-    started = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-m", "curllm_core", "--plan", "-", "--format", "json", *args],
         input=plan,
@@ -46,10 +47,21 @@ def curllm(*args: str, plan: str = PLAN, env_extra: dict | None = None, timeout:
         env=env,
         timeout=timeout,
     )
-    out.seconds = time.monotonic() - started
     assert "Traceback" not in out.stderr, out.stderr
     out.result = json.loads(out.stdout) if out.stdout.strip().startswith("{") else None
     return out
+
+
+def assert_ended_by_the_limit(result: dict, seconds: int) -> None:
+    """The task was ended by the time limit it was given (``--timeout SECONDS``), and says so: the
+    task's limit, or the page load's, which is derived from it (at most the task's)."""
+    error = result["errors"][0]
+    assert error["code"] in ("TASK_TIMEOUT", "NAVIGATION_TIMEOUT"), error
+    if error["code"] == "TASK_TIMEOUT":
+        assert f"did not finish within {seconds} s (--timeout)" in error["message"], error
+    else:
+        took = int(error["message"].split("timed out after ", 1)[1].split(" ms", 1)[0])
+        assert took <= seconds * 1000, error
 
 
 def test_a_page_loads(browser_path, hostile, tmp_path):
@@ -72,8 +84,7 @@ def test_http_errors_fail_with_the_status(browser_path, hostile, tmp_path, statu
 def test_a_server_that_never_finishes_ends_within_the_timeout(browser_path, hostile, tmp_path, path):
     out = curllm("--url", f"{hostile.url}{path}", "--timeout", "4", tmp=tmp_path)
     assert out.returncode == 1
-    assert out.seconds < 15
-    assert out.result["errors"][0]["code"] in ("TASK_TIMEOUT", "NAVIGATION_TIMEOUT")
+    assert_ended_by_the_limit(out.result, 4)
 
 
 def test_a_redirect_loop(browser_path, hostile, tmp_path):
@@ -114,7 +125,9 @@ def test_block_private_refuses_loopback_before_any_request(browser_path, hostile
     assert out.returncode == 1
     assert out.result["errors"][0]["code"] == "SSRF_BLOCKED_URL"
     assert sum(hostile.hits.values()) == before  # nothing reached the server
-    assert out.seconds < 10
+    # Refused at once: no browser started, no navigation, one attempt (a refusal is not retried).
+    assert out.result["timings"]["browser_ms"] == out.result["timings"]["navigation_ms"] == 0
+    assert [s["attempts"] for s in out.result["steps"]] == [1]
 
 
 @pytest.mark.parametrize("address", ["10.0.0.1", "169.254.169.254"])
@@ -159,12 +172,9 @@ def test_a_5mb_dom_loads(browser_path, hostile, tmp_path):
 
 def test_a_50mb_dom_ends_within_the_timeout(browser_path, hostile, tmp_path):
     out = curllm("--url", f"{hostile.url}/big?mb=50", "--timeout", "15", tmp=tmp_path)
-    assert out.seconds < 40
     if out.returncode:  # too big for the time given: a structured error, not a hang
-        assert out.returncode == 1 and out.result["errors"][0]["code"] in (
-            "TASK_TIMEOUT",
-            "NAVIGATION_TIMEOUT",
-        )
+        assert out.returncode == 1
+        assert_ended_by_the_limit(out.result, 15)
     else:
         assert out.result["data"]["page"]["items"] == 6
 
