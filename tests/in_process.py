@@ -6,7 +6,8 @@ driver, Chromium); a task in a shared browser, a few tenths. The CLI's own contr
 what goes to stdout and stderr, the formats, its options) keep real subprocess tests in every
 module that uses this; the rest ask the same Runner the CLI asks, with the CLI's options (no
 third-party plugins, the CLI's time limit, a plan made fresh as in an empty cache), and get the
-document ``--format json`` prints.
+document ``--format json`` prints; a given plan as ``--plan`` gives it; many tasks as ``curllm batch``
+runs them (`run_many`, its lines).
 """
 
 from __future__ import annotations
@@ -34,20 +35,55 @@ class InProcessCurllm:
         self.runner = Runner(registry, browser)
 
     async def json(
-        self, instruction: str, url: str, *, fields: tuple[str, ...] | None = None, limit: int | None = None
+        self,
+        instruction: str | None,
+        url: str,
+        *,
+        fields: tuple[str, ...] | None = None,
+        limit: int | None = None,
+        plan: dict | None = None,
     ) -> dict[str, Any]:
-        from curllm_core.cli.options import make_run_options
-        from curllm_core.cli.run import DEFAULT_TIMEOUT_S
+        """The task's document; with ``plan`` (a plan document, as ``--plan`` reads it) that plan
+        runs as given, without ``instruction``."""
         from curllm_core.render import render
         from curllm_core.runner import TaskSpec
 
-        options = replace(make_run_options({}, None, None), timeout_s=DEFAULT_TIMEOUT_S)
         spec = TaskSpec(
-            instruction=instruction, url=url, options=options, use_cache=False, fields=fields, limit=limit
+            instruction=instruction,
+            plan=plan,
+            url=url,
+            options=self.options(),
+            use_cache=False,
+            fields=fields,
+            limit=limit,
         )
         spec = replace(spec, url=self.runner.start_url(spec))
         result = await self.runner.run(spec)
         return json.loads(render(result, "json"))
+
+    async def batch(self, tasks: list[dict], concurrency: int) -> list[dict]:
+        """The lines ``curllm batch TASKS -j CONCURRENCY`` writes (in the order the tasks end), run
+        in this process's browser by the same engine (`run_many`)."""
+        from curllm_core.batch import run_many
+
+        lines = run_many(
+            tasks,
+            concurrency=concurrency,
+            options=self.options(batch=True),
+            registry=self.runner.registry,
+            browser=self.runner.browser,
+            use_cache=False,
+        )
+        return [line async for line in lines]
+
+    @staticmethod
+    def options(batch: bool = False) -> Any:
+        """The CLI's options when none is given: `curllm run`'s time limit; none for a batch's task."""
+        from curllm_core.cli.options import make_run_options
+        from curllm_core.cli.run import DEFAULT_TIMEOUT_S
+
+        options = make_run_options({}, None, None)
+        return options if batch else replace(options, timeout_s=DEFAULT_TIMEOUT_S)
 
     async def aclose(self) -> None:
         await self.runner.aclose()

@@ -5,18 +5,13 @@ than it states), in four markups and PL/EN/DE. Every answer is exact, or says wh
 The server holds each API answer for the page's ``delay`` (ms): the requests are in flight
 meanwhile, as on a real network, and curllm must wait for them; no test sleeps.
 
-The single tasks run as `curllm run` runs them, in this process with one browser
-(tests/in_process.py); a given plan goes through the real `curllm` command, the matrix through one
-real `curllm batch`.
+Every task runs as `curllm run` runs it, in this process with one browser (tests/in_process.py):
+the single tasks, a given plan (as ``--plan`` gives it) and the matrix (as one `curllm batch -j 2`,
+by the same engine). The commands' own contracts (``--plan``, ``curllm batch``, exit codes) are
+tested with real processes in tests/core/test_cli.py and tests/batch/test_cli.py.
 """
 
 from __future__ import annotations
-
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -25,16 +20,6 @@ from tests import site_apps
 from tests.in_process import InProcessCurllm
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def curllm(*args: str, tmp: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache")})
-    out = subprocess.run(
-        [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=env, timeout=180
-    )
-    assert "Traceback" not in out.stderr, out.stderr
-    return out
 
 
 def expected(pattern: str, lang: str, hi: float = float("inf")) -> list[tuple[str, float]]:
@@ -139,27 +124,18 @@ async def test_a_custom_sort_control_is_used(here, browser_path, site_url, page,
     assert sort["result"]["dropdown_select"]["selected"]["text"] == chosen
 
 
-def test_a_bound_that_stops_the_reading_says_so(browser_path, site_url, tmp_path):
-    plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"plan": [{"tool": "navigation.pagination", "parameters": {"max_pages": 2}}]}))
-    out = curllm(
-        "--plan",
-        str(plan),
-        "--url",
-        f"{site_url}/app/loadmore?markup=hashed&lang=en&delay=200",
-        "--format",
-        "json",
-        tmp=tmp_path,
-    )
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
+async def test_a_bound_that_stops_the_reading_says_so(here, browser_path, site_url):
+    plan = {"plan": [{"tool": "navigation.pagination", "parameters": {"max_pages": 2}}]}
+    url = f"{site_url}/app/loadmore?markup=hashed&lang=en&delay=200"
+    result = await here.json(None, url, plan=plan)
+    assert result["ok"], result["errors"]  # the CLI's exit 0
     got = sorted((p["name"], p["price"]) for p in result["data"]["products"])
     assert got == sorted(expected("loadmore", "en")[:24])  # the first page and one load
     assert any("and the listing goes on (max_loads)" in w for w in result["warnings"]), result["warnings"]
 
 
 #: Every pattern in PL, EN and DE, the markup turning (each pattern meets three markups, each markup
-#: every kind of pattern): one `curllm batch` process, so the matrix costs a task a cell, not a process.
+#: every kind of pattern): one batch, so the matrix costs a task a cell, not a process.
 MATRIX = [
     (pattern, site_apps.MARKUPS[(i + k) % len(site_apps.MARKUPS)], lang)
     for i, pattern in enumerate(site_apps.PATTERNS)
@@ -195,15 +171,10 @@ def matrix_answer(pattern: str, lang: str) -> list[tuple[str, float]]:
     return sorted(items)
 
 
-def test_every_pattern_in_every_language(browser_path, site_url, tmp_path):
+async def test_every_pattern_in_every_language(here, browser_path, site_url):
     tasks = [matrix_task(site_url, *cell) for cell in MATRIX]
-    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
-    out = curllm(
-        "batch", str(tmp_path / "tasks.jsonl"), "--out", str(tmp_path / "out.jsonl"), "-j", "2", "--no-progress",
-        tmp=tmp_path,
-    )  # fmt: skip
-    assert out.returncode in (0, 1), out.stderr
-    lines = {r["id"]: r for r in map(json.loads, (tmp_path / "out.jsonl").read_text().splitlines())}
+    lines = {r["id"]: r for r in await here.batch(tasks, concurrency=2)}
+    assert len(lines) == len(MATRIX)
     wrong = {}
     for pattern, markup, lang in MATRIX:
         line = lines[f"{pattern}/{markup}-{lang}"]
