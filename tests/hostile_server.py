@@ -3,7 +3,7 @@
 Routes: /ok (a small listing), /status/N, /hang (never answers), /trickle (a byte a second,
 forever), /loop (redirects to itself), /redirect?to=URL, /dialogs (alert and confirm on load),
 /popup (opens popups, then tries to navigate away), /throws (its script throws), /iframes (content
-inside iframes), /big?mb=N (an N MB DOM), /bigld?mb=N (an N MB product page, nearly all JSON-LD), /slow?s=N (answers after N seconds), /busy (loads, then
+inside iframes), /big?mb=N (an N MB DOM), /bigld?mb=N (an N MB product page, nearly all JSON-LD), /slow?s=N (answers after N seconds), /gate?name=N (answers once the test calls open_gate(N)), /busy (loads, then
 its script loops forever), /links-to?to=URL (a listing whose every product link, and a
 hidden category link "Lamps", is URL), /lone (a product page whose JSON-LD holds lone surrogates, NaN and 1e309,
 whose script sets a title with a lone surrogate).
@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -190,6 +190,9 @@ class Handler(BaseHTTPRequestHandler):
             elif path == "/slow":
                 self.server.stop_event.wait(float(query.get("s", ["2"])[0]))
                 self.send(listing("Slow"))
+            elif path == "/gate":  # held until the test opens the gate of that name (60 s at most)
+                self.server.gates[query["name"][0]].wait(60)
+                self.send(listing("Gate"))
             elif path == "/busy":  # loads, then its script never gives the thread back
                 self.send(
                     listing("Busy", extra="<script>addEventListener('load', () => { for (;;) {} })</script>")
@@ -284,6 +287,7 @@ class HostileServer(ThreadingHTTPServer):
         self.require_proxy_auth: str | None = None  # as a proxy: the Proxy-Authorization it wants
         self.proxy_auth: list[tuple[bool, str]] = []  # (a proxy request?, value) of each one sent
         self.stop_event = threading.Event()
+        self.gates: defaultdict[str, threading.Event] = defaultdict(threading.Event)  # /gate?name=N
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
         self.thread.start()
 
@@ -299,8 +303,14 @@ class HostileServer(ThreadingHTTPServer):
         """Logged requests whose host (without the port) is ``host``."""
         return [r for r in self.log if r[1].rsplit(":", 1)[0] == host]
 
+    def open_gate(self, name: str) -> None:
+        """Let the requests held at ``/gate?name=NAME`` (and those to come) be answered."""
+        self.gates[name].set()
+
     def stop(self) -> None:
         self.stop_event.set()
+        for gate in list(self.gates.values()):
+            gate.set()
         self.shutdown()
         self.server_close()
 

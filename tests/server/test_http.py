@@ -363,15 +363,21 @@ def test_no_cors_unless_asked(server):
 
 
 def test_per_request_time_limit(server, hostile):
-    started = time.monotonic()
     with server.client() as client:
         r = client.post(
             "/api/scrape",
             json={"instruction": "find products", "url": f"{hostile.url}/hang", "options": {"timeout": 1}},
         )
-    assert time.monotonic() - started < 8
     assert r.status_code == 200
-    assert "TASK_TIMEOUT" in [e["code"] for e in r.json()["errors"]]
+    # Ended by the request's limit, and said so (the page load alone would wait 30 s, the server's
+    # limit is 300 s): the limit is shown kept by the result, not by seconds a loaded machine stretches.
+    [timeout] = [e for e in r.json()["errors"] if e["code"] == "TASK_TIMEOUT"]
+    assert "did not finish within 1 s" in timeout["message"], timeout
+
+
+#: How long a disconnected client's task may take to be gone: far below the 30 s its page load to
+#: /hang would hold it otherwise, far above what cancelling takes on a loaded machine.
+CANCELLED_WITHIN_S = 15
 
 
 def _wait_idle(server, seconds: float) -> dict:
@@ -400,9 +406,10 @@ def test_a_client_that_disconnects_cancels_its_task_and_context(server, hostile)
                     health = server.health()
                     assert health["running"] == 1 and health["contexts"] == 1, str(health)
                     break
-    left = time.monotonic()  # the connection is closed here
-    health = _wait_idle(server, 1.0)
-    assert time.monotonic() - left <= 1.0 and health["contexts"] == 0 and health["running"] == 0, health
+    # The connection is closed here. Left running, the task would wait 30 s for /hang's page (the
+    # page load's limit) before failing: idle well before that is the cancellation.
+    health = _wait_idle(server, CANCELLED_WITHIN_S)
+    assert health["contexts"] == 0 and health["running"] == 0, health
 
 
 def test_a_disconnect_also_cancels_a_plain_scrape(server, hostile):
@@ -419,9 +426,8 @@ def test_a_disconnect_also_cancels_a_plain_scrape(server, hostile):
     thread = threading.Thread(target=post)
     thread.start()
     thread.join()
-    left = time.monotonic()
-    health = _wait_idle(server, 1.0)
-    assert time.monotonic() - left <= 1.0 and health["contexts"] == 0 and health["running"] == 0, health
+    health = _wait_idle(server, CANCELLED_WITHIN_S)
+    assert health["contexts"] == 0 and health["running"] == 0, health
 
 
 def test_concurrency_queue_and_queue_full(server_tmp, hostile, browser_path):
@@ -429,16 +435,18 @@ def test_concurrency_queue_and_queue_full(server_tmp, hostile, browser_path):
     try:
         results: dict[str, list[dict]] = {}
 
-        def run(name: str) -> None:
-            body = {"instruction": "find products", "url": f"{hostile.url}/slow?s=1.5"}
+        def run(name: str, path: str) -> None:
+            body = {"instruction": "find products", "url": f"{hostile.url}{path}"}
             with httpx.Client(base_url=busy.url, timeout=60) as client:
                 with client.stream("POST", "/api/scrape/stream", json=body) as r:
                     results[name] = sse_events(list(r.iter_lines()))
 
-        first = threading.Thread(target=run, args=("first",))
+        # The first task's page is held until the test lets it go: the slot and the queue stay full
+        # while the test looks, however slow the machine (a page of fixed seconds could end first).
+        first = threading.Thread(target=run, args=("first", "/gate?name=queue-full"))
         first.start()
         _until(lambda: busy.health()["running"] == 1)
-        second = threading.Thread(target=run, args=("second",))
+        second = threading.Thread(target=run, args=("second", "/ok"))
         second.start()
         _until(lambda: busy.health()["waiting"] == 1)
         assert busy.health()["running"] == 1  # at most --concurrency run
@@ -447,14 +455,17 @@ def test_concurrency_queue_and_queue_full(server_tmp, hostile, browser_path):
         )
         assert refused.status_code == 429 and refused.json()["error"]["code"] == "QUEUE_FULL"
         assert refused.headers["retry-after"] == "1"
-        first.join(30)
-        second.join(30)
+        assert results == {}  # neither has ended: the first is held, the second waits for its slot
+        hostile.open_gate("queue-full")
+        first.join(60)
+        second.join(60)
         for name in ("first", "second"):
             assert results[name][-1]["type"] == "complete", results[name]
         # The second started only after the first had finished.
         assert results["second"][0]["data"]["timestamp"] >= results["first"][-1]["data"]["timestamp"]
         assert busy.health()["running"] == 0
     finally:
+        hostile.open_gate("queue-full")
         busy.stop()
 
 
@@ -480,21 +491,30 @@ def test_another_host_needs_a_token(server_tmp):
     assert "--token" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_token_is_required_when_given(server_tmp, browser_path):
-    secured = start_server(server_tmp, "--token", "s3cret-token-1")
-    try:
-        with httpx.Client(base_url=secured.url) as client:
-            none = client.get("/api/tools")
-            wrong = client.get("/api/tools", headers={"Authorization": "Bearer nope-nope-nope"})
-            right = client.get("/api/tools", headers={"Authorization": "Bearer s3cret-token-1"})
-            health = client.get("/api/health")
-            page = client.get("/")
-            mcp = client.post("/mcp", json={})
-        assert none.status_code == wrong.status_code == mcp.status_code == 401
-        assert none.json()["error"]["code"] == "UNAUTHORIZED" and none.headers["www-authenticate"] == "Bearer"
-        assert right.status_code == 200 and health.status_code == 200 and page.status_code == 200
-    finally:
-        secured.stop()
+TOKEN = "s3cret-token-1"
+
+
+@pytest.fixture(scope="module")
+def guarded(server_tmp, browser_path):
+    """`curllm serve --token T --block-private`: one server for the two options' tests (each option's
+    refusal is its own: 401 without the token, 403 for a private target with it)."""
+    running = start_server(server_tmp, "--token", TOKEN, "--block-private")
+    yield running
+    running.stop()
+
+
+def test_a_token_is_required_when_given(guarded):
+    with httpx.Client(base_url=guarded.url) as client:
+        none = client.get("/api/tools")
+        wrong = client.get("/api/tools", headers={"Authorization": "Bearer nope-nope-nope"})
+        right = client.get("/api/tools", headers={"Authorization": f"Bearer {TOKEN}"})
+        health = client.get("/api/health")
+        page = client.get("/")
+        mcp = client.post("/mcp", json={})
+        scrape = client.post("/api/scrape", json={"instruction": TASK, "url": "http://127.0.0.1:9/"})
+    assert none.status_code == wrong.status_code == mcp.status_code == scrape.status_code == 401
+    assert none.json()["error"]["code"] == "UNAUTHORIZED" and none.headers["www-authenticate"] == "Bearer"
+    assert right.status_code == 200 and health.status_code == 200 and page.status_code == 200
 
 
 EXPOSED_APP = """
@@ -534,12 +554,11 @@ def test_off_loopback_private_targets_are_blocked_unless_allowed(
         exposed.stop()
 
 
-def test_block_private_on_loopback_refuses_private_targets(server_tmp, site_url, browser_path):
-    guarded = start_server(server_tmp, "--block-private")
-    try:
-        r = httpx.post(
-            guarded.url + "/api/scrape", json={"instruction": TASK, "url": f"{site_url}/"}, timeout=60
-        )
-        assert r.status_code == 403 and r.json()["error"]["code"] == "SSRF_BLOCKED_URL"
-    finally:
-        guarded.stop()
+def test_block_private_on_loopback_refuses_private_targets(guarded, site_url):
+    r = httpx.post(
+        guarded.url + "/api/scrape",
+        json={"instruction": TASK, "url": f"{site_url}/"},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        timeout=60,
+    )
+    assert r.status_code == 403 and r.json()["error"]["code"] == "SSRF_BLOCKED_URL"
