@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborNode
@@ -74,9 +74,11 @@ _NO_COMMENTS_RE = re.compile(
 
 _DIGIT_RE = re.compile(r"\d")
 
-_COMMENTS_HINT_RE = re.compile(r"\d|discuss|comment|koment|komment", re.IGNORECASE)
+#: Beside a digit, the words of a comment count (`_labels` finds the digit).
+_COMMENTS_HINT_RE = re.compile(r"discuss|comment|koment|komment", re.IGNORECASE)
 
-_DATE_HINT_RE = re.compile(r"\d|yesterday|today|just now|gestern|heute|wczoraj|dzisiaj|dziś", re.IGNORECASE)
+#: Beside a digit, the words of a date (`_labels` finds the digit).
+_DATE_HINT_RE = re.compile(r"yesterday|today|just now|gestern|heute|wczoraj|dzisiaj|dziś", re.IGNORECASE)
 
 _AGO_RE = re.compile(
     r"\b\d+\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?|mos?|years?|yrs?|yr)\.?"
@@ -349,9 +351,11 @@ def _decoded(value: str) -> list[str]:
     return out
 
 
+#: A short element of a block: the element, its memory id, raw text, tag, and whether the text shows a digit.
+_Short = tuple[LexborNode, int, str, str, bool]
 _TEXTS: dict[int, str] = {}  # `_text` of the current parse: the fields of a record read the same labels
 #: The short elements of a block (`_short_nodes`) in the current parse: every field reads the same ones.
-_SHORT: dict[int, list[tuple[LexborNode, int, str]]] = {}
+_SHORT: dict[int, list[_Short]] = {}
 SHORT_LABEL = 160  # the longest raw text any field reads as a label (`_labels`' limits are at most this)
 
 
@@ -393,21 +397,22 @@ def _innermost(node: LexborNode, text: str) -> bool:
     return True
 
 
-def _short_nodes(block: LexborNode) -> list[tuple[LexborNode, int, str]]:
+def _short_nodes(block: LexborNode) -> list[_Short]:
     """The elements of ``block`` (itself included) whose raw text is at most `SHORT_LABEL` characters,
-    in page order, with their memory id and raw text; one walk per block and parse, shared by every
-    field (points, comments, date, rank, sponsored labels read the same short elements)."""
+    in page order, with their memory id, raw text, tag and whether that text shows a digit; one walk
+    per block and parse, shared by every field (points, comments, date, rank, sponsored labels read
+    the same short elements, most of them for a digit)."""
     key = block.mem_id
     hit = _SHORT.get(key)
     if hit is not None:
         return hit
-    found: list[tuple[LexborNode, int, str]] = []
+    found: list[_Short] = []
     stack = [block]
     while stack:
         node = stack.pop()
         raw = node.text(deep=True)
         if len(raw) <= SHORT_LABEL:
-            found.append((node, node.mem_id, raw))
+            found.append((node, node.mem_id, raw, node.tag or "", _DIGIT_RE.search(raw) is not None))
             if not raw:
                 continue  # nothing inside to read
         stack.extend(reversed([c for c in _children(node) if c.is_element_node]))
@@ -415,27 +420,40 @@ def _short_nodes(block: LexborNode) -> list[tuple[LexborNode, int, str]]:
     return found
 
 
-def _labels(block: LexborNode, limit: int, hint: re.Pattern, tags: frozenset[str] | None = None, itself=True):
+def _labels(
+    block: LexborNode,
+    limit: int,
+    words: re.Pattern | None = None,
+    tags: frozenset[str] | None = None,
+    itself: bool = True,
+) -> Iterator[tuple[LexborNode, str, str]]:
     """The elements of ``block`` (and ``block`` itself) whose raw text is at most ``limit`` characters
-    (at most `SHORT_LABEL`) and shows ``hint``, in page order, with that raw text."""
+    (at most `SHORT_LABEL`) and shows a digit or one of ``words``, in page order, with their tag and
+    that raw text."""
     own = block.mem_id
-    for node, key, raw in _short_nodes(block):
+    for node, key, raw, tag, digit in _short_nodes(block):
         if (
             len(raw) <= limit
             and (itself or key != own)
-            and (tags is None or node.tag in tags)
-            and hint.search(raw)
+            and (tags is None or tag in tags)
+            and (digit or (words is not None and words.search(raw) is not None))
         ):
-            yield node, raw
+            yield node, tag, raw
 
 
-def _short_texts(scope: list[LexborNode], limit: int, hint: Callable[[str], bool] | None = None):
+def _short_texts(
+    scope: list[LexborNode],
+    limit: int,
+    hint: Callable[[str], bool] | None = None,
+    skip: tuple[str, ...] = (),
+) -> Iterator[tuple[LexborNode, LexborNode, str]]:
     """Elements of the scope whose text is short and shows a digit, with their visible text; cheap
     tests on the raw text first (it holds all the visible text: a word ``hint`` finds in neither is in
-    neither)."""
+    neither). Elements of a tag in ``skip`` are passed over before their text is read."""
     for block in scope:
-        for node, raw in _labels(block, 4 * limit, _DIGIT_RE):
-            if node.child is None or (hint is not None and not hint(raw)):
+        for node, tag, raw in _labels(block, 4 * limit):
+            # (a raw text with a digit has a child: the node is not empty)
+            if tag in skip or (hint is not None and not hint(raw)):
                 continue
             text = _text(node)
             if text and len(text) <= limit:
@@ -449,8 +467,8 @@ def _points(scope: list[LexborNode]) -> int | None:
             m = _POINTS_TEXT_RE.match(text)
             if m:
                 return parse_count(m.group(1) or m.group(2))
-    for block, node, text in _short_texts(scope, 12):
-        if node.tag in ("a", "button") or not _BARE_COUNT_RE.match(text) or not _innermost(node, text):
+    for block, node, text in _short_texts(scope, 12, skip=("a", "button")):
+        if not _BARE_COUNT_RE.match(text) or not _innermost(node, text):
             continue
         if _points_context(node, block):
             return _median_sibling(node, text)
@@ -515,7 +533,7 @@ _RANK_TAGS = frozenset({"span", "td", "div", "strong", "b"})
 
 def _comments(scope: list[LexborNode]) -> int | None:
     for block in scope:
-        for node, _ in _labels(block, 120, _COMMENTS_HINT_RE, _COMMENT_TAGS, itself=False):
+        for node, _, _ in _labels(block, 120, _COMMENTS_HINT_RE, _COMMENT_TAGS, itself=False):
             text = _text(node)
             if not text or len(text) > 30:
                 continue
@@ -561,7 +579,7 @@ def _date(scope: list[LexborNode]) -> tuple[str | None, int | None]:
             m = _ISO_RE.match(node.attributes.get("title") or "")
             if m:
                 return m.group(1), node.mem_id
-        for node, _ in _labels(block, 160, _DATE_HINT_RE, _DATE_TAGS, itself=False):
+        for node, _, _ in _labels(block, 160, _DATE_HINT_RE, _DATE_TAGS, itself=False):
             text = _text(node)
             if text and len(text) <= 40 and _is_date(text):
                 # The innermost element that says it ("· 3 yr. ago" holds a link "3 yr. ago").
@@ -575,7 +593,7 @@ def _is_date(text: str) -> bool:
 
 
 def _rank(member: LexborNode, before: LexborNode | None) -> int | None:
-    for node, _ in _labels(member, 40, _DIGIT_RE, _RANK_TAGS, itself=False):
+    for node, _, _ in _labels(member, 40, None, _RANK_TAGS, itself=False):
         if before is not None and node.mem_id == before.mem_id:
             break
         text = _text(node)
@@ -663,8 +681,8 @@ def _sponsored(member: LexborNode, scope: list[LexborNode], strict_hidden: Hidde
     if label and _SPONSORED_LABEL_RE.match(label):
         return "label"
     for block in scope:
-        for node, key, raw in _short_nodes(block):
-            if node.tag not in _LABEL_TAGS or key == block.mem_id:
+        for node, key, raw, tag, _ in _short_nodes(block):
+            if tag not in _LABEL_TAGS or key == block.mem_id:
                 continue
             text = raw.strip()
             if (
