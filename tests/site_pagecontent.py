@@ -40,6 +40,13 @@ Patterns (`PATTERNS`):
 ``embedded-nuxt``   skeletons, the products in a Nuxt 3 payload (``__NUXT_DATA__``: a flat array whose
                     values are indices).
 ``embedded-ldjson`` skeletons, the products in a JSON-LD ``ItemList`` of ``Product``s.
+``state-redux``     no skeleton: a category text and an empty list a script renders, from state it
+                    carries in ``window.__PRELOADED_STATE__ = {...}`` (prices as amount objects).
+``state-apollo``    the same from ``window["__APOLLO_STATE__"] = {...}``: GraphQL edges and nodes,
+                    prices as the page writes them (``priceFormatted``).
+``state-parse``     the same from ``var pageData = JSON.parse('...')``: a JSON string in a JavaScript
+                    string literal (escaped twice, non-ASCII as unicode escapes), prices as value and
+                    currency.
 ``search-shadow``   a search form (field and button) inside an open shadow root; it submits to
                     ``/pc/results/<markup>-<lang>.html?q=``, the products whose name has ``q``.
 ``search-frame``    the same search form in a same-origin frame, whose results show in the frame.
@@ -70,6 +77,9 @@ PATTERNS = (
     "embedded-state",
     "embedded-nuxt",
     "embedded-ldjson",
+    "state-redux",
+    "state-apollo",
+    "state-parse",
 )
 #: Pages of a search form in a shadow root or a frame, and what a test searches for on them.
 SEARCH_PATTERNS = ("search-shadow", "search-frame")
@@ -564,6 +574,96 @@ def _embedded_ldjson(markup: str, lang: str, params: dict, path: str) -> str:
     )
 
 
+_INTRO = {
+    "pl": (
+        "Wszystko do kuchni, biura i podróży: czajniki, lampki, plecaki, słuchawki i kubki, wybrane przez"
+        " nasz zespół i wysyłane w ciągu jednego dnia roboczego. Zwrot bez podania przyczyny do 30 dni."
+    ),
+    "en": (
+        "Everything for the kitchen, the office and travel: kettles, lamps, backpacks, headphones and mugs,"
+        " chosen by our team and dispatched within one working day. Free returns within 30 days."
+    ),
+    "de": (
+        "Alles für Küche, Büro und Reise: Wasserkocher, Lampen, Rucksäcke, Kopfhörer und Becher, von unserem"
+        " Team ausgewählt und innerhalb eines Werktags versandt. Kostenlose Rücksendung binnen 30 Tagen."
+    ),
+}
+
+
+def _picture(markup: str, key: str) -> dict:
+    """The picture a card shows (only the utility markup's cards show one), as state carries it."""
+    if markup != "utility":
+        return {}
+    return {key: [{"src": "/static/none.png", "alt": ""}] if key == "images" else "/static/none.png"}
+
+
+def _rendered(markup: str, lang: str, state: str) -> str:
+    """A page with text of its own (no skeleton, no empty shell) whose listing a script renders from
+    the state ``state`` (a script's assignment) carries: in the HTML only as that state."""
+    return layout(
+        lang,
+        f'<main><h1>{_TITLE[lang]}</h1><p class="intro">{_INTRO[lang]}</p><div id="listing"></div></main>'
+        f"<script>{state}</script><script>document.getElementById('listing').innerHTML = "
+        f"{json.dumps(grid(markup, lang))};</script>",
+    )
+
+
+def _state_redux(markup: str, lang: str, params: dict, path: str) -> str:
+    items = [
+        {
+            "id": i,
+            "name": n,
+            "url": href(n),
+            "price": {"amount": p, "currency": CURRENCY[lang]},
+            "badges": [],
+            **_picture(markup, "images"),
+        }
+        for i, (n, p) in enumerate(PRODUCTS[lang], 1)
+    ]
+    state = {
+        "router": {"location": path},
+        "products": {"items": items, "total": len(items), "loading": False},
+    }
+    return _rendered(markup, lang, f"window.__PRELOADED_STATE__ = {json.dumps(state, ensure_ascii=False)};")
+
+
+def _state_apollo(markup: str, lang: str, params: dict, path: str) -> str:
+    edges = [
+        {
+            "__typename": "ProductEdge",
+            "node": {
+                "title": n,
+                "link": href(n),
+                "priceFormatted": price_text(lang, p),
+                **_picture(markup, "thumbnailUrl"),
+            },
+        }
+        for n, p in PRODUCTS[lang]
+    ]
+    state = {
+        "ROOT_QUERY": {
+            "__typename": "Query",
+            'search({"q":""})': {"edges": edges, "pageInfo": {"hasNextPage": False}},
+        }
+    }
+    return _rendered(markup, lang, f'window["__APOLLO_STATE__"]={json.dumps(state, ensure_ascii=False)}')
+
+
+def _state_parse(markup: str, lang: str, params: dict, path: str) -> str:
+    products = [
+        {
+            "productName": n,
+            "href": href(n),
+            "pricing": {"value": p, "currency": CURRENCY[lang]},
+            **_picture(markup, "image"),
+        }
+        for n, p in PRODUCTS[lang]
+    ]
+    text = json.dumps({"category": {"name": _TITLE[lang], "products": products}})  # non-ASCII as \u escapes
+    literal = text.replace("\\", "\\\\").replace("'", "\\'")
+    return _rendered(markup, lang, f"var pageData = JSON.parse('{literal}');")
+
+
 def _search_form(markup: str, lang: str) -> str:
     _, button, label = SEARCH[lang]
     return (
@@ -606,6 +706,9 @@ _PAGES = {
     "embedded-state": _embedded_state,
     "embedded-nuxt": _embedded_nuxt,
     "embedded-ldjson": _embedded_ldjson,
+    "state-redux": _state_redux,
+    "state-apollo": _state_apollo,
+    "state-parse": _state_parse,
     "search-shadow": _search_shadow,
     "search-frame": _search_frame,
 }

@@ -183,6 +183,47 @@ async def test_a_listing_short_of_what_its_page_shows_still_goes_to_the_browser(
         )
 
 
+@pytest.mark.parametrize(
+    "pattern, markup, lang",
+    [
+        ("state-redux", "utility", "en"),  # window.__PRELOADED_STATE__ = {...}
+        ("state-redux", "testid", "de"),
+        ("state-apollo", "bem", "pl"),  # window["__APOLLO_STATE__"]=...: GraphQL edges
+        ("state-apollo", "utility", "de"),
+        ("state-parse", "cssmod", "de"),  # var pageData = JSON.parse('...')
+        ("state-parse", "utility", "pl"),
+    ],
+)
+async def test_a_listing_a_script_renders_from_its_state_is_read_from_the_html(
+    runner, site_url, pattern, markup, lang
+):
+    """The browser reads the list the script rendered; the HTTP engine reads the state the script
+    rendered it from, without running it: the same answer, and ``auto`` keeps the HTTP engine's."""
+    import site_pagecontent as pages
+
+    result, engine = await compare(
+        runner, pages.INSTRUCTIONS[lang], f"{site_url}/pc/{pattern}/{markup}-{lang}.html"
+    )
+    assert result["ok"] and engine == "http"
+    got = [(p["name"], p["price"], p["currency"]) for p in result["data"]["products"]]
+    assert got == [(n, p, pages.CURRENCY[lang]) for n, p in pages.PRODUCTS[lang]]
+
+
+@pytest.mark.parametrize("markup, lang", [("utility", "pl"), ("bem", "en")])
+async def test_state_behind_skeletons_is_read_by_the_http_engine_as_by_the_browser(
+    runner, site_url, markup, lang
+):
+    """A skeleton page whose products are only in ``window.__INITIAL_STATE__ = {...}``: ``--engine
+    http`` reads them as the browser does (``auto`` still takes the browser's answer for a shell)."""
+    import site_pagecontent as pages
+
+    url = f"{site_url}/pc/embedded-state/{markup}-{lang}.html"
+    on_http, _ = await run(runner, pages.INSTRUCTIONS[lang], url, "http")
+    on_browser, _ = await run(runner, pages.INSTRUCTIONS[lang], url, "browser")
+    assert on_http["ok"] and on_http["data"] == on_browser["data"]
+    assert len(on_http["data"]["products"]) == len(pages.PRODUCTS[lang])
+
+
 # --- the real command -----------------------------------------------------------------------------
 
 

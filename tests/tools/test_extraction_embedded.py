@@ -219,7 +219,13 @@ def test_products_generic_uses_the_embedded_listing_when_the_dom_has_none():
     ]
     out = products_generic.extract(html, "https://sklep.example.pl/", embedded=docs, max_price=25)
     assert out["products"] == [
-        {"name": "Kubek", "price": 19.99, "currency": "PLN", "url": "https://sklep.example.pl/k"}
+        {
+            "name": "Kubek",
+            "price": 19.99,
+            "currency": "PLN",
+            "url": "https://sklep.example.pl/k",
+            "sponsored": False,
+        }
     ]
     assert out["dropped"] == 1
 

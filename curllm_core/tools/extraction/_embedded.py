@@ -1,5 +1,6 @@
 """Listings a page carries as data: JSON state (``__NEXT_DATA__``, ``window.__INITIAL_STATE__ = {...}``
-and other assignments to ``window``, Nuxt payloads, ``application/json`` blocks) and JSON-LD
+and other assignments to ``window``, read as the browser evaluated them or, on HTML as fetched, from
+the script's text (`_script_state`), Nuxt payloads, ``application/json`` blocks) and JSON-LD
 ``ItemList``s of products, read when the DOM shows no items yet (a skeleton before hydration) and
 to fill a price the DOM leaves out.
 
@@ -30,7 +31,8 @@ MAX_DEPTH = 64
 MAX_ITEMS = 5000
 
 #: JavaScript for ``page.evaluate(EMBEDDED_JS, max_bytes)``: the page's JSON blocks and the objects
-#: its inline scripts assign to ``window`` (``window.__X__ = ...``, ``self["x"] = ...``), as
+#: its inline scripts assign to ``window`` (``window.__X__ = ...``, ``self["x"] = ...``, a global
+#: ``var x = ...``), as
 #: ``[kind, json]`` pairs (``ld``: JSON-LD; ``json``: a JSON block; ``state``: an assigned object,
 #: serialised by the browser, which already evaluated it: a Nuxt 2 function payload too), at most
 #: ``max_bytes`` in all.
@@ -44,14 +46,14 @@ EMBEDDED_JS = r"""
     out.push([kind, text]);
   };
   const seen = new Set();
-  const ASSIGN = /(?:window|self|globalThis)\s*(?:\.\s*([A-Za-z_$][\w$]*)|\[\s*["']([^"'\]]{1,80})["']\s*\])\s*=(?!=)/g;
+  const ASSIGN = /(?:(?:window|self|globalThis)\s*(?:\.\s*([A-Za-z_$][\w$]*)|\[\s*["']([^"'\]]{1,80})["']\s*\])|\bvar\s+([A-Za-z_$][\w$]*))\s*=(?!=)/g;
   for (const s of document.scripts) {
     if (s.src) continue;
     const type = (s.type || '').toLowerCase();
     if (type.endsWith('json')) { add(type.includes('ld+json') ? 'ld' : 'json', s.text); continue; }
     if (type && !/javascript|ecmascript|module|babel/.test(type)) continue;
     for (const m of s.text.slice(0, 20000).matchAll(ASSIGN)) {
-      const name = m[1] || m[2];
+      const name = m[1] || m[2] || m[3];
       if (seen.has(name)) continue;
       seen.add(name);
       let value;
@@ -97,6 +99,10 @@ _AMOUNT_KEYS = (
     "centAmount",
 )
 _LETTER = re.compile(r"[^\W\d_]")
+_IMAGE_KEY = re.compile(
+    r"(?i)^(?:main_?|primary_?)?(?:image|img|thumbnail|thumb|picture|photo)s?(?:_?url|_?src|_?href)?$"
+)
+_AD_KEY = re.compile(r"(?i)^(?:is_?)?(?:sponsored|promoted|ad|advert\w*)$")
 _ISO = re.compile(r"^[A-Z]{3}$")
 
 
@@ -281,7 +287,29 @@ def record(obj: dict, base: str, default: str | None) -> dict | None:
     out: dict[str, Any] = {"name": name, "price": price, "url": url}
     if regular is not None and price is not None and regular.amount > price.amount:
         out["price_regular"] = regular
+    # The DOM's products carry their picture and whether each is an ad: from data, what it says.
+    out["image"] = next(
+        (i for k, v in obj.items() if isinstance(k, str) and _IMAGE_KEY.match(k) if (i := _image(v, base))),
+        None,
+    )
+    out["sponsored"] = any(v is True for k, v in obj.items() if isinstance(k, str) and _AD_KEY.match(k))
     return out
+
+
+def _image(value: Any, base: str, depth: int = 0) -> str | None:
+    """A picture's address from an image value: a URL, an object with one (``src``, ``url``), a list."""
+    if isinstance(value, str):
+        text = clean_text(value)
+        if text and not text.lower().startswith(("data:", "javascript:")) and ("/" in text or "." in text):
+            return absolute_url(text, base)
+        return None
+    if depth < 2 and isinstance(value, list):
+        return next((i for v in value[:5] if (i := _image(v, base, depth + 1))), None)
+    if depth < 2 and isinstance(value, dict):
+        for key in ("src", "url", "href", "original", "large"):
+            if isinstance(value.get(key), str):
+                return _image(value[key], base, depth + 1)
+    return None
 
 
 def _score(records: list[dict]) -> float:
@@ -390,22 +418,42 @@ async def read_embedded(page: Any) -> list[Any]:
     return documents(await page.evaluate(EMBEDDED_JS, MAX_JSON_BYTES))
 
 
+#: Script types the browser runs (its script: ``/javascript|ecmascript|module|babel/``).
+_SCRIPT_TYPE = re.compile(r"javascript|ecmascript|module|babel")
+
+
 def html_embedded(html: str) -> list[Any]:
-    """The JSON documents HTML as fetched carries in its JSON blocks (``application/ld+json``,
-    ``application/json``); state a script assigns needs a browser to evaluate it and is not read."""
+    """`read_embedded` on HTML as fetched: the JSON blocks (``application/ld+json``,
+    ``application/json``) and the state inline scripts assign to globals where it is written as data
+    (`_script_state`: a JSON literal, ``JSON.parse`` of a string; nothing is run), in the order the
+    browser's script lists them, at most `MAX_JSON_BYTES` in all."""
     from selectolax.lexbor import LexborHTMLParser
 
+    from ._script_state import script_state
+
+    pending: list[tuple[str, str]] = []  # a JSON block's kind and text, or ("script", index)
+    scripts: list[tuple[str, bool]] = []
+    for node in LexborHTMLParser(html).css("script"):
+        attrs = node.attributes
+        if "src" in attrs:
+            continue
+        kind = (attrs.get("type") or "").strip().lower()
+        if kind.endswith("json"):
+            pending.append(("ld" if "ld+json" in kind else "json", node.text(deep=True) or ""))
+        elif not kind or _SCRIPT_TYPE.search(kind):
+            pending.append(("script", str(len(scripts))))
+            scripts.append((node.text(deep=True) or "", kind == "module"))
+    state: dict[int, list[str]] = {}
+    for index, text in script_state(scripts) if scripts else []:
+        state.setdefault(index, []).append(text)
     blocks: list = []
     total = 0
-    for node in LexborHTMLParser(html).css("script[type]"):
-        kind = (node.attributes.get("type") or "").lower()
-        if not kind.endswith("json"):
-            continue
-        text = node.text(deep=True) or ""
-        if not text or len(text) > MAX_JSON_BYTES - total:
-            continue
-        total += len(text)
-        blocks.append(["ld" if "ld+json" in kind else "json", text])
+    for kind, text in pending:
+        for value in state.get(int(text), []) if kind == "script" else [text]:
+            if not value or len(value) > MAX_JSON_BYTES - total:
+                continue
+            total += len(value)
+            blocks.append([kind if kind != "script" else "state", value])
     return documents(blocks)
 
 
