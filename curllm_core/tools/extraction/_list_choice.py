@@ -80,9 +80,15 @@ def first_class(node: LexborNode) -> str:
     hit = _FIRST_CLASS.get(key)
     if hit is None:
         cls = node.attributes.get("class") if node.is_element_node else None
-        hit = next((t for t in cls.split() if not any(ch.isdigit() for ch in t)), "") if cls else ""
+        hit = _first_named(cls) if cls else ""
         _FIRST_CLASS[key] = hit
     return hit
+
+
+@functools.lru_cache(maxsize=8192)
+def _first_named(cls: str) -> str:
+    """The first class name of a class attribute without digits (pages repeat a few thousand times)."""
+    return next((t for t in cls.split() if not any(ch.isdigit() for ch in t)), "")
 
 
 def forget_classes() -> None:

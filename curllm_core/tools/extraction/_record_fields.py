@@ -53,9 +53,11 @@ _POINTS_STEMS = (
 )
 
 
+_POINTS_STEMS_RE = re.compile("|".join(_POINTS_STEMS))  # searched in the lower-cased text
+
+
 def _points_hint(raw: str) -> bool:
-    low = raw.lower()
-    return any(stem in low for stem in _POINTS_STEMS)
+    return _POINTS_STEMS_RE.search(raw.lower()) is not None
 
 
 _BARE_COUNT_RE = re.compile(r"^\s*[+]?\d[\d.,\u00a0\u202f ]*[kKmM]?\s*$")

@@ -205,14 +205,18 @@ def _without_actions(links: list[tuple[LexborNode, str, bool]]) -> list[LexborNo
     inside: dict[int, Counter[str]] = defaultdict(Counter)
     rarest: dict[int, int] = {}
     for link, text, _ in links:
+        count = seen[text]
+        repeated = count >= REPEATED_LABEL
         node = link.parent
         for _ in range(MAX_LEVELS):
             if node is None or node.tag in ("body", "html"):
                 break
-            if seen[text] >= REPEATED_LABEL:
-                inside[node.mem_id][text] += 1
             key = node.mem_id
-            rarest[key] = min(rarest.get(key, seen[text]), seen[text])
+            if repeated:
+                inside[key][text] += 1
+            fewest = rarest.get(key)
+            if fewest is None or count < fewest:
+                rarest[key] = count
             node = node.parent
     kept = []
     for link, text, title in links:
