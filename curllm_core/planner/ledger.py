@@ -68,7 +68,8 @@ wieviele viele viel kostet kosten speichere speichern exportiere
 FUNCTION_WORDS: dict[str, frozenset[str]] = {
     lang: frozenset(fold(w) for w in words.split()) for lang, words in (("en", _EN), ("pl", _PL), ("de", _DE))
 }
-_ALL_FUNCTION_WORDS = frozenset().union(*FUNCTION_WORDS.values())
+ALL_FUNCTION_WORDS = frozenset().union(*FUNCTION_WORDS.values())
+_ALL_FUNCTION_WORDS = ALL_FUNCTION_WORDS
 
 #: Facts whose words may include words they do not read (a count before the noun it counts).
 _FILLED = frozenset({"limit"})

@@ -41,7 +41,7 @@ from .examples import example_checks, example_hint, example_steps
 from .extraction import extraction_step
 from .facts import Fact, Facts, extract_facts, known_site_name, site_pattern
 from .fitting import adapt_fields, complete, fill, fit_value, param_for, serves, with_data_key
-from .ledger import fact_spans, is_name_like, leftover, phrases, tokens
+from .ledger import ALL_FUNCTION_WORDS, fact_spans, is_name_like, leftover, phrases, tokens
 from .memo import properties_of, trigger_rx
 from .named_sites import named_sites
 from .operations import answer_key, operation_steps
@@ -60,7 +60,7 @@ from .steps import (
     facts_of_group,
     is_pager,
 )
-from .wanted import KIND_WORDS, kind_by_fields, wanted_kind
+from .wanted import KIND_WORDS, kind_by_fields, refused_or_format, wanted_kind
 
 #: The longest instruction the rule planner reads. Instructions are sentences; anything longer is not
 #: one, and reading untrusted text must stay bounded in time (every pass is linear, and this caps it).
@@ -103,7 +103,7 @@ def plan_with_rules(
         said = f"; not understood: {_quoted(unknown)}" if unknown else ""
         said += "".join(f"; read {typed!r} as {meant!r}" for typed, meant in corrected)
         if refused or not_done:
-            parts = [why for _, why in refused] + (
+            parts = [why if said in why else f"{why} ({said!r})" for said, why in refused] + (
                 [f"{_names(not_done)}: no installed tool does that"] if not_done else []
             )
             raise PlanningError(
@@ -177,6 +177,11 @@ def plan_with_rules(
             f"not done: {_names(not_done)} (no installed tool does that); the plan only gets the {out_key}"
         )
     warnings += [f"not done: {why} ({said!r})" for said, why in refused]
+    dropped = facts.fact("order_dropped")
+    if dropped is not None:
+        warnings.append(
+            f"not done: {dropped.text!r} (one list has one order: the plan gives {dropped.value!r})"
+        )
     warnings += [f"{word!r} is read as a word the {out_key}' names contain" for word in name_words]
     warnings += [f"not done: {said!r} (no installed tool does that)" for said in op_missing]
     planned = [st.manifest for st in steps] + ([ext.manifest] if ext is not None else [])
@@ -343,6 +348,8 @@ def unsupported_actions(facts: Facts, eligible: list[Scored]) -> list[tuple[str,
         said = text[start:end].split()
         first = (start, start + len(said[0])) if said else (start, end)
         last = (end - len(said[-1]), end) if said else (start, end)
+        if len(said) > 1 and fold(said[-1]) in ALL_FUNCTION_WORDS:
+            last = first  # "vote for": a preposition says no action, whatever trigger has it
         for s in eligible:
             for trigger in s.manifest.triggers:
                 rx = trigger_rx(trigger)
@@ -363,7 +370,15 @@ def unsupported_actions(facts: Facts, eligible: list[Scored]) -> list[tuple[str,
 
 
 #: Facts that are no request by themselves.
-_NO_REQUEST = {"actions", "option_implied", "strict", "link_target_unknown", "refused", "format"}
+_NO_REQUEST = {
+    "actions",
+    "option_implied",
+    "strict",
+    "link_target_unknown",
+    "refused",
+    "format",
+    "order_dropped",
+}
 
 
 def _asks_for_something(
@@ -381,7 +396,11 @@ def _asks_for_something(
     actions = (fact.value if fact is not None else ()) or ()
     if len(actions) > len(not_done):
         return True
-    spans = [(start, end) for _, start, end in actions] + list(objects)
+    # The words of an action no tool does, of an object of one, or of something refused ("jako pdf")
+    # are no request, whatever trigger they match.
+    spans = (
+        [(start, end) for _, start, end in actions] + list(objects) + refused_or_format(facts, formats=False)
+    )
     for s in eligible:
         for trigger in s.manifest.triggers:
             rx = trigger_rx(trigger)
@@ -800,7 +819,13 @@ def _with_name_words(facts: Facts, registry: Registry, triggered: list[Manifest]
     "RTX 4090 cards") as a word the items' names must contain (an ``op_text`` fact). A word a tool's
     trigger matched ("Smart products" for a tool that keeps Smart offers) is that tool's, not a name."""
     text = facts.instruction
-    spans, words = accounted(facts, registry, triggered)
+    # A triggered tool's trigger words are its own; the words of its examples are not (an example's
+    # "RTX 4070" names no brand of this instruction).
+    spans, words = accounted(facts, registry, [])
+    for m in triggered:
+        for trigger in m.triggers:
+            rx = trigger_rx(trigger)
+            spans += [(x.start(), x.end()) for x in rx.finditer(text)] if rx else []
     rest = leftover(text, spans, words)
     if not rest:
         return facts, []
@@ -817,6 +842,9 @@ def _with_name_words(facts: Facts, registry: Registry, triggered: list[Manifest]
     }
     found: list[tuple[int, int, str]] = []
     for start, end, word in rest:
+        if word.isdigit() and found and 0 < start - found[-1][1] <= 1:
+            found.append((start, end, word))  # "RTX 4070", "iPhone 15": a model number after its name
+            continue
         parts = word.split("-")
         if len(parts) == 2 and parts[0][:1].isupper() and parts[1][:1].isupper():
             found.append((start, start + len(parts[0]), parts[0]))  # "Bosch-Bohrer"

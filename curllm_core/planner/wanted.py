@@ -73,6 +73,22 @@ def field_lists(facts: Facts) -> list[tuple[int, int]]:
     return [(f.start, f.start + len(f.text)) for k in ("select_fields", "fields") if (f := facts.fact(k))]
 
 
+def refused_or_format(facts: Facts, formats: bool = True) -> list[tuple[int, int]]:
+    """Where the instruction names something refused ("a markdown table", "jako pdf") or (with
+    ``formats``) an output format ("as a table"): the words there say how to write the answer, not
+    what to read."""
+    text = facts.instruction
+    spans = []
+    fact = facts.fact("format") if formats else None
+    if fact is not None:
+        spans.append((fact.start, fact.start + len(fact.text)))
+    for said, _ in facts.get("refused") or ():
+        at = text.find(said)
+        if at >= 0:
+            spans.append((at, at + len(said)))
+    return spans
+
+
 def inside(pos: int, spans: list[tuple[int, int]]) -> bool:
     """Whether ``pos`` falls in one of the ``(start, end)`` spans."""
     return any(a <= pos < b for a, b in spans)
@@ -94,7 +110,7 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
                 stem = key[:-1] if key.endswith("s") and len(key) > 4 else key
                 patterns[key] = rf"\b{re.escape(stem)}\w*\b"
     # Words inside a list of fields ("name, price and url of the products") name fields, not a kind.
-    lists = field_lists(facts)
+    lists = field_lists(facts) + refused_or_format(facts)
     for key, pattern in patterns.items():
         hit = next((x for x in re.finditer(pattern, instruction, re.I) if not inside(x.start(), lists)), None)
         if hit and (best is None or hit.start() < best[0]):

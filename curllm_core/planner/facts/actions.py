@@ -39,8 +39,13 @@ ACTIONS: dict[str, str] = {
     ),
     "subscribe": (
         r"\b(?:subscribe|unsubscribe|follow\s+(?:the|this|them|him|her)\b|(?:up|down)vote\b|(?:^|(?:and|then|,)\s+)like\s+(?:it|this|the|them|my)\b|"
-        r"vote\s+(?:for|on)\b|zasubskrybuj\w*|subskrybuj\w*|obserwuj\w*|polub\w*|zagłosuj\w*|zaglosuj\w*|"
+        r"vote\s+(?:for|on|für|fuer|na)\b|zasubskrybuj\w*|subskrybuj\w*|obserwuj\w*|polub\w*|zagłosuj\w*|zaglosuj\w*|"
         r"abonnier\w*|folge\b|stimme\s+(?:für|ab)\b)"
+    ),
+    "bookmark": (
+        r"\b(?:bookmark\w*|(?:add|save)\s+(?:\S+\s+){0,4}?to\s+(?:my\s+)?favou?rites|(?:dodaj|zapisz)\s+(?:\S+\s+){0,4}?do\s+"
+        r"(?:zakładek|zakladek|ulubionych)|zakładk\w*|zakladk\w*|lesezeichen\w*|(?:füge|fuege|speichere)\s+(?:\S+\s+){0,4}?zu\s+"
+        r"(?:den\s+)?favoriten|merke?\s+(?:\S+\s+){0,4}?vor\b)"
     ),
     "rate": r"\b(?:rate\s+(?:it|this|the|them)\b|oceń\b|ocen\b|bewerte\b)",
     "delete": (
@@ -63,7 +68,7 @@ ACTIONS: dict[str, str] = {
         r"\b(?:notify|alert\s+me|remind|monitor|keep\s+an\s+eye|watch\s+(?:for|the\s+price)|"
         r"powiadom\w*|przypomnij\w*|monitoruj\w*|benachrichtig\w*|erinnere\w*|überwach\w*)"
     ),
-    "share": r"\b(?:share|udostępnij\w*|udostepnij\w*|podziel\s+się|teile\b|teilen\b)",
+    "share": r"\b(?:share\b|udostępnij\w*|udostepnij\w*|podziel\s+się|teile\b|teilen\b)",
     "upload": r"\b(?:upload|wgraj\w*|załaduj\w*|hochlad\w*|lade\s+(?:\w+\s+){0,3}hoch\b)",
     "translate": r"\b(?:translate|przetłumacz\w*|przetlumacz\w*|übersetz\w*)",
     "summarize": r"\b(?:summari[sz]e|podsumuj\w*|streść|stresc|zusammenfass\w*|fasse\s+(?:\w+\s+){0,4}zusammen)",

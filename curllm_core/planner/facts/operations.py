@@ -29,7 +29,8 @@ from .words import FIELD_ANY
 #: Numeric fields by the words that name them (a count of something the item has, or its rating).
 NUMBER_FIELDS: dict[str, str] = {
     "comments": r"comments?|replies|reply|answers?|komentarz\w*|odpowiedz\w*|odpowiedzi|kommentar\w*|antwort\w*",
-    "points": r"points?|pts|upvotes?|votes?|score|karma|punkt\w*|głos\w*|glos\w*|stimm\w*",
+    # "wynik" in the singular is a score ("z wynikiem powyżej 100"); "wyniki" (results) is no field
+    "points": r"points?|pts|upvotes?|votes?|score|karma|punkt\w*|głos\w*|glos\w*|stimm\w*|wynik(?:u|iem)?|scores",
     "reviews": r"reviews?|ratings|opini\w*|recenzj\w*|rezension\w*|bewertungen",
     "rating": r"stars?|rating|rated|gwiazd\w*|ocen\w*|sterne?n?|bewertung|bewertet\w*",
 }
@@ -74,6 +75,8 @@ def _numbers(t: Text, facts: list[Fact]) -> None:
     # "between 10 and 50 comments", "z oceną między 4 a 5", "zwischen 3 und 5 Sternen"
     for pattern in (
         rf"(?<!\w){_BETWEEN}\s+{_NUM}\s*{_AND}\s*{_NUM}\s+(?:{_NUMBER_FIELD})(?!\w)",
+        # "50-150 points", "10–20 Kommentare": a range written with a dash before the field
+        rf"(?<![\w.,]){_NUM}\s*[-–]\s*{_NUM}\s+(?:{_NUMBER_FIELD})(?!\w)",
         rf"(?<!\w)(?:{_NUMBER_FIELD})\s+(?:(?:of|with|z|mit|von|w|między|miedzy|from)\s+)?{_BETWEEN}\s+{_NUM}\s*{_AND}\s*{_NUM}(?![\d.,]?\d)",
     ):
         for m in t.finditer(pattern):
@@ -403,7 +406,7 @@ AGGREGATES: dict[str, str] = {
 }
 _AGG_FIELD = {
     "price": r"prices?|cost\w*|pay|cen[aąęyo]\w*|koszt\w*|kosztuj\w*|preis\w*|kost\w*",
-    "points": r"points?|score|upvotes?|votes?|punkt\w*|głos\w*|punkte?n?|stimmen",
+    "points": r"points?|pts|score|upvotes?|votes?|punkt\w*|głos\w*|punkte?n?|stimmen|wynik(?:u|iem)?",
     "comments": r"comments?|replies|komentarz\w*|kommentar\w*",
     "rating": r"ratings?|stars?|ocen\w*|bewertung\b|sterne?",
     "reviews": r"reviews?|opini\w*|rezension\w*",
@@ -519,11 +522,36 @@ def _format(t: Text, facts: list[Fact], kind_is_links: bool) -> None:
             return
 
 
+#: Currencies by name or code (EN/PL/DE, singular and plural, PL cases), and the adjectives of a country
+#: that come before one ("Swiss francs", "funty brytyjskie", "Schweizer Franken", "US dollars").
+_CURRENCY = (
+    r"dollars?|usd|euros?|eur|pounds?|gbp|sterling|złot\w*|zlot\w*|pln|dolar\w*|francs?|frank\w*|chf|"
+    r"yen|jen\w*|jpy|yuan|cny|renminbi|rupees?|inr|rub(?:el|le)s?|rubl\w*|kron\w*|krona|kronor|kroner|crowns?|"
+    r"sek|nok|dkk|czk|forint\w*|huf|hrywn\w*|hryvnias?|uah|pfund|funt\w*|bitcoins?|btc"
+)
+_CURRENCY_ADJ = (
+    r"us|u\.s\.|american|canadian|australian|swiss|british|japanese|chinese|swedish|czech|"
+    r"amerykańsk\w*|amerykansk\w*|kanadyjsk\w*|szwajcarsk\w*|brytyjsk\w*|czesk\w*|szwedzk\w*|"
+    r"amerikanische\w*|kanadische\w*|australische\w*|schweizer|britische\w*|japanische\w*|tschechische\w*|"
+    r"schwedische\w*"
+)
+#: File formats curllm does not write, said as the output ("as PDF", "jako pdf", "als Word-Datei",
+#: "a markdown table"); never files to link to ("links to PDF files", "linki do pdf").
+_OTHER_FORMAT = (
+    r"pdf|markdown|docx?|word(?=[- ]?(?:file|document|doc|plik|dokument|datei))|xml|html|odt|ods|txt"
+)
+_SAVE_AS = (
+    r"(?:as|jako|als|w\s+formacie|im\s+format|in\s+(?:form\s+(?:of|von)\s+)?|(?:save|export|write|convert)\w*\s+"
+    r"(?:\w+\s+){0,3}?(?:to|into|in)|(?:zapisz|wyeksportuj|eksportuj|zamień|zamien)\w*\s+(?:\w+\s+){0,3}?(?:do|w|na)|"
+    r"(?:speicher|exportier)\w*\s+(?:\w+\s+){0,3}?(?:in|als))"
+)
+
 #: What curllm will not do, said by name: (pattern, what was asked, why not).
 REFUSALS: list[tuple[str, str]] = [
     (
-        r"(?:prices?\s+)?(?:in|to|into|w|na|in)\s+(?P<cur>dollars?|usd|euros?|eur|pounds?|gbp|złot\w*|zloty|pln|dolar\w*|franken|chf)\b"
-        r"(?=\s*(?:$|[,.;!?]|please|bitte|proszę|prosze))|convert\w*|przelicz\w*|umrechn\w*|rechne\s+\w+\s+um",
+        rf"(?:(?:convert\w*|przelicz\w*|umrechn\w*|rechne)\s+(?:\w+\s+){{0,3}}?)?"
+        rf"(?:prices?\s+|cen\w*\s+|preise\s+)?(?:in|to|into|w|na|do|auf)\s+(?:(?:{_CURRENCY_ADJ})\s+)?(?:{_CURRENCY})(?:\s+(?:{_CURRENCY_ADJ}))?"
+        r"(?=\s*(?:$|[,.;!?]|please|bitte|proszę|prosze|umrechnen|um\b|przelicz\w*))|convert\w*|przelicz\w*|umrechn\w*|rechne\s+\w+\s+um",
         "converting prices to another currency needs exchange rates, which curllm does not have",
     ),
     (
@@ -533,6 +561,12 @@ REFUSALS: list[tuple[str, str]] = [
     (
         r"(?:xlsx|xls|excel)(?:[- ]?(?:file|sheet|spreadsheet|datei|tabelle))?|(?:arkusz\w*|plik\w*)\s+(?:excel|xlsx|xls)",
         "curllm does not write Excel files; --format csv writes CSV, which Excel opens",
+    ),
+    (
+        rf"(?:{_SAVE_AS})\s+(?:an?\s+|eine[mnr]?\s+|the\s+)?(?:(?:file|plik\w*|datei|dokument\w*|document)\s+)?(?:{_OTHER_FORMAT})"
+        r"(?:[- ]?(?:file|plik\w*|datei|dokument\w*|document|format\w*|table|tabel\w*|tabelle))?(?!\w)(?!s?[\s-]*(?:files|pliki|dateien|links?)\b)"
+        r"|markdown(?:[- ]?(?:table|tabel\w*|tabelle|file|plik\w*|datei|format\w*))?",
+        "curllm does not write this format; it writes JSON, JSONL, CSV and tables (--format)",
     ),
     (
         r"looks?\s+(?:the\s+)?(?:best|nicest|prettiest|good|better)|(?:the\s+)?(?:nicest|prettiest|most\s+beautiful|best[- ]looking|coolest)|"

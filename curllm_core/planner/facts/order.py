@@ -112,6 +112,7 @@ def read_order(t: Text, facts: list[Fact]) -> None:
         implied.append((um.start(), _ranked_field(um), order, um.group(0)))
     implied.sort()
     if explicit is None and not implied:
+        _direction_of_a_bound(t, facts)
         return
     if explicit is not None:
         field, start, words = _ranked_field(explicit), explicit.start(), explicit.group(0)
@@ -125,10 +126,31 @@ def read_order(t: Text, facts: list[Fact]) -> None:
         # the direction's words are read ("fewest first"), wherever they stand
         facts.append(Fact("read", "sort_order", direction.start(), direction.group(0)))
     order = order or SORT_DEFAULT_ORDER.get(field, "asc")
+    if explicit is None and direction is None:
+        # "the cheapest and the most expensive guitar": one list has one order; the other superlative
+        # of the same field is named as not done, never dropped in silence.
+        for at, other, other_order, said in implied[1:]:
+            if other == implied[0][1] and other_order != implied[0][2]:
+                facts.append(Fact("order_dropped", words, at, said))
+                break
     facts.append(Fact("sort_by", field, start, words))
     facts.append(Fact("sort_order", order, start, words))
     if (field, order) in _SORT_FOR_DROPDOWN:
         facts.append(Fact("sort", _SORT_FOR_DROPDOWN[(field, order)], start, words))
+
+
+def _direction_of_a_bound(t: Text, facts: list[Fact]) -> None:
+    """ "stories with 50-150 points sorted ascending", "posty z ponad 100 punktami malejąco": a
+    direction with no field of its own orders by the field the instruction bounds."""
+    bound = next((f for f in facts if f.kind in ("op_number", "min_points", "min_comments")), None)
+    m = t.search(rf"\b(?:{_SORT_VERB}\s+)?(?:{ASC}|{DESC})")
+    if bound is None or m is None:
+        return
+    field = bound.value[0]["field"] if bound.kind == "op_number" else bound.kind.removeprefix("min_")
+    direction = t.search(ASC) or t.search(DESC)
+    order = "asc" if direction is not None and regex(ASC).fullmatch(direction.group(0)) else "desc"
+    facts.append(Fact("sort_by", field, m.start(), m.group(0)))
+    facts.append(Fact("sort_order", order, m.start(), m.group(0)))
 
 
 def read_singular_superlative(t: Text, facts: list[Fact]) -> None:

@@ -10,13 +10,16 @@ from .words import AMOUNT, CUR, NOT_PRICE_UNIT, parse_amount
 
 _MAX_WORDS = (
     r"(?:under|below|less than|cheaper than|lower than|up to|at most|no more than|not more than|max(?:imum)?\.?|"
-    r"within|for less than|<=?|≤|poniżej|ponizej|do|taniej niż|taniej niz|tańsz\w* niż|tansz\w* niz|"
+    r"within|for less than|<=?|≤|poniżej|ponizej|do|"
+    # a Polish comparative takes "niż" or "od" ("tańszych od 35 zł": under 35, not from 35)
+    r"(?:taniej|tańsz\w*|tansz\w*|niższ\w*|nizsz\w*)\s+(?:niż|niz|od)|"
     r"mniej niż|mniej niz|nie więcej niż|nie wiecej niz|najwyżej|maks(?:ymalnie)?\.?|za mniej niż|"
     r"unter|bis(?: zu)?|günstiger als|guenstiger als|billiger als|weniger als|höchstens|maximal|max\.)"
 )
 _MIN_WORDS = (
     r"(?:over|above|more than|greater than|at least|min(?:imum)?\.?|more expensive than|starting at|from|>=?|≥|"
-    r"powyżej|powyzej|ponad|więcej niż|wiecej niz|droższ\w* niż|co najmniej|od|minimum|"
+    r"powyżej|powyzej|ponad|więcej niż|wiecej niz|(?:drożej|drozej|droższ\w*|drozsz\w*|wyższ\w*|wyzsz\w*)\s+(?:niż|niz|od)|"
+    r"co najmniej|od|minimum|"
     r"über|ueber|mehr als|mindestens|teurer als|ab)"
 )
 _PRICE_WORD = (

@@ -168,7 +168,8 @@ def detect_lang(text: str) -> str:
         return "pl"
     if re.search(r"[äöüß]", low) or re.search(
         r"\b(und|mit|auf|unter|nach|finde|zeige|alle|seiten|die|der|das|günstig|bis|wie|viele|wieviele|"
-        r"weniger|mehr|als|gibt|welche[mnrs]?|von|ohne)\b",
+        r"weniger|mehr|als|gibt|welche[mnrs]?|von|ohne|aller|allen|jede[mnrs]?|zeig|nur|für|fuer|ueber|"
+        r"durchschnitt\w*|preise?)\b",
         low,
     ):
         return "de"
