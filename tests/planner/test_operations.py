@@ -625,3 +625,74 @@ def test_a_word_that_starts_like_an_action_is_no_action(registry, instruction):
 def test_a_model_number_after_a_name_is_part_of_it(registry, instruction, word):
     plan = plan_with_rules(instruction, SHOP, registry).plan
     assert [p.get("word") for p in steps_of(plan, "validation.filter_text")] == [word], plan.steps
+
+
+@pytest.mark.parametrize(
+    "instruction, order",
+    [
+        ("the 3 least commented stories", "asc"),
+        ("najmniej komentowane wpisy", "asc"),
+        ("die am wenigsten kommentierten Beiträge", "asc"),
+        ("najczęściej komentowane wpisy", "desc"),
+    ],
+)
+def test_least_commented_orders_by_comments_ascending(registry, instruction, order):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    steps = steps_of(plan, "validation.order_items")
+    assert steps and steps[0]["by"] == "comments" and steps[0]["order"] == order, plan.steps
+    assert steps[0].get("limit") != 1 and not plan.warnings, (steps, plan.warnings)
+
+
+@pytest.mark.parametrize(
+    "instruction, domain",
+    [
+        ("posts from theguardian.com", "theguardian.com"),
+        ("wpisy z bbc.co.uk", "bbc.co.uk"),
+        ("Beiträge von heise.de", "heise.de"),
+    ],
+)
+def test_a_domain_after_from_filters_the_items_links(registry, instruction, domain):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert [p.get("domain") for p in steps_of(plan, "validation.filter_text")] == [domain], plan.steps
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    ["posts by j.doe", "wpisy użytkownika anna.k", "Beiträge von Nutzer max.mustermann"],
+)
+def test_a_user_name_with_a_dot_stays_an_author(registry, instruction):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert [p.get("field") for p in steps_of(plan, "validation.filter_text")] == ["author"], plan.steps
+
+
+@pytest.mark.parametrize(
+    "instruction, said",
+    [
+        ("which post is the most useful?", "most useful"),
+        ("show the stories, which is the best for beginners?", "is the best for beginners"),
+        ("który artykuł jest najciekawszy?", "najciekawszy"),
+        ("która oferta jest najlepsza dla mnie", "jest najlepsza dla mnie"),
+        ("welcher Beitrag ist am interessantesten?", "am interessantesten"),
+        ("welches Angebot ist das beste?", "ist das beste"),
+    ],
+)
+def test_a_question_of_merit_is_refused_as_a_judgement(registry, instruction, said):
+    try:
+        message = " ".join(plan_with_rules(instruction, SHOP, registry).plan.warnings)
+    except PlanningError as e:
+        message = e.message
+    assert "is a judgement" in message and said in message, message
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "the best rated products",
+        "the best-selling products",
+        "najlepiej oceniane produkty",
+        "die bestbewerteten Produkte",
+    ],
+)
+def test_best_rated_is_no_judgement(registry, instruction):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert not any("judgement" in w for w in plan.warnings), plan.warnings

@@ -160,6 +160,11 @@ _AUTHOR = (
     + r")"
 )
 _DOMAIN = r"([a-z0-9-]+(?:\.[a-z0-9-]+)+)"
+#: Top-level domains common enough that "von heise.de" names a site rather than a user called so.
+_TLD = (
+    r"com|org|net|edu|gov|io|dev|app|ai|co|info|biz|me|tv|news|blog|eu|de|at|ch|pl|uk|fr|it|es|nl|be|se|no|"
+    r"dk|fi|cz|sk|us|ca|au|nz|jp|cn|in|ru|ua|br|no"
+)
 _LINKING = (
     r"(?:linking|pointing|leading|going)\s+to|links?\s+to|with\s+links?\s+to|"
     r"(?:linkując\w*|prowadząc\w*|prowadzac\w*)\s+(?:do|na)|z\s+link\w*\s+do|"
@@ -195,12 +200,18 @@ def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[in
     for m in t.finditer(rf"(?<!\w){_AUTHOR}\s+{_NAME}"):
         if re.fullmatch(rf"(?:{FIELD_ANY}|{_NUMBER_FIELD_WORDS}|date|time|popularity)", m.group(1), re.I):
             continue  # "stories by points": an order, not an author
+        if re.fullmatch(rf"{_DOMAIN}\.?", m.group(1), re.I) and re.search(
+            rf"\.(?:{_TLD})\.?$", m.group(1), re.I
+        ):
+            continue  # "Beiträge von heise.de": a site the items link to, read below
         if not negated(t, m.start()):
             found.append((m.start(), {"field": "author", "equals": m.group(1)}, _said(t, m)))
             t.mask(m.start(), m.end())
     if not kind_is_links:
+        # "stories linking to youtube.com"; also "stories from nytimes.com", "artykuły z bbc.co.uk",
+        # "Beiträge von heise.de": a domain (with its dot) after "from" is where the items link to
         for m in t.finditer(
-            rf"(?<!\w)(?:{_LINKING})\s+(?:the\s+)?(?:site\s+|stron\w*\s+|seite\s+)?{_DOMAIN}"
+            rf"(?<!\w)(?:{_LINKING}|from|z|ze|von|aus)\s+(?:the\s+)?(?:site\s+|stron\w*\s+|seite\s+)?{_DOMAIN}(?![\w.-])"
         ):
             found.append((m.start(), {"domain": m.group(1).lower()}, _said(t, m)))
             t.mask(m.start(), m.end())
@@ -572,6 +583,10 @@ REFUSALS: list[tuple[str, str]] = [
         r"looks?\s+(?:the\s+)?(?:best|nicest|prettiest|good|better)|(?:the\s+)?(?:nicest|prettiest|most\s+beautiful|best[- ]looking|coolest)|"
         r"should\s+i\s+(?:buy|choose|pick|get)|worth\s+(?:it|buying)|(?:najładniejsz|najladniejsz|najpiękniejsz|najpiekniejsz)\w*|"
         r"tastes?\s+(?:the\s+)?best|tastiest|smakuje\s+najlepiej|najsmaczniejsz\w*|schmeckt\s+(?:\w+\s+)?am\s+besten|"
+        r"(?:the\s+)?most\s+(?:interesting|exciting|important|useful|fun|boring)|(?:is|are|'s)\s+(?:the\s+)?best(?!\s*[- ]?(?:rated|selling|seller))(?:\s+for\s+\w+)?|"
+        r"best\s+for\s+(?:a\s+|an\s+|me|my|us|beginners?|kids|children)|najciekawsz\w*|najważniejsz\w*|najwazniejsz\w*|"
+        r"(?:jest|są|sa)\s+najlepsz\w*(?:\s+dla\s+\w+)?|najlepsz\w*\s+dla\s+\w+|interessanteste\w*|am\s+interessantesten|spannendste\w*|"
+        r"(?:ist|sind)\s+(?:das\s+|der\s+|die\s+)?beste\w*(?:\s+für\s+\w+)?|beste\w*\s+für\s+\w+|"
         r"am\s+leckersten|leckerste\w*|wygląda\w*\s+najlepiej|warto\s+kupić|(?:am\s+)?schönste\w*|schoenste\w*|sieht\s+\w*\s*am\s+besten\s+aus|lohnt\s+sich",
         "'{}' is a judgement, not data on the page",
     ),

@@ -50,6 +50,12 @@ _SUPERLATIVES: tuple[tuple[str, str, str], ...] = (
         r"meistkommentiert\w*|meistdiskutiert\w*|am (?:meisten|häufigsten) (?:kommentiert|diskutiert)\w*)",
     ),
     (
+        "comments",
+        "asc",
+        r"(?:(?:least|fewest)[- ](?:commented|discussed)|najmniej\s+(?:komentowan|dyskutowan)\w*|"
+        r"am (?:wenigsten|seltensten) (?:kommentiert|diskutiert)\w*)",
+    ),
+    (
         "reviews",
         "desc",
         r"(?:most[- ]reviewed|(?:najczęściej|najczesciej)\s+recenzowan\w*|meistbewertet\w*|"
@@ -180,7 +186,7 @@ def read_singular_superlative(t: Text, facts: list[Fact]) -> None:
         # "most expensive movie", "cheapest camera?": a superlative and one noun in the singular that
         # ends the request (not "cheapest cat food offers", not "cheapest cameras")
         or t.search(
-            rf"(?:^|[,;:]\s*|\b(?:show|get|find|give me|list)\s+)(?:{sup})\s+"
+            rf"(?:^|[,;:]\s*|\b(?:show|get|find|give me|list)\s+)(?:{sup})(?<!wane)(?<!iane)\s+"
             r"(?!\w+s\b|(?:first|last|to|one|ones|najpierw|zuerst|bis|do)\b)[^\W\d_]{2,30}"
             r"(?=\s*$|\s*[,.;!?]|\s+(?:on|in|from|under|below|with|for|at|of)\b)"
         )
