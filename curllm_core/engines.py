@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .plan.model import Plan
     from .registry import Registry
     from .result import Result
-    from .tools.stated_count import Shortfall
+    from .tools.stated_count import ListingWarning
 
 AUTO, HTTP, BROWSER = ENGINES
 #: The engine when none is given (option, config, API, task, request): ``auto``, proven to give the
@@ -118,14 +118,15 @@ def may_need_live_page(plan: Plan | dict, registry: Registry) -> bool:
 
 
 def switch_reason(
-    result: Result, document: Document | None, warnings: Sequence[str | Shortfall]
+    result: Result, document: Document | None, warnings: Sequence[str | ListingWarning]
 ) -> str | None:
     """Why ``auto`` runs the task again in the browser after the HTTP engine's ``result`` (read from
     ``document``; ``warnings``: what the run's tools could not fully do, such as reading fewer items
     than the page states), or None when the answer stands. Reading fewer items than the page states
     (a typed `Shortfall`) is no reason when the listing's pages explain it: the page links its next
     page and this one was read whole (the browser would read the same page; the warning, which says
-    to ask for more pages, stays in the result). A page the policy refused is refused by
+    to ask for more pages, stays in the result). Nor is a pager that read the pages it was asked for
+    while the listing links more (a typed `PagesLeft`): the browser's pager follows the same links. A page the policy refused is refused by
     the browser too, and a time limit that ran out (a step's, the task's) would run out there as well
     (the same page, read by the same tool, with less of the task's time left): no switch. A page
     robots.txt keeps from crawlers is read in the browser, which acts for a person (`RobotsDisallowed`):
@@ -144,9 +145,9 @@ def switch_reason(
         signs = shell_signs(document.html)
         if signs:
             return "the HTML is a client-rendered shell (" + "; ".join(dict.fromkeys(signs[:3])) + ")"
-    from .tools.stated_count import Shortfall
+    from .tools.stated_count import PagesLeft, Shortfall
 
-    unexplained = [w for w in warnings if not (isinstance(w, Shortfall) and w.explained)]
+    unexplained = [w for w in warnings if not (isinstance(w, Shortfall | PagesLeft) and w.explained)]
     if unexplained:
         return "the HTTP engine's answer came with a warning: " + str(unexplained[0])[:200]
     if not result.ok:

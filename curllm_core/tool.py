@@ -17,10 +17,13 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import EntrypointImport, EntrypointInvalid, NoPage
 from .manifest import Manifest, check_manifest
+
+if TYPE_CHECKING:
+    from .tools.stated_count import ListingWarning
 
 #: ``emit(event)`` with a typed event (`curllm_core.events`), or ``emit(type, data)`` with its JSON; returns nothing useful.
 Emit = Callable[..., object]
@@ -47,8 +50,9 @@ class ToolContext:
     #: page and data (its parameters and output checked against its manifest); set by the executor.
     run_tool: Callable[..., Awaitable[dict]] | None = None
     #: ``ctx.warn("read 5 of more pages")``: what the tool could not fully do although it succeeded;
-    #: it reaches the result's ``warnings`` (named by the tool) and stderr.
-    warn: Callable[[str], None] = lambda text: None  # noqa: E731
+    #: it reaches the result's ``warnings`` (named by the tool) and stderr. A typed warning
+    #: (`stated_count.ListingWarning`) says it in a form the runner decides by.
+    warn: Callable[[str | ListingWarning], None] = lambda text: None  # noqa: E731
     #: The page's HTML as fetched without a browser (an `http_fetch.Document`: ``url``, ``html``)
     #: when the task runs on the HTTP engine; ``page`` is None then. `page_html` reads it, so a tool
     #: that reads the page through `page_html` runs on both engines (its manifest says ``"html": true``).

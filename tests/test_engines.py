@@ -15,7 +15,7 @@ from curllm_core.plan.model import Plan, Step
 from curllm_core.plugins import load_registry
 from curllm_core.result import ErrorEntry, Result
 from curllm_core.tools.navigation.pagination import next_step
-from curllm_core.tools.stated_count import Shortfall, html_stated_total
+from curllm_core.tools.stated_count import PagesLeft, Shortfall, html_stated_total
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +100,9 @@ def test_when_auto_goes_back_to_the_browser():
     assert switch_reason(_result(True), doc, [Shortfall("x", 120, 20, paged=True)]) is None
     short = Shortfall("x", 96, 4, paged=True, shown=24)  # linked pages, but this one is short of its 24
     assert "warning" in (switch_reason(_result(True), doc, [short]) or "")
+    # a pager that read the pages asked for while more are linked: the browser follows the same links
+    assert switch_reason(_result(True), doc, [PagesLeft(5, "navigation.pagination")]) is None
+    assert "warning" in (switch_reason(_result(True), doc, [PagesLeft(5, short=True)]) or "")
     explained = Shortfall("x", 120, 20, paged=True)
     assert "goes on by script" in (
         switch_reason(_result(True), doc, [explained, "y: goes on by script"]) or ""

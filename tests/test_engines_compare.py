@@ -158,6 +158,29 @@ async def test_a_paged_listing_read_without_its_pager_stays_on_http_and_says_wha
 
 
 @pytest.mark.parametrize(
+    "path, instruction, pages, items",
+    [
+        ("/", "produkty z pierwszych 2 stron", 2, ("products", 16)),  # the shop: "Następna", rel=next
+        ("/", "Produkte von den ersten 2 Seiten", 2, ("products", 16)),
+        ("/test/hn.html", "stories from the first 1 page", 1, ("articles", 5)),  # "More", rel=next
+    ],
+)
+async def test_a_pager_that_read_the_pages_asked_for_stays_on_http(
+    runner, site_url, path, instruction, pages, items
+):
+    """The pager read the pages it was asked for and the listing links more: the browser's pager would
+    follow the same links, so ``auto`` keeps the HTTP engine's answer, with the browser's warning."""
+    on_auto, engines = await run(runner, instruction, site_url + path, "auto")
+    on_browser, _ = await run(runner, instruction, site_url + path, "browser")
+    assert [(e["data"]["engine"], e["data"].get("switched_from")) for e in engines] == [("http", None)]
+    key, count = items
+    assert on_auto["ok"] and len(on_auto["data"][key]) == count  # every item of those pages
+    (warning,) = on_auto["warnings"]
+    assert f"and the listing goes on (max_pages={pages})" in warning
+    assert on_auto["data"] == on_browser["data"] and on_auto["warnings"] == on_browser["warnings"]
+
+
+@pytest.mark.parametrize(
     "page, instruction, stated",
     [
         ("short-en.html", "list the products", None),  # "24 products", no pager: the rest by script

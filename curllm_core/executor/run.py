@@ -40,7 +40,7 @@ from .page import TaskPage
 from .retry import Tried, attempt, may_have_written
 
 if TYPE_CHECKING:  # the HTTP engine's page (and httpx) is imported only by a task that runs on it
-    from ..tools.stated_count import Shortfall
+    from ..tools.stated_count import ListingWarning
     from .html_page import HtmlTaskPage
 
 log = logging.getLogger("curllm.executor")
@@ -106,8 +106,9 @@ class Execution:
         self.timings: dict[str, int] = self.task_page.timings
         self.timings["steps_ms"] = 0
         #: What the run did not fully do (a map's failed items), added to the plan's warnings; an
-        #: extraction short of the page's stated size as a typed `Shortfall` (`engines.switch_reason`).
-        self.warnings: list[str | Shortfall] = []
+        #: extraction short of the page's stated size, a pager's pages left, as typed values
+        #: (`stated_count.ListingWarning`, which `engines.switch_reason` decides by).
+        self.warnings: list[str | ListingWarning] = []
         #: Form steps after which the page was at another address (see detour.py).
         self.moves: list[detour.Move] = []
 
@@ -167,7 +168,7 @@ class Execution:
             log=logging.getLogger(f"curllm.tool.{manifest.key}"),
             browser=self.session,
             url=page.url if page is not None else self.url,
-            warn=lambda text: self.warnings.append(clean_text(f"{manifest.key}: {text}")),
+            warn=lambda text: self.warnings.append(_named(manifest.key, text)),
             document=(document or self.document) if manifest.needs_page and page is None else None,
             fetch=self.task_page.fetch,
         )
@@ -709,3 +710,12 @@ async def execute(
     if browser is None and plan.needs_page:
         find_browser()
     return await Execution(plan, registry, options or RunOptions(), events or EventBus(), browser).run()
+
+
+def _named(key: str, warning: str | ListingWarning) -> str | ListingWarning:
+    """A tool's warning named by the tool: a text prefixed with its key, a typed one given it."""
+    if isinstance(warning, str):
+        return clean_text(f"{key}: {warning}")
+    import dataclasses
+
+    return warning if warning.tool else dataclasses.replace(warning, tool=key)

@@ -8,7 +8,8 @@ several different bare counts state nothing. `read_stated_total(page)` gathers t
 browser call (visible text nodes with a digit and a count word, at most 40 of them);
 `html_stated_total(html)` gathers the same texts from HTML as fetched (the HTTP engine).
 `stated_listing(texts)` also says how many items this page says it shows ("1–20 of 95": 20).
-`Shortfall` is the warning that an extraction read fewer items than stated, as a typed value.
+`Shortfall` (an extraction read fewer items than stated) and `PagesLeft` (a pager read the pages it
+was asked for and the listing links more) are warnings as typed values, which the runner decides by.
 """
 
 from __future__ import annotations
@@ -196,3 +197,31 @@ class Shortfall:
         """Whether the listing's pages explain the gap: it links its next page, and this page was read
         whole (as many items as it says it shows, when it says)."""
         return self.paged and (self.shown is None or self.read >= self.shown)
+
+
+@dataclass(frozen=True)
+class PagesLeft:
+    """The pager read the ``pages`` it was asked for (``max_pages``) and the listing links its next
+    page: what a browser's pager would read too (the same links). ``short``: the first page read fewer
+    items than it says it shows ("1–20 of 120" and 12 read): its HTML lacks what a script adds.
+    ``str()`` is the text the result carries, the same on both engines."""
+
+    pages: int
+    tool: str = ""
+    short: bool = False
+
+    def __str__(self) -> str:
+        read = "1 page" if self.pages == 1 else f"{self.pages} pages"
+        return (
+            f"{self.tool + ': ' if self.tool else ''}read {read} and the listing goes on (max_pages={self.pages}):"
+            " what was filtered, ordered or counted covers those pages only"
+        )
+
+    @property
+    def explained(self) -> bool:
+        """Whether the listing's pages explain what is left: the browser would read the same pages."""
+        return not self.short
+
+
+#: The warnings a run's runner tells apart by type (`engines.switch_reason`).
+ListingWarning = Shortfall | PagesLeft

@@ -7,7 +7,7 @@ import pytest
 
 from curllm_core.tools.navigation.more_on_page import load_more_score
 from curllm_core.tools.page_helpers import Clickable
-from curllm_core.tools.stated_count import Shortfall, shortfall, stated_listing, stated_total
+from curllm_core.tools.stated_count import PagesLeft, Shortfall, shortfall, stated_listing, stated_total
 
 
 @pytest.mark.parametrize(
@@ -73,6 +73,16 @@ def test_the_shortfall_warning_is_typed_and_says_how_to_read_the_rest():
     assert "ask for more pages" in str(paged) and paged.explained
     assert Shortfall("x", 120, 20, paged=True).explained  # no page size stated: the pages explain it
     assert not Shortfall("x", 96, 4, paged=True, shown=24).explained  # this page is short of its own 24
+
+
+def test_the_pages_left_warning_is_typed():
+    left = PagesLeft(5, "navigation.pagination")
+    assert str(left) == (
+        "navigation.pagination: read 5 pages and the listing goes on (max_pages=5): what was filtered,"
+        " ordered or counted covers those pages only"
+    )
+    assert str(PagesLeft(1)).startswith("read 1 page and") and left.explained
+    assert not PagesLeft(5, short=True).explained  # its first page lacks what its scripts add
 
 
 def button(text: str, **kw) -> Clickable:

@@ -39,7 +39,14 @@ from ..page_helpers import (
     scan_clickables,
     words,
 )
-from ..stated_count import html_stated_total, read_stated_total, shortfall
+from ..stated_count import (
+    PagesLeft,
+    html_stated_texts,
+    html_stated_total,
+    read_stated_total,
+    shortfall,
+    stated_listing,
+)
 from .more_on_page import More, load_more_score, read_more
 
 NEXT_WORDS = (
@@ -251,10 +258,7 @@ async def run(
         if len(urls) >= max_pages:
             if await find_next_link(page) is not None:
                 warned = True
-                ctx.warn(
-                    f"read {_pages(max_pages)} and the listing goes on (max_pages={max_pages}): what was "
-                    "filtered, ordered or counted covers those pages only"
-                )
+                ctx.warn(PagesLeft(max_pages))
             else:
                 stopped = "no_next_link"
             break
@@ -404,10 +408,9 @@ async def paginate_html(
             break
         if len(urls) >= max_pages:
             warned = True
-            ctx.warn(
-                f"read {_pages(max_pages)} and the listing goes on (max_pages={max_pages}): what was "
-                "filtered, ordered or counted covers those pages only"
-            )
+            # A first page short of what it says it shows lacks what its scripts add (the browser's).
+            shown = stated_listing(html_stated_texts(first.html))[1]
+            ctx.warn(PagesLeft(max_pages, short=shown is not None and counts[0] < shown))
             break
         if urldefrag(following)[0] in {urldefrag(u)[0] for u in urls}:
             stopped = "next_link_already_visited"
