@@ -468,3 +468,35 @@ def test_the_plan_check_wires_an_aggregate_by_its_input_key(registry):
     with pytest.raises(PlanError, match="articles"):
         check_plan({**doc, "expected_output": "summary"}, registry, initial_keys={"products"})
     assert check_plan({**doc, "expected_output": "summary"}, registry, initial_keys={"articles"})
+
+
+@pytest.mark.parametrize(
+    "names, kept",
+    [
+        (  # EN / DE / PL product names, the maker first; a comma and a case difference are one maker
+            [
+                "ASUS TUF B650 199,00",
+                "MSI PRO B650",
+                "ASUS Prime B650",
+                "Whiskas, Adult 1+",
+                "whiskas Junior",
+            ],
+            ["ASUS TUF B650 199,00", "MSI PRO B650", "Whiskas, Adult 1+"],
+        ),
+        (
+            ["Makita Akku-Bohrschrauber", "Bosch Bohrhammer", "Makita Schlagbohrer"],
+            ["Makita Schlagbohrer", "Bosch Bohrhammer"],
+        ),
+        (
+            ["Bosch wiertarka udarowa", "Bosch wkrętarka", "Makita wiertarka"],
+            ["Bosch wkrętarka", "Makita wiertarka"],
+        ),
+    ],
+)
+def test_per_group_brand_without_a_brand_field_is_the_names_first_word(names, kept):
+    prices = {"ASUS TUF B650 199,00": 300.0, "Makita Schlagbohrer": 199.0, "Bosch wkrętarka": 250.0}
+    items = [{"name": n, "price": prices.get(n, 100.0)} for n in names]
+    got, report, warnings = per_group(items, "brand", "highest", "price")
+    assert [p["name"] for p in got] == kept
+    assert all("_maker" not in p for p in got) and report["groups"] == len(kept)
+    assert "grouped by the first word of their names" in warnings[0]

@@ -6,7 +6,8 @@ Items are grouped by the value of ``group_by`` (an item key or a concept: ``bran
 page's order), or those of the ``lowest`` or the ``highest`` values of ``field`` (price unless said otherwise; an item
 without a value never beats one with). The kept items stay in the order of their groups' first
 appearance. When no item has the field to group by, nothing can be grouped: every item is kept and
-the step warns; items without a value of it are left out, with a warning saying how many.
+the step warns; items without a value of it are left out, with a warning saying how many. A
+``brand`` no item carries is read as the first word of each product's name, and the step says so.
 """
 
 from __future__ import annotations
@@ -26,6 +27,20 @@ def per_group(
     from ...item_fields import key_for
 
     group_key = key_for(items, group_by)
+    notes: list[str] = []
+    if (
+        group_key is None
+        and group_by == "brand"
+        and any(isinstance(i, dict) and i.get("name") for i in items)
+    ):
+        # Product names start with their maker on most listings ("ASUS TUF Gaming B650-Plus", "Bosch
+        # Wiertarka", "Makita Bohrer"): with no brand field, the name's first word is the group, said so.
+        items = [_with_maker(i) for i in items]
+        group_key = _MAKER
+        notes.append(
+            "no item has a brand field: the items are grouped by the first word of their names "
+            "(where the maker stands on most listings)"
+        )
     if group_key is None:
         report = {
             "group_by": None,
@@ -60,7 +75,8 @@ def per_group(
             valued.sort(key=lambda vm: vm[0], reverse=pick == "highest")
             members = [m for _, m in valued] + [m for v, m in values if v is None]
         kept += members[:each]
-    warnings = []
+    kept = [{k: v for k, v in i.items() if k != _MAKER} if isinstance(i, dict) else i for i in kept]
+    warnings = notes
     if ungrouped:
         warnings.append(f"{ungrouped} of {len(items)} items have no {group_key} and were left out")
     report = {
@@ -72,6 +88,19 @@ def per_group(
         "kept": len(kept),
     }
     return kept, report, warnings
+
+
+#: The key the first word of a name is kept under while grouping (never in the output).
+_MAKER = "_maker"
+
+
+def _with_maker(item: Any) -> Any:
+    """The item with the first word of its name (punctuation around it dropped) under ``_MAKER``."""
+    if not isinstance(item, dict):
+        return item
+    words = str(item.get("name") or "").split()
+    first = words[0].strip(",.;:()[]\"'") if words else ""
+    return {**item, _MAKER: first or None}
 
 
 async def run(
