@@ -34,6 +34,13 @@ from ``tests/site/``:
                               and a sort select leading to missing pages (404).
 ``/test/broken-en.html``      a GET filter (number fields "Min/Max price") to a missing page (404).
 ``/test/broken-de.html``      "Preis von/bis" posted by the page's Enter handler (HTTP 501).
+``/test/paged-{en,pl,de}.html``  one page of a listing that states more ("Showing 1–12 of 120 results",
+                              "Wyniki 1–12 z 312", "12 von 42 Produkten") and links its next page
+                              (rel=next, "Następna strona", an arrow labelled "Zur nächsten Seite").
+``/test/short-{en,pl}.html``  a listing whose HTML holds 4 of its 24 items, a script adding the rest
+                              ("24 products"; "Wyniki 1–24 z 96" with a next page).
+``/test/state-results-{en,de}.html``  search results behind skeletons, only in script state
+                              (``self.__SEARCH_STATE__ = {...}``; ``var searchData = JSON.parse("...")``).
 ``/test/leads-elsewhere-{en,pl,de}.html``  a listing whose search, sort select and price filter all
                               submit to ``/test/elsewhere.html``: 200, a page without the listing
                               (what a served copy answers for a real site's form target).

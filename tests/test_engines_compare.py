@@ -247,6 +247,23 @@ async def test_state_behind_skeletons_is_read_by_the_http_engine_as_by_the_brows
     assert len(on_http["data"]["products"]) == len(pages.PRODUCTS[lang])
 
 
+@pytest.mark.parametrize(
+    "page, instruction",
+    [
+        ("state-results-en.html", "list the results"),  # self.__SEARCH_STATE__ = {...}
+        ("state-results-de.html", "alle Suchergebnisse"),  # var searchData = JSON.parse("...")
+    ],
+)
+async def test_results_behind_skeletons_are_read_from_script_state_on_both_engines(
+    runner, site_url, page, instruction
+):
+    url = f"{site_url}/test/{page}"
+    on_http, _ = await run(runner, instruction, url, "http")
+    on_browser, _ = await run(runner, instruction, url, "browser")
+    assert on_http["ok"] and len(on_http["data"]["articles"]) == 4
+    assert on_http["data"] == on_browser["data"] and on_http.get("warnings") == on_browser.get("warnings")
+
+
 # --- the real command -----------------------------------------------------------------------------
 
 
