@@ -172,3 +172,48 @@ async def test_a_value_superlative_and_the_sponsored_ones_counted(
     result = await answer(here, instruction, where(site_url, name, "http"))
     assert result["plan"]["expected_output"] == "summary"
     assert result["data"]["summary"][key] == value(truth[name]["items"])
+
+
+@pytest.mark.parametrize(
+    ("name", "instruction", "key", "value"),
+    [
+        # a model number after its name is part of the name filter ("RTX 4070", not "RTX")
+        (
+            "geizhals_de_grafikkarten_2024.html",
+            "Durchschnittspreis aller RTX 4070 Karten",
+            "average_price",
+            lambda items: round(fmean(i["price"] for i in items if "RTX 4070" in i["name"]), 2),
+        ),
+        # a Polish comparative before "od" is an upper bound
+        pytest.param(
+            "ceneo_pl_bluray_sensacyjne_list.html",
+            "ile filmow jest tanszych od 35 zl",
+            "count",
+            lambda items: sum(1 for i in items if i["price"] < 35),
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
+async def test_a_model_number_and_a_polish_comparative(here, site_url, truth, name, instruction, key, value):
+    result = await answer(here, instruction, where(site_url, name, "http"))
+    assert result["data"]["summary"][key] == value(truth[name]["items"])
+
+
+@pytest.mark.slow
+async def test_a_score_range_and_a_domain_after_from(here, site_url, truth):
+    """ "z wynikiem między" bounds the score (no price filter on a page without prices); "stories from
+    X" keeps the stories linking to X."""
+    reddit = "reddit_old_dataisbeautiful_top.html"
+    result = await answer(here, "posty z wynikiem miedzy 1500 a 2000", where(site_url, reddit, "file"))
+    want = [i["title"] for i in truth[reddit]["items"] if 1500 <= i["score"] <= 2000]
+    assert want and [a["title"] for a in result["data"]["articles"]] == want
+    hn = "hn_front_2026.html"
+    result = await answer(here, "stories from fabiensanglard.net", where(site_url, hn, "file"))
+    want = [i["title"] for i in truth[hn]["items"] if "fabiensanglard.net" in (i.get("url") or "")]
+    assert want and [a["title"] for a in result["data"]["articles"]] == want
+
+
+async def test_a_format_curllm_does_not_write_is_refused_through_the_cli(site_url, tmp_path):
+    """ "zapisz to jako pdf" named no links to PDF files: exit 3 naming the format, never a list."""
+    out = curllm("zapisz to jako pdf", "--url", where(site_url, "hn_front_2026.html", "http"), tmp=tmp_path)
+    assert out.returncode == 3 and "PLANNING_FAILED" in out.stderr and "'jako pdf'" in out.stderr, out.stderr
