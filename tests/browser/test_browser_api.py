@@ -76,3 +76,51 @@ async def test_contexts_share_one_egress_proxy_each_with_its_own_policy_and_cred
         hostile.stop()
     with pytest.raises(OSError):  # the proxy went with the browser
         await asyncio.open_connection(host, int(port))
+
+
+async def test_a_service_worker_of_a_policed_context_reaches_an_allowed_host(browser_path):
+    """A page whose first request through Chromium is its service worker's script: the context
+    authenticated to the egress proxy as it started (the primer), so the script and the worker's
+    own request reach the allowed server; without that the script got a 407 no page answers."""
+    import asyncio
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    paths: list[str] = []
+    bodies = {
+        "/sw.js": (b"fetch('/from-sw').catch(() => 0);", "text/javascript"),
+        "/page": (
+            b"<title>W</title><script>navigator.serviceWorker.register('/sw.js')</script>",
+            "text/html",
+        ),
+    }
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            paths.append(self.path)
+            body, ctype = bodies.get(self.path, (b"ok", "text/plain"))
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    browser = Browser()
+    try:
+        session = await browser.new_session(BrowserOptions(), NetworkPolicy(allow=("127.0.0.1",)))
+        await session.open(f"http://127.0.0.1:{server.server_address[1]}/page")
+        for _ in range(100):
+            if "/from-sw" in paths:
+                break
+            await asyncio.sleep(0.05)
+        assert "/sw.js" in paths and "/from-sw" in paths, paths
+        await session.close()
+    finally:
+        await browser.close()
+        server.shutdown()
+        server.server_close()
