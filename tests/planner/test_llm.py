@@ -151,10 +151,12 @@ async def test_refused_connection_falls_back(env, registry, monkeypatch, caplog)
 async def test_slow_server_times_out(env, fake, registry, monkeypatch, caplog):
     monkeypatch.setenv("CURLLM_LLM_TIMEOUT", "1")
     fake.script(Reply(content=json.dumps(GOOD), delay=3))
-    started = time.perf_counter()
     planned = await plan_task("find products", SHOP, registry, model=MODEL, use_cache=False)
-    assert time.perf_counter() - started < 2.9
+    # Given up at the limit, not after the reply (it comes at 3 s: the model's plan would stand), and
+    # not asked again: counted, not timed (its bound of 2.9 s of wall time was within a loaded
+    # machine's reach).
     assert planned.source == "rules (llm failed: Timeout: no reply within 1 s)"
+    assert fake.calls == 1
     assert "no reply within 1 s" in _warnings(caplog)[0]
 
 
