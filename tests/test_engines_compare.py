@@ -45,11 +45,21 @@ async def runner(browser_path):
     await browser.close()
 
 
+#: The browser's answers by (instruction, URL): the reference every engine is compared with, read
+#: once per module (a page two tests compare with is not read in the browser twice).
+BROWSER_ANSWERS: dict[tuple[str, str], tuple[dict, list[dict]]] = {}
+
+
 async def run(runner: Runner, instruction: str, url: str, engine: str) -> tuple[dict, list[dict]]:
+    if engine == "browser" and (instruction, url) in BROWSER_ANSWERS:
+        return BROWSER_ANSWERS[(instruction, url)]
     events: list[dict] = []
     spec = TaskSpec(instruction=instruction, url=url, options=RunOptions(engine=engine, policy=ONLY_HERE))
     result = await runner.run(spec, events=EventBus([events.append]))
-    return result.to_dict(), [e for e in events if e["type"] == "engine"]
+    answer = result.to_dict(), [e for e in events if e["type"] == "engine"]
+    if engine == "browser":
+        BROWSER_ANSWERS[(instruction, url)] = answer
+    return answer
 
 
 async def compare(runner: Runner, instruction: str, url: str) -> tuple[dict, str]:
@@ -269,7 +279,8 @@ async def test_results_behind_skeletons_are_read_from_script_state_on_both_engin
 
 def curllm(*args: str, tmp: Path, config: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache")})
+    # The session's cache (tests/conftest.py): the manifests checked once, not by each command.
+    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": os.environ["CURLLM_CACHE_DIR"]})
     if config is not None:
         (tmp / "config.toml").write_text(config)
         env["CURLLM_CONFIG"] = str(tmp / "config.toml")
