@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,6 @@ def curllm(*args: str, stdin: str | None = None, env: dict | None = None, tmp: P
     )
     if full.get("CURLLM_CONFIG") == str(tmp / "no-config.toml"):
         del full["CURLLM_CONFIG"]
-    started = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-m", "curllm_core", *args],
         input=stdin,
@@ -42,7 +40,6 @@ def curllm(*args: str, stdin: str | None = None, env: dict | None = None, tmp: P
         env=full,
         timeout=timeout,
     )
-    out.seconds = time.monotonic() - started
     assert "Traceback" not in out.stderr + out.stdout, out.stderr
     return out
 
@@ -91,8 +88,8 @@ def test_a_plugin_that_hangs_is_named_and_skipped(tmp_path, bad_plugins):
     assert out.returncode == 0, out.stderr
     assert "plugin 'hangs_on_import' is taking long" in out.stderr
     [entry] = [p for p in json.loads(out.stdout) if p["name"] == "hangs_on_import"]
+    # Cut at its limit (the plugin sleeps an hour; the command's bound is 60 s), and said so.
     assert "did not finish within 4 s" in entry["error"]
-    assert out.seconds < 20
 
 
 def test_a_hook_that_hangs_is_skipped_and_the_run_goes_on(tmp_path, bad_plugins):
@@ -119,12 +116,13 @@ def test_escape_hatches_work_with_a_hanging_plugin_installed(tmp_path, bad_plugi
     env = {"PYTHONPATH": str(bad_plugins)}
     full = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")} | env
     full["CURLLM_CACHE_DIR"] = str(tmp_path / "cache")
-    started = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=full, timeout=60
     )
     assert out.returncode == 0, out.stderr
-    assert time.monotonic() - started < 15
+    # No plugin was imported: none is named as slow or failing (one that hangs an hour at import
+    # would be, when cut at its limit; not cut, the command's 60 s bound ends the test).
+    assert "plugin" not in out.stderr, out.stderr
     if "--no-load" in args:
         assert "hangs_on_import" in out.stdout and "curllm_test_hangs_on_import" in out.stdout
 
