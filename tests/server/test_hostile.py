@@ -266,13 +266,16 @@ def test_half_sent_heads_and_bodies_are_cut_off_and_the_server_answers_meanwhile
     )
     started = time.monotonic()
     assert server.health()["ok"]  # others are answered meanwhile
+    # Closed by the server (EOF, before the socket's own 60 s ran out: nothing else in the server
+    # closes a connection whose head never ends), and not before CURLLM_SERVER_HEAD_TIMEOUT (3 s): a
+    # lower bound, which a loaded machine only makes easier to pass.
     assert head.recv(100) == b""
-    assert 2.5 < time.monotonic() - started < 13  # closed after CURLLM_SERVER_HEAD_TIMEOUT (3 s)
+    assert time.monotonic() - started > 2.5
     answer = b""
     while b"BODY_TIMEOUT" not in answer and (chunk := body.recv(4096)):
         answer += chunk
     assert b" 408 " in answer.split(b"\r\n")[0] and b"BODY_TIMEOUT" in answer, answer
-    assert b"within 5 s" in answer and time.monotonic() - started < 25
+    assert b"within 5 s" in answer  # the body's limit ended it, as the answer says
     head.close()
     body.close()
 
