@@ -269,10 +269,10 @@ def test_a_wide_document_is_read_within_its_bounds():
     import time
 
     wide = {"rows": [{"name": f"n{i}", "url": f"/{i}", "price": i} for i in range(20_000)]}
-    started = time.perf_counter()
+    started = time.process_time()  # this process's CPU: the work done, which load does not stretch
     records = emb.listing([wide], BASE, "EUR")
     assert len(records) == emb.MAX_ITEMS
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
     assert emb.undevalue([[1], [0]]) == [[None]]  # a table pointing back at itself ends
 
 
