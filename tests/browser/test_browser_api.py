@@ -78,11 +78,14 @@ async def test_contexts_share_one_egress_proxy_each_with_its_own_policy_and_cred
         await asyncio.open_connection(host, int(port))
 
 
-async def test_a_service_worker_of_a_policed_context_reaches_an_allowed_host(browser_path):
-    """A page whose first request through Chromium is its service worker's script: the context
-    authenticated to the egress proxy as it started (the primer), so the script and the worker's
-    own request reach the allowed server; without that the script got a 407 no page answers."""
+async def test_a_service_worker_and_a_websocket_of_a_policed_context_reach_an_allowed_host(browser_path):
+    """A page whose first requests through Chromium are its service worker's script and a WebSocket:
+    the context authenticated to the egress proxy as it started (the primer), so the script, the
+    worker's own request and the WebSocket reach the allowed server; without that each got a 407
+    no page answers (the WebSocket failed at once, as a live listing's feed would)."""
     import asyncio
+    import base64
+    import hashlib
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -90,7 +93,8 @@ async def test_a_service_worker_of_a_policed_context_reaches_an_allowed_host(bro
     bodies = {
         "/sw.js": (b"fetch('/from-sw').catch(() => 0);", "text/javascript"),
         "/page": (
-            b"<title>W</title><script>navigator.serviceWorker.register('/sw.js')</script>",
+            b"<title>W</title><script>navigator.serviceWorker.register('/sw.js');"
+            b"new WebSocket('ws://' + location.host + '/ws')</script>",
             "text/html",
         ),
     }
@@ -101,6 +105,15 @@ async def test_a_service_worker_of_a_policed_context_reaches_an_allowed_host(bro
 
         def do_GET(self) -> None:
             paths.append(self.path)
+            if self.path == "/ws":  # the handshake: the connection was made, nothing more is needed
+                key = self.headers["Sec-WebSocket-Key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+                self.send_response(101)
+                self.send_header("Upgrade", "websocket")
+                self.send_header("Connection", "Upgrade")
+                accept = base64.b64encode(hashlib.sha1(key.encode()).digest()).decode()
+                self.send_header("Sec-WebSocket-Accept", accept)
+                self.end_headers()
+                return
             body, ctype = bodies.get(self.path, (b"ok", "text/plain"))
             self.send_response(200)
             self.send_header("Content-Type", ctype)
@@ -115,10 +128,10 @@ async def test_a_service_worker_of_a_policed_context_reaches_an_allowed_host(bro
         session = await browser.new_session(BrowserOptions(), NetworkPolicy(allow=("127.0.0.1",)))
         await session.open(f"http://127.0.0.1:{server.server_address[1]}/page")
         for _ in range(100):
-            if "/from-sw" in paths:
+            if "/from-sw" in paths and "/ws" in paths:
                 break
             await asyncio.sleep(0.05)
-        assert "/sw.js" in paths and "/from-sw" in paths, paths
+        assert "/sw.js" in paths and "/from-sw" in paths and "/ws" in paths, paths
         await session.close()
     finally:
         await browser.close()
