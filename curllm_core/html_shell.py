@@ -39,7 +39,7 @@ def shell_signs(html: str) -> list[str]:
     body = tree.body
     if body is None:
         return []
-    scripts = len(tree.css("script"))
+    scripts = sum(1 for script in tree.css("script") if _may_fill(script))
     for node in body.css(", ".join(t for t in JUNK_TAGS if t != "svg")):
         node.decompose()
     signs: list[str] = []
@@ -65,6 +65,26 @@ def shell_signs(html: str) -> list[str]:
     if scripts and len(text) < EMPTY_BODY_CHARS and not signs:
         signs.append(f"a body of {len(text)} characters of text, filled by {scripts} script(s)")
     return signs
+
+
+#: Script types a browser runs (no type, JavaScript's names, modules); data blocks (JSON, templates) fill nothing.
+_RUN_TYPES = {
+    "",
+    "module",
+    "text/javascript",
+    "application/javascript",
+    "text/ecmascript",
+    "application/ecmascript",
+}
+
+
+def _may_fill(script) -> bool:
+    """Whether a ``<script>`` can put content in the page: one the browser runs, with code (a source
+    or text); an empty one, or a data block, cannot."""
+    attrs = script.attributes
+    if (attrs.get("type") or "").strip().lower().split(";")[0].strip() not in _RUN_TYPES:
+        return False
+    return bool((attrs.get("src") or "").strip() or (script.text(deep=True) or "").strip())
 
 
 def _hidden(el, hidden_self) -> bool:

@@ -147,6 +147,12 @@ def test_a_client_rendered_shell_is_told_from_its_markup(body):
         '<div class="product-card skeleton-fade"><a href="/p/1">Lampa stojąca Nova z abażurem lnianym</a></div>'
         + LISTING,
         "<p>Free loading bay for deliveries at the back of the store, open daily.</p>" + LISTING,
+        # a short listing with scripts that cannot fill anything: empty, or data blocks
+        '<h1>Kubki</h1><ul><li><a href="/p/1">Kubek</a> 29,99 zł</li><li><a href="/p/2">Dzbanek</a> 49 zł</li></ul>'
+        "<script></script><script> </script>",
+        '<h1>Tassen</h1><ul><li><a href="/p/1">Tasse</a> 9,99 €</li><li><a href="/p/2">Krug</a> 19 €</li></ul>'
+        '<script type="application/ld+json">{"@type": "ItemList"}</script>'
+        '<script type="text/template"><li>{{name}}</li></script>',
     ],
 )
 def test_a_complete_page_is_no_shell(body):
