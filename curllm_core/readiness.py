@@ -9,6 +9,10 @@ when, all at once:
   `LONG_POLL_MS` is a long poll or a stream, not content on its way);
 - the DOM is stable: no element or text added or removed for `QUIET_MS` (attribute changes, a
   carousel's classes, do not count);
+- no work the page scheduled as it loaded is still due: a short timer or an animation frame set
+  before ``load`` or within `LOAD_WORK_MS` after it, due by then (a listing a ``load`` listener fills
+  50 ms later, nothing on the page saying so), and what such work's callbacks schedule in turn, up
+  to `LOAD_WORK_DEPTH` levels (deeper, it is a loop: an animation, a ticker);
 - nothing says "still loading": no visible skeleton or placeholder (class or test id naming a
   skeleton, shimmer, placeholder, loader, spinner or ``animate-pulse``), ``aria-busy="true"``,
   ``role=progressbar``, or a short visible text such as "Loading…", "Ładowanie…", "Wird geladen".
@@ -22,7 +26,7 @@ A placeholder that stays while nothing else happens (no request, no change, no s
 `STALE_MS` is part of the page, not a sign of content to come (a spinner left in a footer). The wait
 is bounded (`READY_TIMEOUT_MS` by default; `--ready-timeout`, the config's ``ready_timeout``, the
 API's ``options.ready_timeout``): a page that never settles (polling, a ticker) is read as it is
-then. ``strict`` also waits for the short timers the page has set (work it scheduled), used before
+then. ``strict`` also waits for every short timer the page has set (work it scheduled), used before
 reading again an extraction that found nothing.
 
 The API is small on purpose (an engine without a browser decides from the same `Probe`):
@@ -50,12 +54,19 @@ LONG_POLL_MS = 4000
 STALE_MS = 1500
 #: Short timers (at most this delay, ms) are work the page scheduled and will do soon.
 SHORT_TIMER_MS = 2500
+#: Work the page scheduled while it loaded (a short timer, an animation frame set before ``load`` or
+#: up to this long after it, due by then) is the rest of its content on its way: waited for (ms).
+LOAD_WORK_MS = 1000
+#: A timer or frame set from within such work's callback is part of it, this many levels deep; one
+#: deeper is a loop (an animation, a ticker), whose later rounds are not waited for.
+LOAD_WORK_DEPTH = 4
 
 # Installed before the page's scripts (context.add_init_script) or late, by the probe. Counts the
 # page's fetch/XHR calls in flight (with their start), the time of the last DOM change after parsing,
 # and short timers pending. Everything stays inside one object; the page's own functions keep
 # working as before (the originals are called with the same arguments and their results returned).
-INIT_JS = r"""
+INIT_JS = (
+    r"""
 (() => {
   if (window.__curllmReady) return;
   const R = window.__curllmReady = {inflight: new Map(), next: 1, last: 0, changes: 0, timers: new Map()};
@@ -84,17 +95,46 @@ INIT_JS = r"""
       try { return send.apply(this, arguments); } catch (e) { end(id); throw e; }
     };
   }
+  // Work the page schedules while it loads (before `load` and up to LOAD_WORK after it, due by
+  // then): a listing filled by a timer or an animation frame just after `load`. A timer or frame set
+  // by such work's callback is part of it (R.depth levels deep, a loop's later rounds are not).
+  R.loadAt = 0; R.depth = 0;
+  if (document.readyState === "complete") {
+    const nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    R.loadAt = (nav && nav.loadEventEnd) || now();
+  } else {
+    window.addEventListener("load", () => { R.loadAt = now(); }, {capture: true, once: true});
+  }
+  const loading = () => R.depth < DEPTH && (!R.loadAt || now() <= R.loadAt + LOAD_WORK);
+  const run = (depth, fn, self, args) => {
+    const outer = R.depth;
+    R.depth = depth;
+    try { return fn.apply(self, args); } finally { R.depth = outer; }
+  };
   const st = window.setTimeout, ct = window.clearTimeout;
   window.setTimeout = function (fn, ms) {
     const delay = Number(ms) || 0;
     if (typeof fn !== "function" || delay > SHORT) return st.apply(window, arguments);
-    const args = Array.prototype.slice.call(arguments, 2);
+    const args = Array.prototype.slice.call(arguments, 2), depth = R.depth + 1, work = loading();
     let id = 0;
-    id = st.call(window, function () { R.timers.delete(id); return fn.apply(window, args); }, delay);
-    R.timers.set(id, [now() + delay, now()]);  // when it is due, when it was set
+    id = st.call(window, function () { R.timers.delete(id); return run(work ? depth : DEPTH, fn, window, args); }, delay);
+    R.timers.set(id, [now() + delay, now(), work]);  // when it is due, when it was set, load work
     return id;
   };
   window.clearTimeout = function (id) { R.timers.delete(id); return ct.apply(window, arguments); };
+  R.frames = new Map();
+  const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
+  if (raf && caf) {
+    window.requestAnimationFrame = function (fn) {
+      if (typeof fn !== "function") return raf.apply(window, arguments);
+      const work = loading(), depth = work ? R.depth + 1 : DEPTH;
+      let id = 0;
+      id = raf.call(window, function () { R.frames.delete(id); return run(depth, fn, window, arguments); });
+      if (work) R.frames.set(id, now() + 16);  // due at the next frame
+      return id;
+    };
+    window.cancelAnimationFrame = function (id) { R.frames.delete(id); return caf.apply(window, arguments); };
+  }
   // What the page listens to: scrolling (an infinite list, a virtualized one) and elements coming
   // into view (a sentinel). Read by the tools that read a listing to its end, never a wait.
   R.scroll = 0;
@@ -123,6 +163,9 @@ INIT_JS = r"""
   observe();
 })();
 """.replace("SHORT", str(SHORT_TIMER_MS))
+    .replace("LOAD_WORK", str(LOAD_WORK_MS))
+    .replace("DEPTH", str(LOAD_WORK_DEPTH))
+)
 
 # One look: the tracker's counts and the visible signs of content still loading, in one call.
 PROBE_JS = (
@@ -132,13 +175,17 @@ PROBE_JS = (
   const R = window.__curllmReady, t = performance.now();
   let inflight = 0, longPolls = 0;
   for (const started of R.inflight.values()) (t - started > opts.longPoll ? longPolls++ : inflight++);
-  let timerDue = 0;
+  let timerDue = 0, loadWork = 0;
   // Timers set between opts.since and opts.until only (a caller watching what its action set going),
   // else all.
-  for (const [id, [due, set]] of R.timers) {
-    if (due < t - 50) R.timers.delete(id);
-    else if (set >= (opts.since || 0) && set <= (opts.until || Infinity)) timerDue = Math.max(timerDue, due - t);
+  const workEnd = R.loadAt ? R.loadAt + LOAD_WORK : Infinity;
+  for (const [id, [due, set, work]] of R.timers) {
+    if (due < t - 50) { R.timers.delete(id); continue; }
+    if (set >= (opts.since || 0) && set <= (opts.until || Infinity)) timerDue = Math.max(timerDue, due - t);
+    if (work && due <= workEnd) loadWork = Math.max(loadWork, due - t, 1);
   }
+  // a frame not run 100 ms after it was due never will be soon (a page in the background)
+  for (const [id, due] of R.frames || []) (due < t - 100 ? R.frames.delete(id) : (loadWork = Math.max(loadWork, due - t, 1)));
   const shown = (el) => {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0 || r.bottom < 0) return false;
@@ -190,9 +237,10 @@ PROBE_JS = (
   }
   return JSON.stringify({state: document.readyState, inflight, long_polls: longPolls,
     quiet_ms: R.last ? Math.round(t - R.last) : 1000000, changes: R.changes, timer_ms: Math.round(timerDue),
+    load_work_ms: Math.ceil(loadWork),
     age_ms: Math.round(t), scroll_listeners: R.scroll || 0, signs, title: String(document.title)});
 }"""
-)
+).replace("LOAD_WORK", str(LOAD_WORK_MS))
 
 # "Loading", as a page says it while its content is on the way (PL/EN/DE, and a few neighbours).
 LOADING_WORDS = (
@@ -222,6 +270,7 @@ class Probe:
     quiet_ms: int = 1_000_000  # since the DOM last changed after parsing
     changes: int = 0
     timer_ms: int = 0  # until the latest short timer pending is due (0: none)
+    load_work_ms: int = 0  # until the latest work the page scheduled as it loaded is due (0: none)
     age_ms: int = 1_000_000  # since the document started
     signs: tuple[str, ...] = ()  # visible signs of content still loading
     scroll_listeners: int = 0  # scroll/wheel listeners and IntersectionObserver targets the page set
@@ -237,6 +286,7 @@ class Probe:
             quiet_ms=int(d.get("quiet_ms", 0)),
             changes=int(d.get("changes", 0)),
             timer_ms=int(d.get("timer_ms", 0)),
+            load_work_ms=int(d.get("load_work_ms", 0)),
             age_ms=int(d.get("age_ms", 0)),
             signs=tuple(str(s) for s in d.get("signs", ())),
             scroll_listeners=int(d.get("scroll_listeners", 0)),
@@ -269,6 +319,8 @@ def verdict(p: Probe, *, strict: bool = False, quiet_ms: int = QUIET_MS) -> str 
         return f"the page changed {p.quiet_ms} ms ago"
     if strict and p.timer_ms:
         return f"the page has work scheduled in {p.timer_ms} ms"
+    if p.load_work_ms:
+        return f"the page has work it scheduled as it loaded due in {p.load_work_ms} ms"
     if p.signs:
         if p.timer_ms:  # a skeleton and a timer: the page is about to fetch or render
             return f"{p.signs[0]} shown, work scheduled in {p.timer_ms} ms"
@@ -319,8 +371,9 @@ async def wait_ready(page: Any, timeout_ms: int | None = None, *, strict: bool =
             break
         # Look again when the reason may have gone: soon after a change, or when a timer is due.
         pause = 0.05
-        if last.timer_ms and not last.inflight and last.quiet_ms >= QUIET_MS:
-            pause = min(0.25, last.timer_ms / 1000 + 0.02)
+        due = max(last.timer_ms, last.load_work_ms)
+        if due and not last.inflight and last.quiet_ms >= QUIET_MS:
+            pause = min(0.25, due / 1000 + 0.02)
         elif last.quiet_ms < QUIET_MS:
             pause = max(0.03, (QUIET_MS - last.quiet_ms) / 1000 + 0.01)
         await asyncio.sleep(min(pause, max(0.0, end - now)))

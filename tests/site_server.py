@@ -56,6 +56,9 @@ built by ``tests/site_pagecontent.py`` (see its docstring).
 fetched after ``load``, load-more, infinite scroll, a virtualized list, a filter that applies itself,
 a custom sort control); ``/app-api/...`` their data. See ``tests/site_apps.py``.
 
+``/late/<how>?markup=&lang=&ms=`` listings a script completes a moment after ``load`` (a timer, a
+chain of timers, animation frames, a promise), nothing on the page saying so: ``tests/site_late.py``.
+
 ``/real/<name>.html`` serves a real page snapshot from ``../shared/realpages/`` byte for byte, as
 ``text/html; charset=utf-8`` (404 when the folder or the page is absent; tests skip before that).
 """
@@ -131,6 +134,14 @@ def _handler_class() -> type:
             if path.startswith("/app-api/"):
                 status, text = site_apps.api(path, params)
                 self.send_bytes(text.encode(), "application/json; charset=utf-8", HTTPStatus(status))
+                return True
+            if path.startswith("/late/"):
+                import site_late
+
+                doc = site_late.page(path.removeprefix("/late/"), params)
+                if doc is None:
+                    return False
+                self.send_html(doc)
                 return True
             if path.startswith("/app/p/"):
                 self.send_html(site_apps.product_page(path.removeprefix("/app/p/")))

@@ -120,3 +120,52 @@ async def test_a_page_without_the_tracker_gets_it_at_the_first_look(page, site_u
     await page.goto(site_url + "/test/table.html")
     got = await wait_ready(page, 5000)
     assert got.ready and await page.evaluate("!!window.__curllmReady")
+
+
+# --- work the page scheduled as it loaded (tests/site_late.py) -------------------------------------
+
+LATE_CASES = [
+    ("load-timeout", "list", "en"),
+    ("body-timeout", "cards", "pl"),
+    ("onload-attr", "table", "de"),
+    ("chain", "cards", "en"),
+    ("frames", "list", "pl"),
+    ("promise", "table", "de"),
+]
+
+
+@pytest.mark.parametrize(("how", "markup", "lang"), LATE_CASES)
+async def test_a_listing_filled_just_after_load_is_waited_for(tracked, site_url, how, markup, lang):
+    # Nothing on the page says more is coming: only the timer, frames or promise its scripts set.
+    await tracked.goto(f"{site_url}/late/{how}?markup={markup}&lang={lang}&ms=200")  # waits for `load`
+    got = await wait_ready(tracked, 5000)
+    assert got.ready, got.reason
+    assert got.probes > 1  # the first look saw the work still due
+    rows = await tracked.eval_on_selector_all("#items > *", "els => els.length")
+    assert rows == 24
+
+
+async def test_loops_the_page_starts_as_it_loads_cost_a_bounded_wait(tracked):
+    # An animation frame loop and a ticker, both going on forever: waited for at most the first
+    # second after `load` (LOAD_WORK_MS), never the whole bound.
+    await tracked.set_content(
+        "<html><body><p id=t>0</p><canvas id=c></canvas><script>"
+        "let n = 0; const spin = () => { n++; requestAnimationFrame(spin); }; requestAnimationFrame(spin);"
+        "const tick = () => { c.dataset.n = n; setTimeout(tick, 40); }; tick();"
+        "</script></body></html>"
+    )
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    got = await wait_ready(tracked, 5000)
+    assert got.ready, got.reason
+    assert loop.time() - started < 2.0
+    assert await tracked.evaluate("n") > 4  # the loop went on meanwhile
+
+
+async def test_timers_set_long_after_load_are_not_load_work(tracked, site_url):
+    await tracked.goto(site_url + "/test/table.html")
+    await tracked.wait_for_function("performance.now() > window.__curllmReady.loadAt + 1100", polling=100)
+    await tracked.evaluate("setTimeout(() => {}, 400); requestAnimationFrame(() => {})")
+    look = await probe(tracked)
+    assert look.timer_ms > 0 and look.load_work_ms == 0
+    assert verdict(look) is None and verdict(look, strict=True) is not None

@@ -305,7 +305,8 @@ _PAGE_HTML_GZIP_JS = (
     # is left to `wait_ready` (the decision stays in Python: `readiness.verdict`)
     "  if (args[5]) {\n"
     f"    const probe = ({PROBE_JS})(args[5]), look = JSON.parse(probe);\n"
-    "    if (look.state === 'loading' || look.inflight || look.quiet_ms < args[5].quiet || look.signs.length)"
+    "    if (look.state === 'loading' || look.inflight || look.quiet_ms < args[5].quiet || look.load_work_ms"
+    " || look.signs.length)"
     " return {probe};\n"
     "  }\n"
     f"  const {{html, frames}} = ({PAGE_HTML_JS.strip()})(args);\n"
