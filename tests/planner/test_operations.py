@@ -515,6 +515,7 @@ def test_files_to_link_to_are_no_refused_format(registry, instruction):
         ("przelicz ceny na jeny", "na jeny"),
         ("die Preise in amerikanischen Dollar", "amerikanischen Dollar"),
         ("rechne die Preise in Kronen um", "Kronen"),
+        ("Preise in Dollar umrechnen", "Preise in Dollar umrechnen"),
     ],
 )
 def test_a_conversion_names_any_currency_and_is_refused(registry, instruction, said):

@@ -562,7 +562,8 @@ REFUSALS: list[tuple[str, str]] = [
     (
         rf"(?:(?:convert\w*|przelicz\w*|umrechn\w*|rechne)\s+(?:\w+\s+){{0,3}}?)?"
         rf"(?:prices?\s+|cen\w*\s+|preise\s+)?(?:in|to|into|w|na|do|auf)\s+(?:(?:{_CURRENCY_ADJ})\s+)?(?:{_CURRENCY})(?:\s+(?:{_CURRENCY_ADJ}))?"
-        r"(?=\s*(?:$|[,.;!?]|please|bitte|proszę|prosze|umrechnen|um\b|przelicz\w*))|convert\w*|przelicz\w*|umrechn\w*|rechne\s+\w+\s+um",
+        r"(?:\s+(?:umrechnen|umgerechnet|przelicz\w*|um(?=\s*(?:$|[,.;!?]))))?"
+        r"(?=\s*(?:$|[,.;!?]|please|bitte|proszę|prosze))|convert\w*|przelicz\w*|umrechn\w*|rechne\s+\w+\s+um",
         "converting prices to another currency needs exchange rates, which curllm does not have",
     ),
     (
