@@ -959,6 +959,11 @@ def test_every_kind_is_in_the_table_in_three_languages(kind):
         ("email me the 3 cheapest products", ["send"]),
         ("zamów dwa najtańsze aparaty i zapłać kartą", ["buy", "pay"]),
         ("upvote the top story", ["subscribe"]),
+        # an action whose words start the instruction, where a field's list may start too ("votes")
+        ("vote for the first story", ["subscribe"]),
+        ("rate the cheapest product", ["rate"]),
+        ("zagłosuj na pierwszy artykuł", ["subscribe"]),
+        ("stimme für den ersten Beitrag", ["subscribe"]),
         ("napisz komentarz pod pierwszym artykułem", ["post"]),
         ("schreibe einen Kommentar zum ersten Beitrag", ["post"]),
         ("compare these products with amazon and call me", ["compare", "call"]),

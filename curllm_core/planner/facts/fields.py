@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .actions import ACTIONS
 from .base import Fact, Text, regex
 from .order import ASC, DESC
 from .words import FIELD, FIELD_ANY, FIELD_FILL, FIELD_JOIN, GIVE, ITEM_NOUN, ONLY, detect_lang
@@ -101,6 +102,8 @@ def read_select(t: Text, facts: list[Fact]) -> None:
             continue  # "get links", "show prices under 100": a kind or a filter, not a list of fields
         if fields == ["url"] and not re.match(r"\s+(?:of|for|dla|von|der|des)\b", after, re.I):
             continue  # "only links to github", "Links zu ...": the links themselves, not a field of items
+        if _asks_action(t, m.start("list")):
+            continue  # "vote for the first story": a field's word that asks to do something
         facts.append(Fact("select_fields", fields, m.start(), t.original[m.start() : end].strip()))
         t.mask(m.start("list"), end)
         return
@@ -111,6 +114,11 @@ def read_select(t: Text, facts: list[Fact]) -> None:
             return  # "articles with working links only": which articles, not which fields
         facts.append(Fact("select_fields", fields, m.start(), t.original[m.start() : end].strip()))
         t.mask(m.start("list"), end)
+
+
+def _asks_action(t: Text, pos: int) -> bool:
+    """Whether the words at ``pos`` ask for an action (`actions.ACTIONS`: "vote for", "rate the")."""
+    return any((m := t.search(pattern, pos)) is not None and m.start() == pos for pattern in ACTIONS.values())
 
 
 def read_comments_wanted(t: Text, facts: list[Fact]) -> None:
