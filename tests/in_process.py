@@ -7,17 +7,23 @@ what goes to stdout and stderr, the formats, its options) keep real subprocess t
 module that uses this; the rest ask the same Runner the CLI asks, with the CLI's options (no
 third-party plugins, the CLI's time limit, a plan made fresh as in an empty cache), and get the
 document ``--format json`` prints; a given plan as ``--plan`` gives it; many tasks as ``curllm batch``
-runs them (`run_many`, its lines).
+runs them (`run_many`, its lines). `cli_run_options` gives the options a `curllm run` command line
+would run with, its arguments parsed by the command's own parser.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from curllm_core.browser import Browser
+
+if TYPE_CHECKING:
+    from curllm_core.executor import RunOptions
 
 
 class InProcessCurllm:
@@ -25,11 +31,13 @@ class InProcessCurllm:
     --format json``. A planning failure raises `PlanningError` (the CLI's exit 3), bad input
     `UsageError` (exit 2), as the CLI would report them."""
 
-    def __init__(self, browser: Browser):
+    def __init__(self, browser: Browser, tools_path: Path | None = None):
         from curllm_core.plugins import load_registry
         from curllm_core.runner import Runner
 
         env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
+        if tools_path is not None:  # as CURLLM_TOOLS_PATH gives the CLI further tools
+            env["CURLLM_TOOLS_PATH"] = str(tools_path)
         # No manifest cache: this may run before a test has set its private CURLLM_CACHE_DIR.
         registry = load_registry({**env, "CURLLM_LOAD_PLUGINS": ""}, use_cache=False)
         self.runner = Runner(registry, browser)
@@ -61,6 +69,17 @@ class InProcessCurllm:
         result = await self.runner.run(spec)
         return json.loads(render(result, "json"))
 
+    async def run_plan(self, plan: dict, args: Sequence[str]) -> tuple[int, dict[str, Any]]:
+        """``curllm --plan FILE --format json ARGS``: its exit code (0, or 1 when the result is not
+        ok) and its document. ARGS are `curllm run`'s (``--url``, the browser and network options),
+        parsed by its parser (`cli_run_options`); bad ones raise `UsageError` (the CLI's exit 2)."""
+        from curllm_core.render import render
+        from curllm_core.runner import TaskSpec
+
+        url, options = cli_run_options(args)
+        result = await self.runner.run(TaskSpec(plan=plan, url=url, options=options))
+        return (0 if result.ok else 1), json.loads(render(result, "json"))
+
     async def batch(self, tasks: list[dict], concurrency: int) -> list[dict]:
         """The lines ``curllm batch TASKS -j CONCURRENCY`` writes (in the order the tasks end), run
         in this process's browser by the same engine (`run_many`)."""
@@ -87,3 +106,21 @@ class InProcessCurllm:
 
     async def aclose(self) -> None:
         await self.runner.aclose()
+
+
+def cli_run_options(args: Sequence[str]) -> tuple[str | None, RunOptions]:
+    """The ``--url`` and the `RunOptions` of ``curllm run ARGS``: ARGS parsed by the command's own
+    parser (its types, choices and checks; click's errors are the CLI's exit 2), the options made
+    from them as the command makes them (`make_run_options`, `curllm run`'s time limit)."""
+    from curllm_core.cli.options import BrowserOption, make_run_options
+    from curllm_core.cli.run import DEFAULT_TIMEOUT_S, run_cmd
+
+    with run_cmd.make_context("run", list(args)) as ctx:
+        params = dict(ctx.params)
+    browser_params = {
+        p.name: params[p.name] for p in run_cmd.params if isinstance(p, BrowserOption) and p.name
+    }
+    options = make_run_options(browser_params, None, None)
+    if options.timeout_s is None:
+        options = replace(options, timeout_s=DEFAULT_TIMEOUT_S)
+    return params.get("url"), options

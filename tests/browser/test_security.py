@@ -1,4 +1,10 @@
-"""The network policy under attack, through the real CLI, against servers on 127.0.0.1.
+"""The network policy under attack, as `curllm run` enforces it, against servers on 127.0.0.1.
+
+The policy cases run in this process (tests/in_process.py): the same Runner, the options parsed by
+`curllm run`'s own parser and made as the command makes them, one real Chromium for the module (a
+policed context gets the browser's egress proxy, as each CLI process's browser does). The CLI's own
+contracts (a refusal's exit code and stderr line, a bad domain value's exit 2, what a secret may
+appear in) run the real `curllm` command.
 
 Every case checks the server's request log: a host the policy refuses never receives a request,
 whatever the spelling of the URL, the hop of the redirect chain or the kind of request. Names that
@@ -16,13 +22,18 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
+import pytest_asyncio
 from hostile_server import start_hostile
 
 from curllm_core.egress import basic_auth
+from curllm_core.errors import UsageError
+from tests.in_process import InProcessCurllm, cli_run_options
 
 pytestmark = pytest.mark.browser
 TOOLS = Path(__file__).parent / "tools"
@@ -74,6 +85,27 @@ class Listener:
         self.sock.close()
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def here(curllm_browser):
+    """`curllm run` in this process, in the session's browser, with this directory's tools."""
+    curllm_here = InProcessCurllm(curllm_browser, tools_path=TOOLS)
+    yield curllm_here
+    await curllm_here.aclose()
+
+
+@dataclass
+class Ran:
+    """What `curllm --plan - --format json ARGS` ended with: its exit code and its document."""
+
+    returncode: int
+    result: dict[str, Any]
+
+
+async def run(here: InProcessCurllm, *args: str, plan: str = PLAN) -> Ran:
+    """The task of ``curllm --plan - --format json ARGS`` (``plan`` on stdin), run in this process."""
+    return Ran(*await here.run_plan(json.loads(plan), args))
+
+
 @pytest.fixture
 def listener():
     server = Listener()
@@ -110,7 +142,7 @@ def curllm(*args: str, plan: str = PLAN, timeout: float = 90, tmp: Path, env_ext
 
 def blocked(out, code: str = "BLOCKED_URL", *words: str) -> None:
     """The run failed because the policy refused a request, and says so (not EMPTY_OUTPUT)."""
-    assert out.returncode == 1, (out.stdout, out.stderr)
+    assert out.returncode == 1, (out.result, getattr(out, "stderr", None))
     error = out.result["errors"][0]
     assert error["code"] == code, out.result["errors"]
     for word in words:
@@ -132,108 +164,106 @@ def blocked(out, code: str = "BLOCKED_URL", *words: str) -> None:
         "http://loc%61lhost:{port}/x",  # percent-encoded host
     ],
 )
-def test_a_redirect_to_a_blocked_host_is_refused_however_it_is_spelled(
-    browser_path, hostile, tmp_path, location
-):
+async def test_a_redirect_to_a_blocked_host_is_refused_however_it_is_spelled(here, hostile, location):
     before = len(hostile.requests_to("localhost"))
     to = quote(location.format(port=hostile.port), safe="")
-    out = curllm("--url", f"{hostile.url}/redirect?to={to}", "--block-domain", "localhost", tmp=tmp_path)
+    out = await run(here, "--url", f"{hostile.url}/redirect?to={to}", "--block-domain", "localhost")
     blocked(out, "BLOCKED_URL", "localhost")
     assert len(hostile.requests_to("localhost")) == before, "a blocked host received a request"
 
 
-def test_ipv4_spellings_are_read_as_the_address(browser_path, hostile, tmp_path):
+async def test_ipv4_spellings_are_read_as_the_address(here, hostile):
     before = len(hostile.requests_to("127.0.0.1"))
     start = f"http://localhost:{hostile.port}"
     for spelling in ("0x7f.1", "2130706433", "0177.0.0.1", "127.1"):
         to = quote(f"http://{spelling}:{hostile.port}/x", safe="")
-        out = curllm("--url", f"{start}/redirect?to={to}", "--block-domain", "127.0.0.1", tmp=tmp_path)
+        out = await run(here, "--url", f"{start}/redirect?to={to}", "--block-domain", "127.0.0.1")
         blocked(out, "BLOCKED_URL", "127.0.0.1")
     assert len(hostile.requests_to("127.0.0.1")) == before
 
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
-def test_every_hop_of_a_chain_is_checked(browser_path, hostile, tmp_path, status):
+async def test_every_hop_of_a_chain_is_checked(here, hostile, status):
     # allowed -> allowed -> blocked: the second hop's target is only known to the browser.
     second = quote(f"http://localhost:{hostile.port}/x", safe="")
     first = quote(f"/redirect?to={second}&status={status}", safe="")
-    out = curllm(
+    out = await run(
+        here,
         "--url",
         f"{hostile.url}/redirect?to={first}&status={status}",
         "--block-domain",
         "localhost",
-        tmp=tmp_path,
     )
     blocked(out, "BLOCKED_URL", "localhost")
     assert not [r for r in hostile.requests_to("localhost") if r[2] == "/x"]
 
 
-def test_a_hop_whose_body_is_broken_is_still_checked(browser_path, hostile, tmp_path):
+async def test_a_hop_whose_body_is_broken_is_still_checked(here, hostile):
     # The old check fetched the hop itself, failed on the garbage body and let the browser go on.
     # Now: the hop that cannot be read fails closed (or, when the browser reads the redirect, its
     # target is refused), and the redirect is requested once per attempt, never again behind it.
     to = quote(f"http://localhost:{hostile.port}/gz", safe="")
     before = hostile.hits["/gz302"]
-    out = curllm("--url", f"{hostile.url}/gz302?to={to}", "--block-domain", "localhost", tmp=tmp_path)
+    out = await run(here, "--url", f"{hostile.url}/gz302?to={to}", "--block-domain", "localhost")
     assert out.returncode == 1
     assert out.result["errors"][0]["code"] in ("BLOCKED_URL", "NAVIGATION_FAILED"), out.result["errors"]
     assert not [r for r in hostile.requests_to("localhost") if r[2] == "/gz"]
     assert hostile.hits["/gz302"] - before == out.result["steps"][0]["attempts"]
 
 
-def test_each_request_is_sent_once(browser_path, hostile, tmp_path):
+async def test_each_request_is_sent_once(here, hostile):
     # /switch answers the first request with a harmless redirect and later ones with a hostile one:
     # a checker that fetches a chain and lets the browser fetch it again sees the first only.
     hostile.hits["/switch"] = 0
     to = quote(f"http://localhost:{hostile.port}/hostile", safe="")
     switch = quote(f"/switch?to={to}", safe="")
-    out = curllm("--url", f"{hostile.url}/redirect?to={switch}", "--block-domain", "localhost", tmp=tmp_path)
-    assert out.returncode == 0, out.stdout
+    out = await run(here, "--url", f"{hostile.url}/redirect?to={switch}", "--block-domain", "localhost")
+    assert out.returncode == 0, out.result
     assert out.result["data"]["page"]["title"] == "Shop"
     assert hostile.hits["/switch"] == 1
     assert not [r for r in hostile.requests_to("localhost") if r[2] == "/hostile"]
 
 
-def test_a_form_post_is_sent_once_and_its_redirect_checked(browser_path, hostile, tmp_path):
+async def test_a_form_post_is_sent_once_and_its_redirect_checked(here, hostile):
     before = hostile.hits["POST /post"]
-    out = curllm("--url", f"{hostile.url}/post-form?to=/ok", "--block-domain", "blocked.test", tmp=tmp_path)
-    assert out.returncode == 0, out.stdout
+    out = await run(here, "--url", f"{hostile.url}/post-form?to=/ok", "--block-domain", "blocked.test")
+    assert out.returncode == 0, out.result
     assert out.result["data"]["page"]["title"] == "Shop"
     assert hostile.hits["POST /post"] - before == 1
 
     before = hostile.hits["POST /post"]
     to = quote(f"http://localhost:{hostile.port}/after-post", safe="")
-    out = curllm("--url", f"{hostile.url}/post-form?to={to}", "--block-domain", "localhost", tmp=tmp_path)
+    out = await run(here, "--url", f"{hostile.url}/post-form?to={to}", "--block-domain", "localhost")
     blocked(out, "BLOCKED_URL", "localhost")
     assert hostile.hits["POST /post"] - before == 1
     assert not [r for r in hostile.requests_to("localhost") if r[2] == "/after-post"]
 
 
-def test_a_redirect_off_the_allow_list_to_a_name_that_does_not_resolve(browser_path, hostile, tmp_path):
+async def test_a_redirect_off_the_allow_list_to_a_name_that_does_not_resolve(here, hostile):
     # The counting server is the upstream proxy: it logs the host each request was meant for.
     to = quote("http://evil.test/x", safe="")
-    out = curllm(
+    out = await run(
+        here,
         "--url",
         f"http://allowed.test/redirect?to={to}",
         "--allow-domain",
         "allowed.test",
         "--proxy",
         hostile.url,
-        tmp=tmp_path,
     )
     blocked(out, "BLOCKED_URL", "evil.test")
     assert hostile.requests_to("allowed.test") and not hostile.requests_to("evil.test")
 
 
-def test_block_private_refuses_a_redirect_from_a_public_address(browser_path, hostile, tmp_path):
+async def test_block_private_refuses_a_redirect_from_a_public_address(here, hostile):
     to = quote(f"http://127.0.0.1:{hostile.port}/private", safe="")
-    out = curllm(
+    out = await run(
+        here,
         "--url",
         f"http://93.184.216.34/redirect?to={to}",
         "--block-private",
         "--proxy",
         hostile.url,
-        tmp=tmp_path,
     )
     blocked(out, "SSRF_BLOCKED_URL", "127.0.0.1")
     assert hostile.requests_to("93.184.216.34")
@@ -247,21 +277,21 @@ def test_block_private_refuses_a_redirect_from_a_public_address(browser_path, ho
         ("xn--bcher-kva.example", "http://b%C3%BCcher.example/x"),
     ],
 )
-def test_international_names_match_their_punycode(browser_path, hostile, tmp_path, block, target):
-    out = curllm(
+async def test_international_names_match_their_punycode(here, hostile, block, target):
+    out = await run(
+        here,
         "--url",
         f"http://allowed.test/redirect?to={quote(target, safe='')}",
         "--block-domain",
         block,
         "--proxy",
         hostile.url,
-        tmp=tmp_path,
     )
     blocked(out, "BLOCKED_URL", "xn--bcher-kva.example")
     assert not hostile.requests_to("xn--bcher-kva.example")
     # The start URL itself, in the other spelling: refused before a browser starts.
     other = "http://bücher.example/" if block.startswith("xn--") else "http://xn--bcher-kva.example/"
-    out = curllm("--url", other, "--block-domain", block, "--proxy", hostile.url, tmp=tmp_path)
+    out = await run(here, "--url", other, "--block-domain", block, "--proxy", hostile.url)
     blocked(out, "BLOCKED_URL", "xn--bcher-kva.example")
     assert out.result["timings"]["browser_ms"] == 0
 
@@ -276,12 +306,31 @@ def test_international_names_match_their_punycode(browser_path, hostile, tmp_pat
         ("--allow-domain", "x.test/y", ["not a domain name"]),
     ],
 )
-def test_domain_values_that_are_not_domains_exit_2(hostile, tmp_path, option, value, words):
-    out = curllm("--url", f"{hostile.url}/ok", option, value, tmp=tmp_path)
-    assert out.returncode == 2, out.stdout
-    assert "curllm: error [BAD_USAGE]" in out.stderr and value in out.stderr
+def test_domain_values_that_are_not_domains_are_bad_usage(option, value, words):
+    # `curllm run`'s parser and options: the error the CLI reports as exit 2 (the CLI test below).
+    with pytest.raises(UsageError) as refused:
+        cli_run_options(["--url", "http://127.0.0.1:9/ok", option, value])
+    assert refused.value.code == "BAD_USAGE" and refused.value.exit_code == 2
+    assert value in str(refused.value)
     for word in words:
-        assert word in out.stderr
+        assert word in str(refused.value)
+
+
+def test_a_domain_value_that_is_not_a_domain_exits_2_from_the_cli(hostile, tmp_path):
+    out = curllm("--url", f"{hostile.url}/ok", "--block-domain", "localhost:8080", tmp=tmp_path)
+    assert out.returncode == 2, out.stdout
+    assert "curllm: error [BAD_USAGE]" in out.stderr and "localhost:8080" in out.stderr
+    assert "has a port" in out.stderr and "did you mean localhost?" in out.stderr
+
+
+def test_a_refused_redirect_from_the_cli_exits_1_and_says_so(browser_path, hostile, tmp_path):
+    # The CLI's side of a refusal: exit 1, the error in the document and on stderr; no request.
+    before = len(hostile.requests_to("localhost"))
+    to = quote(f"http://LOCALHOST.:{hostile.port}/x", safe="")
+    out = curllm("--url", f"{hostile.url}/redirect?to={to}", "--block-domain", "localhost", tmp=tmp_path)
+    blocked(out, "BLOCKED_URL", "localhost")
+    assert "curllm: error [BLOCKED_URL]: " in out.stderr and "localhost" in out.stderr, out.stderr
+    assert len(hostile.requests_to("localhost")) == before, "a blocked host received a request"
 
 
 # --- every kind of request -------------------------------------------------------------------
