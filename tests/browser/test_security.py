@@ -339,13 +339,14 @@ def test_a_refused_redirect_from_the_cli_exits_1_and_says_so(browser_path, hosti
 @pytest.mark.parametrize(
     "policy", [["--block-domain", "localhost"], ["--allow-domain", "127.0.0.1"]], ids=["block", "allow"]
 )
-def test_every_request_kind_of_a_page_goes_through_the_policy(
-    browser_path, hostile, listener, tmp_path, policy
+async def test_every_request_kind_of_a_page_goes_through_the_policy(
+    here, hostile, listener, tmp_path, policy
 ):
     target = f"http://localhost:{hostile.port}"
     ws = f"ws://localhost:{listener.port}"
     before = len(hostile.requests_to("localhost"))
-    out = curllm(
+    out = await run(
+        here,
         "--url",
         f"{hostile.url}/kinds?target={quote(target)}&ws={quote(ws)}",
         *policy,
@@ -358,9 +359,8 @@ def test_every_request_kind_of_a_page_goes_through_the_policy(
                 "expected_output": "page",
             }
         ),
-        tmp=tmp_path,
     )
-    assert out.returncode == 0, out.stdout  # blocked subresources do not fail the task
+    assert out.returncode == 0, out.result  # blocked subresources do not fail the task
     assert out.result["data"]["page"]["title"] == "Kinds"
     assert hostile.requests_to("localhost")[before:] == [], "a blocked host received a request"
     assert listener.received == [], "a blocked WebSocket connected"
@@ -372,8 +372,8 @@ def test_every_request_kind_of_a_page_goes_through_the_policy(
     [["--block-private"], ["--block-domain", "127.0.0.1"], ["--allow-domain", "example.com"]],
     ids=["private", "block", "allow"],
 )
-def test_a_local_file_page_reaches_nothing_the_policy_refuses(
-    browser_path, hostile, listener, tmp_path, policy
+async def test_a_local_file_page_reaches_nothing_the_policy_refuses(
+    here, hostile, listener, tmp_path, policy
 ):
     udp = Listener(udp=True)
     page = tmp_path / "local.html"
@@ -386,7 +386,8 @@ def test_a_local_file_page_reaches_nothing_the_policy_refuses(
         "</script>"
     )
     try:
-        out = curllm(
+        out = await run(
+            here,
             "--url",
             str(page),
             *policy,
@@ -396,9 +397,8 @@ def test_a_local_file_page_reaches_nothing_the_policy_refuses(
                     "expected_output": "page",
                 }
             ),
-            tmp=tmp_path,
         )
-        assert out.returncode == 0, out.stdout
+        assert out.returncode == 0, out.result
         assert listener.received == [], "the WebSocket reached the loopback server"
         assert not [r for r in hostile.log if r[2] == "/from-file"]
         assert udp.received == [], "WebRTC sent UDP around the policy"
@@ -406,7 +406,7 @@ def test_a_local_file_page_reaches_nothing_the_policy_refuses(
         udp.close()
 
 
-def test_without_a_policy_the_same_page_does_connect(browser_path, hostile, listener, tmp_path):
+async def test_without_a_policy_the_same_page_does_connect(here, hostile, listener, tmp_path):
     """The control case: the listeners above do see traffic when nothing is refused."""
     page = tmp_path / "local.html"
     page.write_text(
@@ -419,8 +419,8 @@ def test_without_a_policy_the_same_page_does_connect(browser_path, hostile, list
             "expected_output": "page",
         }
     )
-    out = curllm("--url", str(page), "--block-domain", "other.test", plan=plan, tmp=tmp_path)
-    assert out.returncode == 0, out.stdout
+    out = await run(here, "--url", str(page), "--block-domain", "other.test", plan=plan)
+    assert out.returncode == 0, out.result
     assert listener.received and [r for r in hostile.log if r[2] == "/from-file-allowed"]
 
 
@@ -466,9 +466,9 @@ def test_a_session_cookie_a_page_shows_is_scrubbed(browser_path, hostile, tmp_pa
 
 
 @pytest.mark.parametrize("target", ["file:///etc/passwd", "data:text/html,<title>x</title>"])
-def test_a_redirect_to_a_local_scheme_fails_once_and_is_not_retried(browser_path, hostile, tmp_path, target):
+async def test_a_redirect_to_a_local_scheme_fails_once_and_is_not_retried(here, hostile, target):
     before = hostile.hits["/redirect"]
-    out = curllm("--url", f"{hostile.url}/redirect?to={quote(target, safe='')}", tmp=tmp_path)
+    out = await run(here, "--url", f"{hostile.url}/redirect?to={quote(target, safe='')}")
     assert out.returncode == 1
     error, step = out.result["errors"][0], out.result["steps"][0]
     assert error["code"] == "NAVIGATION_FAILED" and "ERR_UNSAFE_REDIRECT" in error["message"]
@@ -478,22 +478,22 @@ def test_a_redirect_to_a_local_scheme_fails_once_and_is_not_retried(browser_path
 # --- link-local targets reached through redirects, without a policy ----------------------------
 
 
-def test_a_redirect_hop_to_a_link_local_address_is_refused_without_a_policy(browser_path, hostile, tmp_path):
+async def test_a_redirect_hop_to_a_link_local_address_is_refused_without_a_policy(here, hostile):
     # No policy is given, so there is no egress proxy: the counting server is the browser's own
     # --proxy and logs the host each request was meant for; nothing goes to 169.254.169.254.
     last = quote("http://169.254.169.254/latest/meta-data/", safe="")
     middle = quote(f"http://middle.test/redirect?to={last}", safe="")
     start = f"http://allowed.test/redirect?to={middle}"
-    out = curllm("--url", start, "--proxy", hostile.url, tmp=tmp_path)
+    out = await run(here, "--url", start, "--proxy", hostile.url)
     blocked(out, "SSRF_BLOCKED_URL", "169.254.169.254", "--allow-link-local")
     assert hostile.requests_to("middle.test"), "the first hop was followed"
     assert not hostile.requests_to("169.254.169.254")
     # Allowed on purpose, the same chain reaches it (still through the counting server).
-    out = curllm("--url", start, "--proxy", hostile.url, "--allow-link-local", tmp=tmp_path)
-    assert hostile.requests_to("169.254.169.254"), (out.stdout, out.stderr)
+    out = await run(here, "--url", start, "--proxy", hostile.url, "--allow-link-local")
+    assert hostile.requests_to("169.254.169.254"), out.result
 
 
-def test_the_users_proxy_credentials_go_to_the_users_proxy_and_nowhere_else(browser_path, tmp_path):
+async def test_the_users_proxy_credentials_go_to_the_users_proxy_and_nowhere_else(here):
     upstream = start_hostile()  # an authenticated proxy that serves every page itself
     upstream.require_proxy_auth = basic_auth("user", "pa:ss")
     proxy = f"http://user:pa%3Ass@127.0.0.1:{upstream.port}"
@@ -502,8 +502,8 @@ def test_the_users_proxy_credentials_go_to_the_users_proxy_and_nowhere_else(brow
         # Through the egress proxy (the default), and straight from Chromium (nothing to check).
         for extra in ([], ["--allow-link-local"]):
             before = len(upstream.requests_to("other.test"))
-            out = curllm("--url", start, "--proxy", proxy, *extra, tmp=tmp_path)
-            assert out.returncode == 0, (extra, out.stdout, out.stderr)
+            out = await run(here, "--url", start, "--proxy", proxy, *extra)
+            assert out.returncode == 0, (extra, out.result)
             assert out.result["data"]["page"]["title"] == "Shop"
             assert len(upstream.requests_to("other.test")) > before, "the redirect was not followed"
     finally:
