@@ -452,6 +452,8 @@ def _resolve_link_target(
     if site is None:
         return facts, []
     named = named_sites(site.value, registry)
+    if kind not in (None, "links"):
+        return _items_linking_to(facts, kind, site, named, registry)
     if not named:
         names = facts.get("link_site_names") or [site.value.split()[0]]
         # A word no tool knows as a site, and no well-known site: matched as a site's name all the same
@@ -464,6 +466,31 @@ def _resolve_link_target(
         ]
     given = Fact("link_pattern", site_pattern(named[0]), site.start, site.text)
     return Facts(facts.instruction, [given, *(f for f in facts if f.kind != "link_pattern")], facts.lang), []
+
+
+def _items_linking_to(
+    facts: Facts, kind: str, site: Fact, named: list[str], registry: Registry
+) -> tuple[Facts, list[str]]:
+    """Items (stories, products) that link to a site ("stories linking to bananas"): a filter on the
+    host of each item's link (`op_text` with ``domain``), never the plain listing; a name no tool
+    and no well-known site is matched as a host of that name, and said so."""
+    names = named[:1] or facts.get("link_site_names") or [site.value.split()[0]]
+    wanted = Fact(
+        "op_text", ({"domain": names[0] if len(names) == 1 else list(names)},), site.start, site.text
+    )
+    old = facts.fact("op_text")
+    if old is not None:  # as `_with_name_words` joins them: both read, the words of both used
+        wanted = Fact(
+            "op_text", (*old.value, *wanted.value), min(old.start, site.start), f"{old.text} / {site.text}"
+        )
+    kept = [f for f in facts if not f.kind.startswith("link_") and f.kind != "op_text"]
+    facts = Facts(facts.instruction, [wanted, *kept], facts.lang)
+    return facts, [
+        f"{name!r} is no site curllm knows: the {kind} kept are those linking to a host named {name} "
+        f'(any top-level domain, and its subdomains); name the domain ("{name}.com") to be exact'
+        for name in names
+        if not named and not known_site_name(name) and not named_sites(name, registry)
+    ]
 
 
 def _place_count(

@@ -49,6 +49,11 @@ def steps_of(plan, tool: str) -> list[dict]:
         ("stories pointing to github.com", "validation.filter_text", {"domain": "github.com"}),
         ("artykuły prowadzące do wikipedia.org", "validation.filter_text", {"domain": "wikipedia.org"}),
         ("Beiträge, die auf nytimes.com verweisen", "validation.filter_text", {"domain": "nytimes.com"}),
+        # a site by its name alone (a well-known one, inflected, or any name: then said), never dropped
+        ("how many stories link to github?", "validation.filter_text", {"domain": "github"}),
+        ("artykuły linkujące do githuba", "validation.filter_text", {"domain": "github"}),
+        ("Beiträge mit Links zu YouTube", "validation.filter_text", {"domain": "youtube"}),
+        ("stories linking to bananas", "validation.filter_text", {"domain": "bananas"}),
         # numbers on any numeric field
         ("posts with less than 10 comments", "validation.filter_number", {"field": "comments", "below": 10}),
         (
@@ -372,6 +377,18 @@ def test_a_superlative_that_orders_items_is_no_value(registry, instruction):
         ("posts with under 30 points, up to 4", 4),
         ("produkty do 100 zł, maksymalnie 6", 6),
         ("Angebote unter 50 €, höchstens 2", 2),
+        # any Polish or German superlative in the singular; its plural is every item, ordered
+        ("najpopularniejszy artykuł", 1),
+        ("najczęściej komentowany wpis", 1),
+        ("der beliebteste Beitrag", 1),
+        ("der meistkommentierte Beitrag", 1),
+        ("najtańsze produkty", None),
+        ("najpopularniejsze artykuły", None),
+        ("die beliebtesten Beiträge", None),
+        # "how many points does X have": the value the chosen item carries, not a count of items
+        ("how many points does the most popular story have?", 1),
+        ("ile punktów ma najpopularniejszy artykuł?", 1),
+        ("wie viele Kommentare hat der meistkommentierte Beitrag?", 1),
     ],
 )
 def test_one_item_for_a_singular_question_and_a_closing_bound_is_a_count(registry, instruction, limit):
@@ -379,6 +396,8 @@ def test_one_item_for_a_singular_question_and_a_closing_bound_is_a_count(registr
     limits = [s.parameters.get("limit") for s in plan.steps if s.parameters.get("limit") is not None]
     assert (limits[-1] if limits else None) == limit, [(s.tool, s.parameters) for s in plan.steps]
     assert not any("not understood" in w and ("max" in w or "höchstens" in w) for w in plan.warnings)
+    if instruction.startswith(("how many", "ile", "wie viele")):
+        assert not steps_of(plan, "validation.aggregate"), [(s.tool, s.parameters) for s in plan.steps]
 
 
 @pytest.mark.parametrize(

@@ -70,7 +70,13 @@ _NOT_A_SITE = frozenset(
 
 def known_site_name(word: str) -> bool:
     """Whether a bare name ("githuba", "YouTube") is one of `WELL_KNOWN_SITES`, inflected or not."""
-    return any(form in WELL_KNOWN_SITES for form in _site_name_forms(word.lower()))
+    return well_known_site(word) is not None
+
+
+def well_known_site(word: str) -> str | None:
+    """The name of `WELL_KNOWN_SITES` a bare word is, inflected or not ("githuba" -> "github"); None
+    for any other word."""
+    return next((form for form in _site_name_forms(word.lower()) if form in WELL_KNOWN_SITES), None)
 
 
 _HOST_TAIL = r"\.[a-z0-9-]+(?:\.[a-z0-9-]+)?(?::[0-9]+)?(?:[/?#]|$)"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from .base import Fact, Text, negated
+from .links import well_known_site
 from .words import FIELD_ANY
 
 # --- numeric fields -----------------------------------------------------------------------------------
@@ -215,6 +216,16 @@ def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[in
         ):
             found.append((m.start(), {"domain": m.group(1).lower()}, _said(t, m)))
             t.mask(m.start(), m.end())
+        # "stories linking to github", "artykuły linkujące do youtube'a": a well-known site by its name
+        # alone is that site under any top-level domain (a word that names no such site is left for
+        # the ledger to quote)
+        for m in t.finditer(
+            rf"(?<!\w)(?:{_LINKING})\s+(?:the\s+)?(?:site\s+|stron\w*\s+|seite\s+)?([a-z][a-z0-9-]*(?:['’]\w{{1,3}})?)(?![\w.-])"
+        ):
+            site = well_known_site(m.group(1))
+            if site is not None:
+                found.append((m.start(), {"domain": site}, _said(t, m)))
+                t.mask(m.start(), m.end())
     for m in (
         ()
         if kind_is_links
@@ -424,6 +435,13 @@ _AGG_FIELD = {
 }
 
 
+#: A number items carry, right after "how many" / "ile" / "wie viele": the question is its value.
+_VALUE_COUNTED = (
+    r"\s*(?:points?|pts|upvotes?|votes?|comments?|replies|reviews?|stars?|punkt(?:ów|ow|y)?|głos(?:ów|ow)|glosow|"
+    r"komentarzy|opinii|gwiazdek|punkte|stimmen|kommentare|bewertungen|rezensionen|sterne)(?!\w)"
+)
+
+
 #: A superlative of a field's value, asked as a value ("what is the highest price?", "the lowest score
 #: among these posts", "höchster Preis", "najniższa cena"); not after "with"/"by" (an order: "the
 #: story with the most points"), before "first" (a direction) or after a count ("the 3 highest prices").
@@ -467,6 +485,12 @@ def _aggregates(t: Text, facts: list[Fact]) -> None:
                 continue  # "maximum 100 zł" is a bound, not a question
             field = None
             end = m.end()
+            if op == "count" and re.match(_VALUE_COUNTED, t.text[m.end() :], re.I):
+                # "how many points does the top story have", "ile punktów ma najpopularniejszy artykuł":
+                # a field's value, which the items read carry (the chosen one's, or each one's), not
+                # a count of the items; "how many points in total" is the sum, read as such
+                t.mask(m.start(), m.end())
+                break
             if op != "count":
                 # The field named near it: "average price", "średnia cena", "Durchschnittspreis", "cost on average".
                 window = t.text[max(0, m.start() - 40) : m.end() + 40]

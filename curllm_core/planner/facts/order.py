@@ -184,9 +184,10 @@ def read_singular_superlative(t: Text, facts: list[Fact]) -> None:
             rf"(?:{_UP}|{_DOWN}|{sup})\b"
         )
         # "most expensive movie", "cheapest camera?": a superlative and one noun in the singular that
-        # ends the request (not "cheapest cat food offers", not "cheapest cameras")
+        # ends the request (not "cheapest cat food offers", not "cheapest cameras"; not a Polish or
+        # German plural superlative: "najtańsze produkty", "günstigsten Produkte")
         or t.search(
-            rf"(?:^|[,;:]\s*|\b(?:show|get|find|give me|list)\s+)(?:{sup})(?<!wane)(?<!iane)\s+"
+            rf"(?:^|[,;:]\s*|\b(?:show|get|find|give me|list)\s+)(?:{sup})(?<!wane)(?<!iane)(?<!sze)(?<!sten)\s+"
             r"(?!\w+s\b|(?:first|last|to|one|ones|najpierw|zuerst|bis|do)\b)[^\W\d_]{2,30}"
             r"(?=\s*$|\s*[,.;!?]|\s+(?:on|in|from|under|below|with|for|at|of)\b)"
         )
@@ -197,12 +198,11 @@ def read_singular_superlative(t: Text, facts: list[Fact]) -> None:
             rf"\b(?:der|das)\s+[^\W\d_]{{2,30}}\s+mit\s+(?:den|der|dem)\s+(?:{_UP}|{_DOWN})\s+(?:{_RANK_FIELD})\b"
         )
         # PL singular adjectives end in -y/-a: "najtańszy", "najnowsza"
-        or t.search(r"\b(?:najtańsz|najtansz|najdroższ|najdrozsz|najnowsz|najstarsz|najlepiej ocenian)[ya]\b")
-        # DE singular after an article ends in -e: "das günstigste", "der neueste"
-        or t.search(
-            r"\b(?:der|die|das|den|dem)\s+(?:günstigst|billigst|preiswertest|teuerst|neuest|aktuellst|ältest|"
-            r"bestbewertet)e\b(?!n)"
-        )
+        # (any superlative: "najpopularniejszy"; a participle after naj-: "najczęściej komentowany")
+        or t.search(r"\bnaj\w{2,20}sz[ya]\b|\bnaj\w{2,12}(?:iej|ej)\s+\w{3,20}(?:n|t)[ya]\b")
+        # DE singular after an article ends in -e: "das günstigste", "der neueste", "der beliebteste",
+        # "der meistkommentierte"
+        or t.search(r"\b(?:der|die|das|den|dem)\s+(?:\w{3,20}(?:st|ßt)e|meist\w{3,20}e|bestbewertete)\b(?!n)")
     )
     if m:
         facts.append(Fact("limit", 1, m.start(), m.group(0)))
