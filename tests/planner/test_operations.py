@@ -83,6 +83,13 @@ def steps_of(plan, tool: str) -> list[dict]:
         # flags
         ("offers currently in stock", "validation.filter_flags", {"in_stock": True}),
         ("products that are sold out", "validation.filter_flags", {"in_stock": False}),
+        # a flag said in the negative, a verb between: the opposite flag, never the flag itself
+        ("count the products that aren't sponsored", "validation.filter_flags", {"sponsored": False}),
+        ("don't show sponsored products", "validation.filter_flags", {"sponsored": False}),
+        ("produkty, które nie są sponsorowane", "validation.filter_flags", {"sponsored": False}),
+        ("nie pokazuj sponsorowanych produktów", "validation.filter_flags", {"sponsored": False}),
+        ("zeig keine gesponserten Produkte", "validation.filter_flags", {"sponsored": False}),
+        ("items which aren't on sale", "validation.filter_flags", {"on_sale": False}),
         ("produkty na stanie", "validation.filter_flags", {"in_stock": True}),
         ("lieferbare Angebote", "validation.filter_flags", {"in_stock": True}),
         ("discounted products", "validation.filter_flags", {"on_sale": True}),

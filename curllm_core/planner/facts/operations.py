@@ -299,6 +299,24 @@ FLAG_WORDS: dict[tuple[str, bool], str] = {
 }
 
 
+#: A "not" before a flag, a verb "to be" or "show" between them ("that aren't sponsored", "które nie są
+#: sponsorowane", "don't show sponsored products", "nie pokazuj sponsorowanych").
+_FLAG_NOT = re.compile(
+    r"(?<!\w)(?:aren'?t|isn'?t|don'?t|doesn'?t|do\s+not|not|never|nie|nicht|kein\w*)"
+    r"(?:\s+(?:be|being|are|is|currently|są|sa|jest|były|byly|sind|ist|"
+    r"(?:show|list|include|give|want|need|pokazuj|wyświetlaj|wyswietlaj|uwzględniaj|uwzgledniaj|zeig|zeige)"
+    r"(?:\s+(?:me|mi|mir|any|the|żadnych|zadnych))?))?\s+$",
+    re.I,
+)
+
+
+def _flag_negation(t: Text, pos: int) -> int | None:
+    """Where the "not" before the flag at ``pos`` starts; None when the flag is not negated."""
+    before = max(0, pos - 24)
+    m = _FLAG_NOT.search(t.original[before:pos])
+    return before + m.start() if m else None
+
+
 def _flags(t: Text, facts: list[Fact]) -> None:
     wanted: dict[str, bool] = {}
     first: tuple[int, str] | None = None
@@ -308,9 +326,11 @@ def _flags(t: Text, facts: list[Fact]) -> None:
         m = t.search(rf"(?<!\w)(?:{pattern})(?!\w)")
         if not m:
             continue
-        wanted[flag] = state if not negated(t, m.start()) else not state
-        if first is None or m.start() < first[0]:
-            first = (m.start(), _said(t, m))
+        start = _flag_negation(t, m.start())
+        wanted[flag] = state if start is None else not state
+        start = m.start() if start is None else start
+        if first is None or start < first[0]:
+            first = (start, t.original[start : m.end()])
         t.mask(m.start(), m.end())
     if wanted and first:
         facts.append(Fact("op_flags", wanted, first[0], first[1]))
