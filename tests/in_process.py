@@ -50,9 +50,11 @@ class InProcessCurllm:
         fields: tuple[str, ...] | None = None,
         limit: int | None = None,
         plan: dict | None = None,
+        args: Sequence[str] = (),
     ) -> dict[str, Any]:
         """The task's document; with ``plan`` (a plan document, as ``--plan`` reads it) that plan
-        runs as given, without ``instruction``."""
+        runs as given, without ``instruction``; ``args``: `curllm run`'s browser and network options
+        (e.g. ``--engine browser``), parsed by its parser (`cli_run_options`)."""
         from curllm_core.render import render
         from curllm_core.runner import TaskSpec
 
@@ -60,7 +62,7 @@ class InProcessCurllm:
             instruction=instruction,
             plan=plan,
             url=url,
-            options=self.options(),
+            options=cli_run_options(args)[1] if args else self.options(),
             use_cache=False,
             fields=fields,
             limit=limit,

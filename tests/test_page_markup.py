@@ -1,7 +1,11 @@
-"""Tools chosen by the page, end to end: the real `curllm` and `curllm batch` commands on real page
-snapshots served over http from 127.0.0.1 and opened as files. A site tool's `detect` markup makes it
-run wherever the page comes from; an extraction that finds nothing tries the tool whose markup the
-page shows, then the generic tool; a page without site markup stays on the generic tool."""
+"""Tools chosen by the page, end to end: `curllm` and `curllm batch` on real page snapshots served
+over http from 127.0.0.1 and opened as files. A site tool's `detect` markup makes it run wherever the
+page comes from; an extraction that finds nothing tries the tool whose markup the page shows, then the
+generic tool; a page without site markup stays on the generic tool.
+
+The single tasks run as `curllm run` runs them, in this process with the session's browser
+(tests/in_process.py); the batch, the --events file and the tools given by CURLLM_TOOLS_PATH run the
+real command."""
 
 from __future__ import annotations
 
@@ -13,8 +17,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import pytest_asyncio
 
 from tests.conftest import REALPAGES, REALPAGES_REASON, realpage
+from tests.in_process import InProcessCurllm
 
 pytestmark = pytest.mark.browser
 SITE = Path(__file__).resolve().parent / "site"
@@ -28,6 +34,14 @@ def curllm(*args: str, tmp: Path, env: dict | None = None) -> subprocess.Complet
     )
     assert "Traceback" not in out.stderr, out.stderr
     return out
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def here(curllm_browser):
+    """`curllm run` in this process, in the session's browser."""
+    curllm_here = InProcessCurllm(curllm_browser)
+    yield curllm_here
+    await curllm_here.aclose()
 
 
 def truth(name: str) -> list[dict]:
@@ -124,23 +138,17 @@ def test_the_page_chooses_the_site_tool_over_http_and_from_files(realpages_url, 
         assert story["id"] == "36817231" and story["comments"] > 0
 
 
-def test_a_tool_that_cannot_take_the_steps_parameter_is_not_chosen_silently(realpages_url, tmp_path):
+async def test_a_tool_that_cannot_take_the_steps_parameter_is_not_chosen_silently(here, realpages_url):
     """articles_hn knows no include_promoted: it does not stand in for articles_reddit (the option would
     be dropped), and the report says why. The empty result then goes to the generic tool, which takes
     it: every story of the page."""
     page = realpage("hn_front_2026.html").name
-    plan = tmp_path / "plan.json"
-    plan.write_text(
-        json.dumps(
-            {
-                "plan": [{"tool": "extraction.articles_reddit", "parameters": {"include_promoted": True}}],
-                "expected_output": "articles",
-            }
-        )
-    )
-    out = curllm("--plan", str(plan), "--url", f"{realpages_url}/{page}", "--format", "json", tmp=tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
+    plan = {
+        "plan": [{"tool": "extraction.articles_reddit", "parameters": {"include_promoted": True}}],
+        "expected_output": "articles",
+    }
+    result = await here.json(None, f"{realpages_url}/{page}", plan=plan)
+    assert result["ok"], result["errors"]
     first, second = result["steps"]
     assert (
         first["tool"]
@@ -180,15 +188,14 @@ def test_a_tool_that_cannot_take_the_steps_parameter_is_not_chosen_silently(real
         ),
     ],
 )
-def test_an_instruction_on_a_saved_site_page_uses_the_sites_tool(
-    realpages_url, tmp_path, how, page, instruction, tool, wanted
+async def test_an_instruction_on_a_saved_site_page_uses_the_sites_tool(
+    here, realpages_url, how, page, instruction, tool, wanted
 ):
     """Planned for an unknown host (127.0.0.1, a file), the extraction runs the tool whose markup the
     page shows, with the threshold: exactly the stories asked for."""
     url = f"{realpages_url}/{page}" if how == "http" else realpage(page).as_uri()
-    out = curllm(instruction, "--url", url, "--format", "json", tmp=tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
+    result = await here.json(instruction, url)
+    assert result["ok"], result["errors"]
     (step,) = [s for s in result["steps"] if s["tool"].startswith("extraction.")]
     assert step["tool"] == tool and step["choice"]["chosen"] == tool
     expected = [
@@ -334,25 +341,21 @@ def test_a_filter_form_that_breaks_a_saved_page_is_undone_and_the_plan_goes_on(
 
 
 @pytest.mark.parametrize("how", ["http", "file"])
-def test_local_shop_whose_filter_breaks_the_page(site_url, tmp_path, how):
+async def test_local_shop_whose_filter_breaks_the_page(here, site_url, how):
     """In the browser, the filter is submitted, breaks the page, is undone, and the plan goes on."""
     url = f"{site_url}/test/broken-pl.html" if how == "http" else (SITE / "broken-pl.html").as_uri()
-    out = curllm(
-        "produkty od 100 do 200 zł", "--url", url, "--format", "json", "--engine", "browser", tmp=tmp_path
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
+    result = await here.json("produkty od 100 do 200 zł", url, args=["--engine", "browser"])
+    assert result["ok"], result["errors"]
     assert sorted(p["name"] for p in result["data"]["products"]) == BROKEN_SHOP_WANTED
     assert [e["code"] for e in result["errors"]] == ["SUBMIT_FAILED"]
 
 
-def test_local_shop_whose_filter_breaks_the_page_under_auto(site_url, tmp_path):
+async def test_local_shop_whose_filter_breaks_the_page_under_auto(here, site_url):
     """Under auto (the default) the page is read as HTML: the filter, an optional page action, is
     skipped (never submitted, nothing breaks), and the price check gives the same products."""
     url = f"{site_url}/test/broken-pl.html"
-    out = curllm("produkty od 100 do 200 zł", "--url", url, "--format", "json", tmp=tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
+    result = await here.json("produkty od 100 do 200 zł", url)
+    assert result["ok"], result["errors"]
     assert sorted(p["name"] for p in result["data"]["products"]) == BROKEN_SHOP_WANTED
     assert result["errors"] == []
     assert [s["tool"] for s in result["steps"] if s.get("skipped")] == ["forms.price_filter"]
@@ -362,14 +365,13 @@ BROKEN_SHOP_WANTED = ["Kubek podróżny Stal", "Kubek termiczny Kawa", "Zestaw k
 
 
 @pytest.mark.parametrize("how", ["http", "file"])
-def test_the_comments_of_a_saved_hn_item_page(realpages_url, tmp_path, how):
+async def test_the_comments_of_a_saved_hn_item_page(here, realpages_url, how):
     """On an HN item page the site's markup is recognised (the report names articles_hn's markup), and
     the comments come back: all 100, never from the reddit extractor the words alone once picked."""
     page = "hn_item_36817231.html"
     url = f"{realpages_url}/{page}" if how == "http" else realpage(page).as_uri()
-    out = curllm("the comments on this story", "--url", url, "--format", "json", tmp=tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
+    result = await here.json("the comments on this story", url)
+    assert result["ok"], result["errors"]
     assert len(result["data"]["articles"]) == 100
     assert all(s["tool"] != "extraction.articles_reddit" for s in result["steps"])
     (step,) = [s for s in result["steps"] if s["tool"].startswith("extraction.")]
