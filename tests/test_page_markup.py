@@ -4,8 +4,7 @@ page comes from; an extraction that finds nothing tries the tool whose markup th
 generic tool; a page without site markup stays on the generic tool.
 
 The single tasks run as `curllm run` runs them, in this process with the session's browser
-(tests/in_process.py); the batch, the --events file and the tools given by CURLLM_TOOLS_PATH run the
-real command."""
+(tests/in_process.py); the batch and the --events file run the real command."""
 
 from __future__ import annotations
 
@@ -236,6 +235,8 @@ def tools_dir(tmp_path: Path, key: str) -> Path:
             {
                 **TOOL,
                 "name": name,
+                # a module name of its own: this process may have imported the other key's
+                "entrypoint": f"broken_{key}:run",
                 "produces": [key],
                 "output_schema": {
                     "type": "object",
@@ -245,22 +246,21 @@ def tools_dir(tmp_path: Path, key: str) -> Path:
             }
         )
     )
-    (folder / "broken.py").write_text(f"async def run(ctx, **params):\n    return {{{key!r}: []}}\n")
+    (folder / f"broken_{key}.py").write_text(f"async def run(ctx, **params):\n    return {{{key!r}: []}}\n")
     return folder
 
 
-def test_an_empty_extraction_tries_the_tool_whose_markup_the_page_shows(realpages_url, tmp_path):
+async def test_an_empty_extraction_tries_the_tool_whose_markup_the_page_shows(
+    curllm_browser, realpages_url, tmp_path
+):
     page = realpage("hn_front_2026.html").name
-    env = {"CURLLM_TOOLS_PATH": str(tools_dir(tmp_path, "articles"))}
-    plan = tmp_path / "plan.json"
-    plan.write_text(
-        json.dumps({"plan": [{"tool": "extraction.articles_broken", "parameters": {"limit": 3}}]})
-    )
-    out = curllm(
-        "--plan", str(plan), "--url", f"{realpages_url}/{page}", "--format", "json", tmp=tmp_path, env=env
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
+    plan = {"plan": [{"tool": "extraction.articles_broken", "parameters": {"limit": 3}}]}
+    with_tools = InProcessCurllm(curllm_browser, tools_path=tools_dir(tmp_path, "articles"))
+    try:
+        result = await with_tools.json(None, f"{realpages_url}/{page}", plan=plan)
+    finally:
+        await with_tools.aclose()
+    assert result["ok"], result["errors"]
     expected = [ident("articles", x) for x in truth(page)][:3]
     assert [ident("articles", x) for x in result["data"]["articles"]] == expected
     first, second = result["steps"]
@@ -274,16 +274,19 @@ def test_an_empty_extraction_tries_the_tool_whose_markup_the_page_shows(realpage
 
 
 @pytest.mark.parametrize("how", ["http", "file"])
-def test_an_empty_extraction_then_tries_the_generic_tool(site_url, tmp_path, how):
+async def test_an_empty_extraction_then_tries_the_generic_tool(curllm_browser, site_url, tmp_path, how):
     url = f"{site_url}/test/inert-filter.html" if how == "http" else (SITE / "inert-filter.html").as_uri()
-    env = {"CURLLM_TOOLS_PATH": str(tools_dir(tmp_path, "products"))}
-    plan = tmp_path / "plan.json"
-    plan.write_text(
-        json.dumps({"plan": [{"tool": "extraction.products_broken", "parameters": {"limit": 30}}]})
-    )
-    out = curllm("--plan", str(plan), "--url", url, "--format", "json", tmp=tmp_path, env=env)
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
+    with_tools = InProcessCurllm(curllm_browser, tools_path=tools_dir(tmp_path, "products"))
+    try:
+        await then_the_generic_tool(with_tools, url)
+    finally:
+        await with_tools.aclose()
+
+
+async def then_the_generic_tool(with_tools: InProcessCurllm, url: str) -> None:
+    plan = {"plan": [{"tool": "extraction.products_broken", "parameters": {"limit": 30}}]}
+    result = await with_tools.json(None, url, plan=plan)
+    assert result["ok"], result["errors"]
     assert len(result["data"]["products"]) == 24
     assert [s["tool"] for s in result["steps"]] == [
         "extraction.products_broken",
@@ -294,17 +297,12 @@ def test_an_empty_extraction_then_tries_the_generic_tool(site_url, tmp_path, how
         in result["steps"][1]["choice"]["reason"]
     )
     # a parameter the generic tool does not take: it is not tried, and the empty result is an error
-    plan.write_text(
-        json.dumps(
-            {
-                "plan": [{"tool": "extraction.products_broken", "parameters": {"min_rating": 4}}],
-                "expected_output": "products",
-            }
-        )
-    )
-    out = curllm("--plan", str(plan), "--url", url, "--format", "json", tmp=tmp_path, env=env)
-    assert out.returncode == 1
-    result = json.loads(out.stdout)
+    plan = {
+        "plan": [{"tool": "extraction.products_broken", "parameters": {"min_rating": 4}}],
+        "expected_output": "products",
+    }
+    result = await with_tools.json(None, url, plan=plan)
+    assert not result["ok"]  # the CLI's exit 1
     assert [s["tool"] for s in result["steps"]] == ["extraction.products_broken"]
     assert [e["code"] for e in result["errors"]] == ["EMPTY_OUTPUT"]
 
