@@ -390,6 +390,8 @@ def test_a_superlative_that_orders_items_is_no_value(registry, instruction):
         ("der beliebteste Beitrag", 1),
         ("der meistkommentierte Beitrag", 1),
         ("najtańsze produkty", None),
+        ("najtańsze ogłoszenie", 1),  # a neuter noun in the singular
+        ("najtańsze ogłoszenia", None),
         ("najpopularniejsze artykuły", None),
         ("die beliebtesten Beiträge", None),
         # "how many points does X have": the value the chosen item carries, not a count of items

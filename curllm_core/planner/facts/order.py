@@ -199,7 +199,11 @@ def read_singular_superlative(t: Text, facts: list[Fact]) -> None:
         )
         # PL singular adjectives end in -y/-a: "najtańszy", "najnowsza"
         # (any superlative: "najpopularniejszy"; a participle after naj-: "najczęściej komentowany")
-        or t.search(r"\bnaj\w{2,20}sz[ya]\b|\bnaj\w{2,12}(?:iej|ej)\s+\w{3,20}(?:n|t)[ya]\b")
+        # and a neuter noun after -sze ("najtańsze ogłoszenie", "najnowsze auto"; "najtańsze ogłoszenia" is plural)
+        or t.search(
+            r"\bnaj\w{2,20}sz[ya]\b|\bnaj\w{2,12}(?:iej|ej)\s+\w{3,20}(?:n|t)[ya]\b|"
+            r"\bnaj\w{2,20}sze\s+[^\W\d_]{2,30}(?:ie|o|um)\b"
+        )
         # DE singular after an article ends in -e: "das günstigste", "der neueste", "der beliebteste",
         # "der meistkommentierte"
         or t.search(r"\b(?:der|die|das|den|dem)\s+(?:\w{3,20}(?:st|ßt)e|meist\w{3,20}e|bestbewertete)\b(?!n)")
