@@ -51,10 +51,14 @@ class InProcessCurllm:
         limit: int | None = None,
         plan: dict | None = None,
         args: Sequence[str] = (),
+        events_to: Path | None = None,
     ) -> dict[str, Any]:
         """The task's document; with ``plan`` (a plan document, as ``--plan`` reads it) that plan
         runs as given, without ``instruction``; ``args``: `curllm run`'s browser and network options
-        (e.g. ``--engine browser``), parsed by its parser (`cli_run_options`)."""
+        (e.g. ``--engine browser``), parsed by its parser (`cli_run_options`); ``events_to``: the
+        file ``--events FILE`` appends the task's events to, written by the CLI's own sink."""
+        from curllm_core.cli.sinks import open_events
+        from curllm_core.events import EventBus
         from curllm_core.render import render
         from curllm_core.runner import TaskSpec
 
@@ -68,7 +72,15 @@ class InProcessCurllm:
             limit=limit,
         )
         spec = replace(spec, url=self.runner.start_url(spec))
-        result = await self.runner.run(spec)
+        bus = EventBus()
+        sink = open_events(str(events_to)) if events_to else None
+        if sink is not None:
+            bus.add(sink)
+        try:
+            result = await self.runner.run(spec, events=bus)
+        finally:
+            if sink is not None:
+                sink.close()
         return json.loads(render(result, "json"))
 
     async def run_plan(self, plan: dict, args: Sequence[str]) -> tuple[int, dict[str, Any]]:

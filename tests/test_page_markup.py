@@ -4,7 +4,7 @@ page comes from; an extraction that finds nothing tries the tool whose markup th
 generic tool; a page without site markup stays on the generic tool.
 
 The single tasks run as `curllm run` runs them, in this process with the session's browser
-(tests/in_process.py); the batch and the --events file run the real command."""
+(tests/in_process.py); the batch runs the real command."""
 
 from __future__ import annotations
 
@@ -315,14 +315,13 @@ async def then_the_generic_tool(with_tools: InProcessCurllm, url: str) -> None:
         ("amazon_de_search_katzenfutter.html", "Produkte unter 15 €", 0, 15),
     ],
 )
-def test_a_filter_form_that_breaks_a_saved_page_is_undone_and_the_plan_goes_on(
-    realpages_url, tmp_path, how, page, instruction, lo, hi
+async def test_a_filter_form_that_breaks_a_saved_page_is_undone_and_the_plan_goes_on(
+    here, realpages_url, tmp_path, how, page, instruction, lo, hi
 ):
     url = f"{realpages_url}/{page}" if how == "http" else realpage(page).as_uri()
     events = tmp_path / "events.jsonl"
-    out = curllm(instruction, "--url", url, "--format", "json", "--events", str(events), tmp=tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
+    result = await here.json(instruction, url, events_to=events)
+    assert result["ok"], result["errors"]
     wanted = [p for p in truth(page) if p["price"] is not None and lo <= p["price"] <= hi]
     assert sorted(names(result["data"]["products"])) == sorted(names(wanted)) and wanted
     (error,) = result["errors"]
