@@ -21,6 +21,10 @@ from curllm_core.planner.facts import extract_facts
         ("unter 1.299,99 €", {"price_max": 1299.99}),
         ("under 2k", {"price_max": 2000}),
         ("150 zł or less", {"price_max": 150}),
+        # the price's noun between the bound and the amount
+        ("max price 100 zł", {"price_max": 100}),
+        ("maksymalnie cena 200 zł", {"price_max": 200}),
+        ("min price 50 €", {"price_min": 50}),
         ("links containing 'promo'", {"link_pattern": "promo"}),
         ("select 'Newest' from the 'Sort by' dropdown", {"option": "Newest", "option_field": "Sort by"}),
         ("open Elektronika > Laptopy > Gaming", {"category_path": ["Elektronika", "Laptopy", "Gaming"]}),

@@ -132,6 +132,8 @@ def steps_of(plan, tool: str) -> list[dict]:
             {"op": "average", "field": "rating"},
         ),
         ("the maximum price of these offers", "validation.aggregate", {"op": "max", "field": "price"}),
+        ("max comments on a single story", "validation.aggregate", {"op": "max", "field": "comments"}),
+        ("min price", "validation.aggregate", {"op": "min", "field": "price"}),
         ("łączna cena produktów", "validation.aggregate", {"op": "sum", "field": "price"}),
         ("Gesamtpreis aller Produkte", "validation.aggregate", {"op": "sum", "field": "price"}),
     ],

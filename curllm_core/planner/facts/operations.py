@@ -443,8 +443,9 @@ AGGREGATES: dict[str, str] = {
     "average": r"averag\w*|mean|avg|on\s+average|średni\w*|sredni\w*|przeciętn\w*|durchschnitt\w*|mittlere\w*",
     "median": r"median\w*",
     "sum": r"sum\s+of|total\s+(?:number\s+of\s+)?(?=price|cost|points|comments|reviews|value)|summe|suma\b|sumę|łączn\w*|lacznie|insgesamt|gesamt\w*",
-    "min": r"minimum|minimal\w*|minimaln\w*|najniższ\w*\s+(?=cen)|mindest\w*",
-    "max": r"maximum|maksymaln\w*|maximal\w*|höchstpreis",
+    # "max comments", "min price": the short word only before a field (never "max 5 products")
+    "min": r"minimum|minimal\w*|minimaln\w*|najniższ\w*\s+(?=cen)|mindest\w*|min\.?(?=\s+(?:points|pts|score|upvotes|votes|comments|replies|rating|ratings|reviews|price|prices)\b)",
+    "max": r"maximum|maksymaln\w*|maximal\w*|höchstpreis|max\.?(?=\s+(?:points|pts|score|upvotes|votes|comments|replies|rating|ratings|reviews|price|prices)\b)",
 }
 _AGG_FIELD = {
     "price": r"prices?|cost\w*|pay|cen[aąęyo]\w*|koszt\w*|kosztuj\w*|preis\w*|kost\w*",

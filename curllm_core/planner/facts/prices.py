@@ -73,7 +73,9 @@ def read_prices(t: Text, facts: list[Fact]) -> None:
             r"(?:or more|and up|and above|lub więcej|i więcej|i wiecej|oder mehr|und mehr)",
         ),
     ):
-        m = t.search(rf"(?:^|(?<=[\s(]))(?:{words})\s*{num}({cur})?{tail_ok}(?![\d.,]*\s*(?:-|–)\s*\d)")
+        # "max price 100 zł", "min. cena 50 zł", "maximaler Preis 30 €": the price's noun may stand between
+        noun = r"(?:(?:the\s+)?(?:price|cena|ceny|preis)\s+(?:of\s+)?)?"
+        m = t.search(rf"(?:^|(?<=[\s(]))(?:{words})\s*{noun}{num}({cur})?{tail_ok}(?![\d.,]*\s*(?:-|–)\s*\d)")
         if m and ok(m):
             facts.append(Fact(kind, parse_amount(m.group(1), m.group(2)), m.start(), m.group(0)))
             t.mask(m.start(), m.end())
