@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -88,7 +89,8 @@ ToolFunc = Callable[..., Awaitable[dict]]
 
 
 def _import_module(module: str, near: str):
-    """Import ``module``; failing that, a ``module.py`` beside the manifest file ``near``."""
+    """Import ``module``; failing that, a ``module.py`` beside the manifest file ``near`` (once per
+    file: a module of the same name in another tool directory is another module)."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as e:
@@ -97,7 +99,9 @@ def _import_module(module: str, near: str):
         candidate = Path(near).parent.joinpath(*module.split(".")).with_suffix(".py")
         if not candidate.is_file():
             raise
-        name = f"curllm_local_tools.{module}"
+        # Named by its file: two tool directories that each hold an ``impl.py`` get their own code.
+        digest = hashlib.sha1(str(candidate.resolve()).encode()).hexdigest()[:16]
+        name = f"curllm_local_tools.{module}_{digest}"
         if name in sys.modules:
             return sys.modules[name]
         spec = importlib.util.spec_from_file_location(name, candidate)

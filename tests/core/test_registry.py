@@ -94,6 +94,26 @@ def test_duplicate_name_later_source_wins_with_a_warning(env, tmp_path, monkeypa
     assert str(a) in warning and str(b) in warning and "validation.dup" in warning
 
 
+def test_tools_whose_modules_share_a_name_in_two_directories_run_their_own_code(env, tmp_path, monkeypatch):
+    import asyncio
+    import os
+
+    from curllm_core.tool import load_callable
+
+    for folder, answer in (("a", "first"), ("b", "second")):
+        write(tmp_path / folder, f"tool_{folder}", good_doc(name=f"tool_{folder}", entrypoint="impl:run"))
+        (tmp_path / folder / "impl.py").write_text(
+            f"async def run(ctx, **params):\n    return {{'answer': '{answer}'}}\n"
+        )
+    monkeypatch.setenv("CURLLM_TOOLS_PATH", f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b'}")
+    registry = load_registry(env)
+    answers = [
+        asyncio.run(load_callable(registry.tools[f"validation.tool_{folder}"])(None))["answer"]
+        for folder in ("a", "b")
+    ]
+    assert answers == ["first", "second"]
+
+
 def test_resolve_bare_names_and_suggestions(env):
     registry = load_registry(env)
     assert registry.resolve("price_range_check").key == "validation.price_range_check"
