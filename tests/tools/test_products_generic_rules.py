@@ -157,6 +157,88 @@ def test_a_per_piece_price_is_the_price_when_nothing_else_is():
     ]
 
 
+# --- prices before tax, and a price with shipping extra ------------------------------------------------
+
+NET_CASES = [
+    # (price markup, the price to pay, currency): the price before tax is not it when one with tax shows
+    ("<span>£4.17 ex VAT</span> <span>£5.00 inc VAT</span>", 5.0, "GBP"),
+    ("<span>£5.00 inc VAT</span> <span>£4.17 ex VAT</span>", 5.0, "GBP"),
+    ("<span>$8.40 excl. tax</span> <b>$10.00</b>", 10.0, "USD"),
+    ("<span>8,40 € zzgl. MwSt.</span> <span>10,00 € inkl. MwSt.</span>", 10.0, "EUR"),
+    ("<span>Netto: 8,40 €</span> <span>Brutto: 10,00 €</span>", 10.0, "EUR"),
+    ("<span>81,30 zł netto</span> <span>100,00 zł brutto</span>", 100.0, "PLN"),
+    ("<span>cena netto: 81,30 zł</span> <span>100,00 zł</span>", 100.0, "PLN"),
+    ("<span>10,00 € HT</span> <span>12,00 € TTC</span>", 12.0, "EUR"),
+    # shown without tax only (a trade shop): that is the price
+    ("<span>8,40 € zzgl. MwSt.</span>", 8.4, "EUR"),
+    ("<span>81,30 zł netto</span>", 81.3, "PLN"),
+    # "plus shipping" after a price: the price is the product's
+    ("<span>19,99 € zzgl. Versand</span>", 19.99, "EUR"),
+    ("<span>$24.50 + shipping</span>", 24.5, "USD"),
+    ("<span>24,90 zł + dostawa</span>", 24.9, "PLN"),
+]
+
+
+@pytest.mark.parametrize("price_html, price, currency", NET_CASES, ids=[c[0][:40] for c in NET_CASES])
+def test_a_price_before_tax_is_the_price_only_alone(price_html, price, currency):
+    products = extract(cards(*(li(f"Werkzeug {i}", price_html) for i in range(3))))
+    assert got(products, "price", "price_regular", "currency") == [(price, None, currency)] * 3
+
+
+TABLE_HEADERS = [
+    # (language, header of the price without tax, of the price with it, currency format)
+    ("en", "Ex VAT", "Inc VAT", "£{}"),
+    ("de", "Netto", "Brutto", "{} €"),
+    ("pl", "Cena netto", "Cena brutto", "{} zł"),
+    ("fr", "Prix HT", "Prix TTC", "{} €"),
+]
+
+
+@pytest.mark.parametrize("lang, net, gross, fmt", TABLE_HEADERS, ids=[h[0] for h in TABLE_HEADERS])
+@pytest.mark.parametrize("row_classes", [("odd", "even"), ("", "alt"), ("row1", "row2")])
+def test_table_rows_taking_turns_with_prices_named_by_their_column(lang, net, gross, fmt, row_classes):
+    """A price list in a table: rows in two alternating classes are one list, and the column header
+    says which of a row's two prices is the one to pay."""
+
+    def money(cents: int) -> str:
+        text = f"{cents // 100}.{cents % 100:02d}"
+        return fmt.format(text if fmt.startswith("£") else text.replace(".", ","))
+
+    rows = "".join(
+        f'<tr class="{row_classes[i % 2]}"><td>HW{100 + i}</td><td><a href="/item/{i}"><b>Item number {i}</b></a>'
+        f'<br><small>24h</small></td><td class="price">{money(1000 + i * 100)}</td>'
+        f'<td class="price"><strong>{money(1230 + i * 123)}</strong></td><td><button>+</button></td></tr>'
+        for i in range(7)
+    )
+    table = f"<table><tr><th>#</th><th>Name</th><th>{net}</th><th>{gross}</th><th></th></tr>{rows}</table>"
+    products = extract(doc(table, lang))
+    assert got(products, "name", "price") == [(f"Item number {i}", (1230 + i * 123) / 100) for i in range(7)]
+
+
+JOINED_WRAPPERS = [
+    ("en", "product-price-and-shipping", "$19.99"),
+    ("pl", "product-price-and-shipping", "29,99 zł"),
+    ("de", "preisUndVersand", "19,99 €"),
+]
+
+
+@pytest.mark.parametrize("lang, wrapper, amount", JOINED_WRAPPERS, ids=[w[0] for w in JOINED_WRAPPERS])
+def test_a_wrapper_named_for_price_and_shipping_gives_no_role(lang, wrapper, amount):
+    """A class joining two things ("price-and-shipping") wraps both: its prices are not shipping."""
+    page = doc(
+        '<div class="products">'
+        + "".join(
+            f'<article class="tile"><h2><a href="/p/{i}">Artikel {lang} {i}</a></h2>'
+            f'<div class="{wrapper}"><span class="price">{amount}</span></div></article>'
+            for i in range(3)
+        )
+        + "</div>",
+        lang,
+    )
+    value = float(amount.strip("$ złé€").replace(",", "."))
+    assert got(extract(page), "price", "price_regular") == [(value, None)] * 3
+
+
 # --- cents set apart in markup -----------------------------------------------------------------------
 
 CENTS_CASES = [

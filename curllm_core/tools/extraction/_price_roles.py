@@ -10,10 +10,13 @@ matched as whole words so that ``a-text-bold`` is not "old"):
 - ``current``: the price to pay (a sale price, or the only price shown);
 - ``regular``: the price before a reduction (was, UVP, statt, przed obniżką, au lieu de, struck through);
 - ``reference``: a price for comparison only (the lowest price of the last 30 days);
+- ``net``: a price before tax ("£4.17 ex VAT", "netto", "HT", a column headed "Ex VAT"): the price only
+  when no price with tax is shown;
 - ``other``: another seller's or condition's offer ("Andere Angebote", "more buying choices");
 - ``piece``: a price per piece or pack ("/ szt.", "/ Unit"): the price only when nothing else is;
 - ``unit``: a price per measure or per month ("/kg", "/100 g", "1 l = ...", "mtl."): never the price;
-- ``shipping``: postage or delivery ("+ 4,90 € Versand", "+£35.27 postage"): never the price.
+- ``shipping``: postage or delivery ("+ 4,90 € Versand", "+£35.27 postage"): never the price; a price
+  followed by "zzgl. Versand", "+ shipping" is the product's, shipping extra.
 
 No site's words or class names: every word list is a language's ordinary vocabulary.
 """
@@ -28,12 +31,13 @@ from selectolax.lexbor import LexborNode
 CURRENT = "current"
 REGULAR = "regular"
 REFERENCE = "reference"
+NET = "net"
 OTHER = "other"
 PIECE = "piece"
 UNIT = "unit"
 SHIPPING = "shipping"
 #: Roles that can be a product's price, best first (the others never are).
-PRICE_ROLES = (CURRENT, OTHER, PIECE, REGULAR)
+PRICE_ROLES = (CURRENT, NET, OTHER, PIECE, REGULAR)
 
 _REGULAR_WORDS = (
     # en
@@ -73,6 +77,20 @@ _SHIPPING_WORDS = (
     "dostawa", "dostawą", "dostawy", "z dostawą", "wysyłka", "wysyłką", "przesyłka", "kurier",
     "livraison", "frais de port", "frais de livraison", "envío", "envio", "spedizione", "verzending",
 )  # fmt: skip
+_TAXES = ("vat", "tax", "taxes", "mwst", "ust", "gst", "tva", "iva", "btw", "podatku", "vat-u")
+_WITHOUT = (
+    "ex", "exc", "excl", "excluding", "exclusive of", "plus", "exkl", "zzgl", "ohne", "bez", "hors", "sans",
+    "sin", "senza", "exclusief", "+",
+)  # fmt: skip
+#: A price before tax named so right after it ("ex VAT", "zzgl. MwSt.", "netto", "HT").
+_NET_AFTER = (
+    rf"(?:{'|'.join(re.escape(w) for w in _WITHOUT)})\.?\s*(?:{'|'.join(_TAXES)})(?!{{w}})|netto(?!{{w}})|ht(?!{{w}})"
+    rf"|hors taxes|iva (?:esclusa|excluida)"
+)
+#: ... or right before it ("Netto:", "cena netto", "Prix HT", a column headed "Ex VAT").
+_NET_BEFORE = rf"(?:{_NET_AFTER}|net price|nettopreis|preis netto|cena netto|prix ht)\W*$"
+#: Words after a price that add something to it ("zzgl. Versand", "+ shipping"): the price is not that.
+_ADDED = r"\W*(?:\+|zzgl|plus|excl|exkl|excluding|bez|ohne|sans|hors|sin)"
 _MEASURES = (
     "kg", "g", "mg", "dag", "dkg", "l", "ltr", "ml", "cl", "dl", "m", "cm", "mm", "km", "m²", "m2", "m³", "m3",
     "qm", "lb", "lbs", "oz", "fl oz", "gal", "ft", "sq ft", "yd", "liter", "litre", "litr", "meter", "metre",
@@ -105,13 +123,15 @@ _BEFORE_RES = {
     ),
     REGULAR: re.compile(rf"(?<!{_W})(?:{_alternation(_REGULAR_WORDS)})\W*$", re.I),
     OTHER: re.compile(rf"(?<!{_W})(?:{_alternation(_OTHER_WORDS)})(?!{_W})[^\d]{{0,24}}$", re.I),
+    NET: re.compile(rf"(?<!{_W})(?:{_NET_BEFORE.format(w=_W)})", re.I),
     UNIT: re.compile(
         rf"(?:^|\d)\s*(?:{_alternation(_MEASURES)})\s*[=:]\s*$|(?<!{_W})(?:{_alternation(_MEASURES)})\s*=\s*$",
         re.I,
     ),
 }
 _AFTER_RES = {
-    SHIPPING: re.compile(rf"^\W{{0,3}}(?:{_alternation(_SHIPPING_WORDS)})(?!{_W})", re.I),
+    SHIPPING: re.compile(rf"^(?!{_ADDED}(?!{_W}))\W{{0,3}}(?:{_alternation(_SHIPPING_WORDS)})(?!{_W})", re.I),
+    NET: re.compile(rf"^\W{{0,3}}(?:{_NET_AFTER.format(w=_W)})", re.I),
     UNIT: re.compile(
         rf"^\s*(?:{_PER}\s*(?:\d+(?:[.,]\d+)?\s*)?(?:{_alternation(_MEASURES + _MONTHS)})(?!{_W})"
         rf"|\.?\s*(?:{_alternation(_MONTHS)})(?!{_W}))",
@@ -194,6 +214,22 @@ def class_tokens(flags: str) -> frozenset:
     return frozenset(tokens)
 
 
+#: Words that join two things in one class name ("product-price-and-shipping"): such a name is a
+#: wrapper of both, and says nothing of the role of the prices in it.
+_JOIN_WORDS = frozenset("and und et n".split())
+
+
+@lru_cache(maxsize=8192)
+def _role_tokens(flags: str) -> frozenset:
+    """`class_tokens` of the names that can give a price a role: not those joining two things."""
+    kept = []
+    for name in flags.split():
+        words = _TOKEN_SPLIT_RE.split(_CAMEL_RE.sub("-", name).lower())
+        if not _JOIN_WORDS.intersection(words[1:-1]):
+            kept.append(name)
+    return class_tokens(" ".join(kept))
+
+
 def markup(node: LexborNode) -> tuple[str | None, bool]:
     """What an element's own markup says of the prices in it: (role, price-classed). The role is
     ``regular`` when struck through or classed old, ``unit`` when classed per unit, ``shipping``,
@@ -213,7 +249,7 @@ def markup(node: LexborNode) -> tuple[str | None, bool]:
         return REGULAR, classed
     if not flags:
         return None, False
-    tokens = class_tokens(flags)
+    tokens = _role_tokens(flags)
     if tokens & _SHIPPING_TOKENS:
         return SHIPPING, classed
     if (

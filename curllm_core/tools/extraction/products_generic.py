@@ -47,6 +47,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -335,8 +336,35 @@ def _candidate_groups(hits: list[_PriceHit], paths: _Paths, price_len: dict[int,
                     break
             else:
                 clusters.append(_Group(key, paths.depth(member), [member], tokens))
-        groups.extend(c for c in clusters if len(c.members) >= MIN_GROUP)
+        groups.extend(c for c in _join_turns(clusters, list(members)) if len(c.members) >= MIN_GROUP)
     return groups
+
+
+def _join_turns(clusters: list[_Group], order: list[int]) -> list[_Group]:
+    """Two kinds of block that take turns in one container (rows classed ``odd`` and ``even``) are one
+    list: their clusters are joined. ``order`` is the blocks' ids in page order."""
+    if len(clusters) < 2:
+        return clusters
+    kind_of = {m.mem_id: k for k, c in enumerate(clusters) for m in c.members}
+    joined: set[int] = set()
+    for a in range(len(clusters)):
+        for b in range(a + 1, len(clusters)):
+            if a in joined or b in joined:
+                continue
+            first, second = clusters[a], clusters[b]
+            turns = [kind_of[i] for i in order if kind_of[i] in (a, b)]
+            if (
+                len(turns) >= 2 * MIN_GROUP
+                and abs(len(first.members) - len(second.members)) <= 1
+                and all(x != y for x, y in pairwise(turns))
+                and {m.parent.mem_id for m in first.members if m.parent}
+                == {m.parent.mem_id for m in second.members if m.parent}
+            ):
+                by_id = {m.mem_id: m for m in first.members + second.members}
+                first.members = [by_id[i] for i in order if i in by_id]
+                first.tokens = first.tokens | second.tokens
+                joined.add(b)
+    return [c for k, c in enumerate(clusters) if k not in joined]
 
 
 def _hits_by_member(hits: list[_PriceHit], members: set[int]) -> dict[int, list[_PriceHit]]:
@@ -519,10 +547,55 @@ def _block_prices(
 
 
 def _context(node: LexborNode, member: LexborNode) -> tuple[str, str]:
-    """The words before a label since the previous number, and the text after it, in its block."""
-    before = _sibling_text(node, member, before=True)
+    """The words before a label since the previous number, and the text after it, in its block. In a
+    table row the words before are the header of the label's column ("Ex VAT", "Was", "Inc VAT") and
+    those before it in its own cell: the other cells are other fields."""
+    cell = _cell(node, member) if member.tag == "tr" else None
+    before = _sibling_text(node, cell or member, before=True)
     m = _LAST_DIGIT_RE.search(before)
-    return (before[m.end() :] if m else before), _sibling_text(node, member, before=False)
+    before = before[m.end() :] if m else before
+    if cell is not None:
+        before = f"{_column_header(cell, member)} {before}".strip()
+    return before, _sibling_text(node, member, before=False)
+
+
+def _cell(node: LexborNode, row: LexborNode) -> LexborNode | None:
+    """The cell of ``row`` that holds ``node``."""
+    current: LexborNode | None = node
+    while current is not None and current.parent is not None and current.parent.mem_id != row.mem_id:
+        current = current.parent
+    return current if current is not None and current.tag in ("td", "th") else None
+
+
+def _span(cell: LexborNode) -> int:
+    value = cell.attributes.get("colspan") or ""
+    return int(value) if value.isdigit() and 0 < int(value) < 100 else 1
+
+
+def _column_header(cell: LexborNode, row: LexborNode) -> str:
+    """The text of the header cell above ``cell`` of ``row`` in its table ("" if none)."""
+    column = 0
+    for sibling in row.iter():
+        if sibling.mem_id == cell.mem_id:
+            break
+        if sibling.tag in ("td", "th"):
+            column += _span(sibling)
+    table = row.parent
+    while table is not None and table.tag != "table":
+        table = table.parent
+    header = None
+    if table is not None:
+        header = next((r for r in table.css("tr") if r.css_first("th") is not None), None)
+    if header is None or header.mem_id == row.mem_id:
+        return ""
+    start = 0
+    for head in header.iter():
+        if head.tag not in ("td", "th"):
+            continue
+        if start <= column < start + _span(head):
+            return collapse_space(head.text(deep=True))
+        start += _span(head)
+    return ""
 
 
 def _choose_prices(candidates: list[_Candidate]) -> tuple[Price | None, Price | None]:
