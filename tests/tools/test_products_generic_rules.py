@@ -89,6 +89,16 @@ SALE_CASES = [
         1499.0,
         "EUR",
     ),
+    # a price of its own among the words of a long label, the regular price in an element of its own
+    (
+        "en",
+        '<span class="sr">Sale Price:</span>$54.00<span class="sr">Original Price:</span><span class="original-price">$72.00</span>',
+        54.0,
+        72.0,
+        "USD",
+    ),
+    ("de", "Angebotspreis: 19,99 € <span>Ursprünglicher Preis:</span> <s>24,99 €</s>", 19.99, 24.99, "EUR"),
+    ("pl", "Cena promocyjna: 49,99 zł <span>Cena regularna:</span> <del>59,99 zł</del>", 49.99, 59.99, "PLN"),
     # a lowest-price-of-30-days note is no current price either
     (
         "pl",

@@ -215,7 +215,8 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
             continue
         found: tuple[LexborNode, str] | None = None
         fallback: tuple[LexborNode, str] | None = None
-        if has_currency_mark(content):  # "€2.95", "EUR 10,79": the element holding the text
+        direct = has_currency_mark(content)
+        if direct:  # "€2.95", "EUR 10,79": the element holding the text
             checked.add(el.mem_id)
             found = (el, el.text(deep=True))
         elif not _WORDY_RE.search(content) and "%" not in content:  # "-20%" is a discount, not a price
@@ -244,12 +245,18 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
         node, raw = chosen
         seen.add(node.mem_id)
         raw = collapse_space(raw)
-        if len(raw) > MAX_PRICE_TEXT:
-            continue
-        letters = _label_letters(raw)
+        letters = _label_letters(raw) if len(raw) <= MAX_PRICE_TEXT else MAX_LABEL_LETTERS + 1
+        text = ""
+        if letters > MAX_LABEL_LETTERS and direct:
+            # A price label of its own among other labels' words and prices ("Sale Price:$54.00
+            # <span>Original Price:</span><s>$72.00</s>"): the text alone, when it reads as one.
+            own = collapse_space(content)
+            own_letters = _label_letters(own)
+            if own_letters <= MAX_LABEL_LETTERS and len(own) <= MAX_PRICE_TEXT:
+                raw, letters, text = own, own_letters, own
         if letters > MAX_LABEL_LETTERS or hidden(node):
             continue
-        text = price_text(node)  # digits of different elements apart, "$19<sup>97</sup>" as 19.97
+        text = text or price_text(node)  # digits of different elements apart, "$19<sup>97</sup>" as 19.97
         price = parse_price(text, currency)
         if price is None:
             continue
