@@ -358,6 +358,9 @@ _Short = tuple[LexborNode, int, str, str, bool]
 _TEXTS: dict[int, str] = {}  # `_text` of the current parse: the fields of a record read the same labels
 #: The short elements of a block (`_short_nodes`) in the current parse: every field reads the same ones.
 _SHORT: dict[int, list[_Short]] = {}
+_DIGITS: dict[int, list[_Short]] = {}  # those of them whose text shows a digit
+#: A block's raw text: it holds every element's (a word in none of them is not in it).
+_RAW: dict[int, str] = {}
 SHORT_LABEL = 160  # the longest raw text any field reads as a label (`_labels`' limits are at most this)
 
 
@@ -365,6 +368,8 @@ def forget_texts() -> None:
     """Forget the texts read so far (memory ids are only unique within one parse)."""
     _TEXTS.clear()
     _SHORT.clear()
+    _DIGITS.clear()
+    _RAW.clear()
 
 
 def _text(node: LexborNode) -> str:
@@ -422,6 +427,24 @@ def _short_nodes(block: LexborNode) -> list[_Short]:
     return found
 
 
+def _digit_nodes(block: LexborNode) -> list[_Short]:
+    """The `_short_nodes` of ``block`` whose raw text shows a digit (most fields read only these)."""
+    key = block.mem_id
+    hit = _DIGITS.get(key)
+    if hit is None:
+        hit = _DIGITS[key] = [short for short in _short_nodes(block) if short[4]]
+    return hit
+
+
+def _raw(block: LexborNode) -> str:
+    """The raw text of ``block``, memoised for the current parse."""
+    key = block.mem_id
+    hit = _RAW.get(key)
+    if hit is None:
+        hit = _RAW[key] = block.text(deep=True)
+    return hit
+
+
 def _labels(
     block: LexborNode,
     limit: int,
@@ -433,7 +456,9 @@ def _labels(
     (at most `SHORT_LABEL`) and shows a digit or one of ``words``, in page order, with their tag and
     that raw text."""
     own = block.mem_id
-    for node, key, raw, tag, digit in _short_nodes(block):
+    if words is not None and words.search(_raw(block)) is None:
+        words = None  # a word of ``words`` in no element: only the digits are left to read
+    for node, key, raw, tag, digit in _short_nodes(block) if words is not None else _digit_nodes(block):
         if (
             len(raw) <= limit
             and (itself or key != own)
@@ -453,6 +478,8 @@ def _short_texts(
     tests on the raw text first (it holds all the visible text: a word ``hint`` finds in neither is in
     neither). Elements of a tag in ``skip`` are passed over before their text is read."""
     for block in scope:
+        if hint is not None and not hint(_raw(block)):
+            continue  # the hint's words in none of its elements
         for node, tag, raw in _labels(block, 4 * limit):
             # (a raw text with a digit has a child: the node is not empty)
             if tag in skip or (hint is not None and not hint(raw)):

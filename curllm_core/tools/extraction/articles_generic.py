@@ -145,8 +145,10 @@ def _stands_alone(link: LexborNode, text: str) -> bool:
                 if sibling.tag != "a":
                     linked = sum(len(visible_text(a)) for a in sibling.css("a"))
                     beside += max(0, len(visible_text(sibling)) - linked)
+            if beside > len(text):
+                return False  # more text beside it than its own already
             sibling = getattr(sibling, step)
-    return beside <= len(text)
+    return True
 
 
 def _direct_text(node: LexborNode) -> int:
@@ -237,15 +239,19 @@ def _without_actions(links: list[tuple[LexborNode, str, bool]]) -> list[LexborNo
     return kept
 
 
+_BLOCK_TEXT_QUERY = ", ".join(sorted(_BLOCK_TEXT_TAGS))
+
+
 def _find_bodies(body: LexborNode, hidden: HiddenIndex) -> list[LexborNode]:
     """Blocks of running text (a comment, a post's text), outermost ones only; paragraphs that make up
     their parent's text are lifted to it (a comment of three paragraphs is one block)."""
     found: list[LexborNode] = []
     taken: set[int] = set()
-    for node in body.traverse():
-        if node.tag not in _BLOCK_TEXT_TAGS:
-            continue
-        if node.tag != "p" and _direct_text(node) < MIN_BODY_CHARS:
+    for node in body.css(_BLOCK_TEXT_QUERY):  # in page order
+        # (the direct text as one string bounds its stripped pieces: most blocks fail it in C)
+        if node.tag != "p" and (
+            len(node.text(deep=False)) < MIN_BODY_CHARS or _direct_text(node) < MIN_BODY_CHARS
+        ):
             continue
         if _inside(node, taken):
             continue
