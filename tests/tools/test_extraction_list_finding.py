@@ -236,3 +236,27 @@ def test_results_in_a_box_of_the_results_column_are_the_results(column, lang):
     sidebar = f"<html><body><main><div>{own}</div><div>{box(words['titles'][:3])}</div></main></body></html>"
     titles = [a["title"] for a in articles_generic.extract(sidebar, "https://gen.example/")["articles"]]
     assert titles == words["titles"][3:], sidebar
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_a_short_page_s_footer_is_still_its_footer(lang):
+    """A short list of topics whose rows are nearly all links (a forum's table) beside a footer of
+    more links that holds a good share of the short page's text: the topics are the list."""
+    titles = WORDS[lang]["titles"]
+    rows = "".join(
+        f'<tr class="topic"><td class="main"><span class="line"><a class="title" href="/t/{i}">{t}</a></span>'
+        f'<div class="tags"><a href="/c/{i}">{WORDS[lang]["menu"][i]}</a></div></td>'
+        f'<td class="num">{i * 3 + 1}</td><td class="num">{i * 120 + 40}</td><td><a href="/t/{i}/last">{i + 1}h</a></td></tr>'
+        for i, t in enumerate(titles)
+    )
+    menu = WORDS[lang]["menu"]
+    sections = "".join(
+        "<section><ul>"
+        + "".join(f"<li><a href=/f/{k}/{j}>{menu[j]} {menu[j + 1]} {k}.{j}</a></li>" for j in range(6))
+        + "</ul></section>"
+        for k in range(3)
+    )
+    footer = f'<footer class="site-footer">{sections}</footer>'
+    html = f'<html><body><table class="topics"><tbody>{rows}</tbody></table>{footer}</body></html>'
+    out = articles_generic.extract(html, "https://gen.example/latest")
+    assert [a["title"] for a in out["articles"]] == titles

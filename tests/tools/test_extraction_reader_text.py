@@ -36,6 +36,10 @@ JOINED = [
     ("Mitochondrial Ca<sup>2+</sup> uptake", "Mitochondrial Ca2+ uptake"),
     ("Mieszkanie 54 m<sup>2</sup> w centrum", "Mieszkanie 54 m2 w centrum"),
     ("Emissionen von CO<sub>2</sub> senken", "Emissionen von CO2 senken"),
+    # a path or reference cut at its slash
+    ('<span class="owner">acme/</span>fastqueue', "acme/fastqueue"),
+    ("biblioteki/<span>narzędzia</span>", "biblioteki/narzędzia"),
+    ("Werkzeuge<span>/Zange</span>", "Werkzeuge/Zange"),
     # custom elements are inline
     ("<kw>Windows</kw> (@<kw>Windows</kw>) on Twitter", "Windows (@Windows) on Twitter"),
     ("Nowy <x-term>smart</x-term>fon", "Nowy smartfon"),
@@ -55,6 +59,7 @@ APART = [
     ("<p>zwei</p><p>trzy</p>", "zwei trzy"),
     ("Revenue<br>in US$<sup>[1]</sup>", "Revenue in US$ [1]"),
     ("<label>Preis:</label><span>12 €</span>", "Preis: 12 €"),
+    ("<span>Spodnie / </span><span>Dżinsy</span>", "Spodnie / Dżinsy"),
 ]
 
 

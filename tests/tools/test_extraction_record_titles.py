@@ -189,3 +189,66 @@ def test_a_note_in_brackets_beside_a_title_leaves_it_a_title(lang, inline):
     html = f"<html><body><ul>{menu}</ul><h1>{words['menu'][0]}</h1><ol>{rows}</ol></body></html>"
     out = articles_generic.extract(html, "https://gen.example/")
     assert [a["title"] for a in out["articles"]] == words["titles"], html
+
+
+MORE = {"en": "More information", "pl": "Więcej informacji", "de": "Mehr erfahren", "es": "Más información"}
+TICKETS = {"en": "Tickets", "pl": "Bilety", "de": "Karten", "es": "Entradas"}
+EVENTS = {
+    "en": ["Jazz night in the cloister", "Pottery workshop for children", "Summer cinema classics"],
+    "pl": ["Wieczór jazzowy w krużgankach", "Warsztaty ceramiki dla dzieci", "Letnie kino klasyki"],
+    "de": ["Jazzabend im Kreuzgang", "Töpferkurs für Kinder", "Sommerkino mit Klassikern"],
+    "es": ["Concierto de jazz en el claustro", "Taller de cerámica para niños", "Cine de verano: clásicos"],
+}
+
+
+@pytest.mark.parametrize("lang", list(MORE))
+@pytest.mark.parametrize("picture", [True, False])
+def test_a_link_every_record_shows_titles_none_a_heading_does(lang, picture):
+    """Records titled by a heading without a link, each with a "More information" link and a one-word
+    action: the heading is the title, the record's first link its target."""
+    cards = "".join(
+        f'<div class="event">{f"<a href=/e/{i}><img src=/e/{i}.jpg alt></a>" if picture else ""}'
+        f'<p class="when">0{i + 1}.12.2026 20:00</p><h2 class="event__name">{title}</h2><p>Centro Cultural</p>'
+        f'<a class="more" href="/e/{i}">{MORE[lang]}</a> <a class="btn" href="/t/{i}">{TICKETS[lang]}</a></div>'
+        for i, title in enumerate(EVENTS[lang])
+    )
+    footer = (
+        "<footer><ul>"
+        + "".join(f'<li><a href="/f/{k}">Footer link {k}</a></li>' for k in range(6))
+        + "</ul></footer>"
+    )
+    out = articles_generic.extract(
+        f"<html><body><main><h1>Agenda</h1>{cards}</main>{footer}</body></html>", "https://gen.example/agenda"
+    )
+    assert_valid_output("articles_generic", out)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (title, f"https://gen.example/e/{i}") for i, title in enumerate(EVENTS[lang])
+    ]
+
+
+REFERENCES = {
+    "en": ["acme/fastqueue", "jdoe/tiny-json", "org-labs/edgekit", "pk/pyrender"],
+    "pl": ["Rdz 1:1", "Wj 3:14", "Ps 23:1", "Iz 40:31"],
+    "de": ["Kap. 12.3", "Kap. 14.1", "Kap. 15.2", "Kap. 20.4"],
+}
+
+
+@pytest.mark.parametrize("lang", list(REFERENCES))
+@pytest.mark.parametrize("split", [True, False])
+def test_references_in_headings_are_titles(lang, split):
+    """A record titled by a reference ("owner/repo", "Ps 23:1", "Kap. 12.3") in a heading's link, the link
+    printed in pieces or whole; a section word in a heading above it ("Reuters") is no title."""
+
+    def shown(ref: str) -> str:
+        head, sep, tail = ref.partition("/")
+        return f'<span class="muted">{head}/</span>{tail}' if split and sep else ref
+
+    rows = "".join(
+        f'<li class="hit"><h3><a href="/r/{i}">{shown(ref)}</a></h3><p>{WORDS[lang]["snippet"]}</p>'
+        f'<span class="meta">{100 + i} ★</span></li>'
+        for i, ref in enumerate(REFERENCES[lang])
+    )
+    out = articles_generic.extract(
+        f"<html><body><main><h1>Search</h1><ul>{rows}</ul></main></body></html>", "https://gen.example/s"
+    )
+    assert [a["title"] for a in out["articles"]] == REFERENCES[lang]

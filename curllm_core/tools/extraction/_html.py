@@ -697,7 +697,8 @@ def _fragment(text: str, start: int, end: int) -> bool:
 def _joined(text: str, start: int, end: int, run: str) -> bool:
     """Whether the inline element boundary ``text[start:end]`` lies inside a word: a lower-case
     continuation of a word piece ("Sam|sung"), a hyphen joining two words ("l|-arginine",
-    "state-|of"), a superscript or subscript right after a word ("Ca|2+", "Science|1")."""
+    "state-|of"), a slash of a path ("owner/|repo"), a superscript or subscript right after a word
+    ("Ca|2+", "Science|1")."""
     before, after = text[start - 1], text[end]
     if before.isalpha() and after.isalpha() and after.islower():
         return _fragment(text, start, end)
@@ -705,6 +706,11 @@ def _joined(text: str, start: int, end: int, run: str) -> bool:
         return True
     if before == "-" and after.isalpha() and start >= 2 and text[start - 2].isalpha():
         return True
+    # A path or reference cut at its slash ("<span>owner/</span>repo", "owner<span>/repo</span>").
+    if before == "/" and after.isalnum() and start >= 2 and text[start - 2].isalnum():
+        return _fragment(text, start, end)
+    if after == "/" and before.isalnum() and end + 1 < len(text) and text[end + 1].isalnum():
+        return _fragment(text, start, end)
     return _RAISED in run and before.isalpha() and (after.isdigit() or after in "+-\u2212*\u2020")
 
 

@@ -41,6 +41,7 @@ MIN_GROUP = 2
 MAX_LEVELS = 12  # how far up from an anchor an item may start
 DECOY_FACTOR = 0.25
 CONTENT_SHARE = 0.3  # of the page's text: a container holding more is content, not chrome
+FOOTER_SHARE = 0.5  # ... and a footer holding more
 HEADING_FACTOR = 2.0  # a list under the page's main heading
 SPREAD_FACTOR = 0.4  # weight of a group whose members mostly have a parent of their own
 _DECOY_PARTS = frozenset(
@@ -198,7 +199,14 @@ def _decoy(node: LexborNode, memo: dict[int, float], share: PageShare, heading: 
                 and current.css_first("h1, h2, main, article") is None
             )
         )
-        if (landmark or (named and current.mem_id not in heading.chain)) and share(current) < CONTENT_SHARE:
+        # A page's footer is its footer unless it holds most of the page (a short page's footer holds
+        # a good share of its text).
+        limit = (
+            FOOTER_SHARE
+            if current.tag == "footer" or current.attributes.get("role") == "contentinfo"
+            else CONTENT_SHARE
+        )
+        if (landmark or (named and current.mem_id not in heading.chain)) and share(current) < limit:
             if not (current.tag == "aside" and not named and _among_results(current)):
                 result = DECOY_FACTOR
                 break

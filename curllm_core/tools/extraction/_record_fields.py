@@ -239,10 +239,13 @@ def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
 HEADING_LEVELS = 4  # how far up from a heading its record's block may start
 
 
-def _headed_links(body: LexborNode, hidden: HiddenIndex, titles: set[int], usable) -> dict[int, LexborNode]:
+def _headed_links(
+    body: LexborNode, hidden: HiddenIndex, titles: set[int], repeated: set[int], usable
+) -> dict[int, LexborNode]:
     """Records titled by a heading without a link, whose target is a link beside it that shows no
-    title: its address as text ("www.example.com/a/b"), a picture, a badge ("verified"). Returns the
-    first such link of each record (a block holding one heading and no title link) -> the heading.
+    title: its address as text ("www.example.com/a/b"), a picture, a badge ("verified"), words every
+    record's link shows (``repeated``: "More information"). Returns the first such link of each record
+    (a block holding one heading, no title link and at most one repeated one) -> the heading.
     ``usable(link)`` tells a link that may be a record's target (not a script, an anchor, a profile)."""
     found: dict[int, LexborNode] = {}
     for heading in body.css("h1, h2, h3, h4, h5, h6, [role=heading]"):
@@ -258,6 +261,7 @@ def _headed_links(body: LexborNode, hidden: HiddenIndex, titles: set[int], usabl
             if links:
                 if (
                     any(a.mem_id in titles for a in links)
+                    or sum(1 for a in links if a.mem_id in repeated) > 1
                     or len(up.css("h1, h2, h3, h4, h5, h6, [role=heading]")) != 1
                 ):
                     break  # a section with titled entries, or a block of several records

@@ -101,6 +101,7 @@ FIELDS = ("title", "url", "points", "comments", "author", "date", "snippet", "te
 
 _LETTER_RE = re.compile(r"[^\W\d_]")
 _WORD_RE = re.compile(r"[^\W\d_]{2,}")
+_REFERENCE_RE = re.compile(r"[^\W_][/:.][^\W_]")  # "owner/repo", "3:16", "12.3"
 _URL_TEXT_RE = re.compile(r"^\s*(https?://|www\.)\S+\s*$", re.IGNORECASE)
 _BODY_EXCLUDE = frozenset(
     {"a", "time", "button", "label", "select", "option", "h1", "h2", "h3", "h4", "h5", "h6"}
@@ -171,7 +172,11 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
         marked = _marked(link)
         if marked == "author":
             continue
-        titled = _title_like(text) or (marked == "title" and _one_word_title(text))
+        # One word or a reference is a title where the markup says so: a title or name class; a
+        # reference ("owner/repo", "John 3:16") also a heading around it (one word there may be
+        # the section a record is filed under).
+        named = marked == "title" or (in_heading(link) and _REFERENCE_RE.search(text) is not None)
+        titled = _title_like(text) or (named and _one_word_title(text))
         if _runs_script(link):  # a script's link: a title or nothing
             if titled and not hidden(link) and _stands_alone(link, text):
                 entries.append((link, text.casefold(), True))
@@ -180,9 +185,18 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
             entries.append((link, text.casefold(), True))
         else:
             entries.append((link, text.casefold(), False if _LETTER_RE.search(text) else None))
-    titles = {link.mem_id for link, _, title in entries if title}
+    # A link with the same words on three records or more ("Más información", "Details") shows no
+    # title of its own: a heading beside it titles its record.
+    repeats = Counter(text for link, text, title in entries if title and not in_heading(link))
+    titles: set[int] = set()
+    repeated: set[int] = set()
+    for link, text, title in entries:
+        if title:
+            (repeated if repeats[text] >= REPEATED_LABEL and not in_heading(link) else titles).add(
+                link.mem_id
+            )
     headed: dict[int, str] = {}
-    for link_id, heading in _headed_links(body, hidden, titles, _target).items():
+    for link_id, heading in _headed_links(body, hidden, titles, repeated, _target).items():
         text = visible_text(heading)
         if len(text) <= MAX_TITLE and _LETTER_RE.search(text) and not _meta_text(text):
             headed[link_id] = text
