@@ -7,6 +7,11 @@ links in order (a sort reorders them, a filter drops or hides some: how many are
 length of its text (prices filled in): one browser call. Taken with the page's clock (`look`), it
 also marks the moment the action began: only work the page scheduled from then on (a debounce its
 handlers set) is waited for, never a timer it had going before (a carousel, a poller).
+
+Each look is a browser round trip (~2 ms of CPU over Python, the driver and the browser, more on a
+loaded machine), so an action's own browser calls may carry them: `SHOWN_JS` inside the call that
+starts the action (`page_helpers.submit_from`), `LOOK_JS` inside the last look of `PageWatch.settle`
+(``first`` of `wait_changed`): a form that did nothing is found out without a look of its own.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ FINGERPRINT_JS = r"""() => {
 }"""
 
 
+#: The fingerprint and the page's clock: what `Shown` holds (the probe's source is not sent along).
+SHOWN_JS = "() => [(" + FINGERPRINT_JS + ")(), performance.now()]"
 #: The fingerprint, the page's clock and a readiness probe counting only the timers set since ``since``.
 LOOK_JS = (
     "(opts) => [(" + FINGERPRINT_JS + ")(), performance.now(), opts.probe ? (" + PROBE_JS + ")(opts) : null]"
@@ -51,8 +58,20 @@ class Shown:
 
 async def look(page: Any) -> Shown:
     """The page's fingerprint and clock, in one call: taken before an action, for `wait_changed`."""
-    mark, at, _ = await page.evaluate(LOOK_JS, {"probe": False})
+    return shown_from(await page.evaluate(SHOWN_JS))
+
+
+def shown_from(raw: Any) -> Shown:
+    """The `Shown` of what `SHOWN_JS` answered (run by this module or inside another call)."""
+    mark, at = raw
     return Shown(str(mark), float(at))
+
+
+def look_options(before: Shown) -> dict:
+    """The argument of `LOOK_JS` for the looks after an action that began when ``before`` was taken:
+    the probe counts the timers set within `DEBOUNCE_MS` after it (see `wait_changed`)."""
+    window = {"since": before.at, "until": before.at + DEBOUNCE_MS} if before.at else {}
+    return {**PROBE_OPTIONS, "probe": True, **window}
 
 
 async def fingerprint(page: Any) -> str:
@@ -61,21 +80,32 @@ async def fingerprint(page: Any) -> str:
 
 
 async def wait_changed(
-    page: Any, before: str | Shown, timeout_ms: int = CHANGE_WAIT_MS, ready_ms: int = 2000
+    page: Any,
+    before: str | Shown,
+    timeout_ms: int = CHANGE_WAIT_MS,
+    ready_ms: int = 2000,
+    *,
+    first: Any = None,
 ) -> bool:
     """Whether the page's fingerprint is no longer ``before``: looked at (one call a look) until it
     changes (then the page is waited for until ready), the page is idle (no request in flight, no
     DOM change, no short timer pending: nothing is coming), or ``timeout_ms`` passed. With a `Shown`,
     the timers counted are those the page set within `DEBOUNCE_MS` after it was taken, by the page's
     own clock (a debounce its handlers set, however late a loaded machine runs it; a timer set later
-    is a poller's); with a bare fingerprint, every short timer, for `DEBOUNCE_MS` of this side's time."""
+    is a poller's); with a bare fingerprint, every short timer, for `DEBOUNCE_MS` of this side's time.
+    ``first``: the first look, already taken (what `LOOK_JS` with `look_options` answered, inside
+    another call of the action's: `Settled.look`), instead of a call of its own."""
     mark, since = (before.mark, before.at) if isinstance(before, Shown) else (before, 0.0)
-    window = {"since": since, "until": since + DEBOUNCE_MS} if since else {}
+    options = look_options(before) if isinstance(before, Shown) else {**PROBE_OPTIONS, "probe": True}
     loop = asyncio.get_running_loop()
     start = loop.time()
     end = start + timeout_ms / 1000
     while True:
-        now, _, state = await page.evaluate(LOOK_JS, {**PROBE_OPTIONS, "probe": True, **window})
+        if first is not None:
+            now, _, state = first
+            first = None
+        else:
+            now, _, state = await page.evaluate(LOOK_JS, options)
         if now != mark:
             await wait_ready(page, ready_ms)
             return True

@@ -23,6 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from ..errors import SubmitFailed, SubmitUndone, ToolError
 from ..text import fold, squash
+from .listing_change import SHOWN_JS, look_options, shown_from
 from .page_watch import _STATE_JS as _STATE_JS  # re-exported: tools and tests import the watch from here
 from .page_watch import _WATCH_JS, PageWatch, Settled
 from .page_watch import GRACE_MS as GRACE_MS
@@ -621,6 +622,7 @@ async def submit_from(
     *,
     what: str = "the form's submit",
     fill: dict[str, str | None] | None = None,
+    look: bool = False,
 ) -> dict:
     """Submit the form of the field at ``selector``, as a user would, and wait for the result.
 
@@ -635,12 +637,20 @@ async def submit_from(
     `page_watch`). A submit
     that lands on an HTTP error or a browser error page is undone (`undo_broken`): SubmitFailed is
     raised with the page back where it was.
+
+    ``look``: the listing's fingerprint is taken in the same call, before anything is set
+    (``"shown"``, a `listing_change.Shown`), and again in the watch's last look when nothing was seen
+    happening (``"look"``, for `listing_change.wait_changed`'s ``first``; None otherwise): whether the
+    submit changed the listing then costs no call of its own.
     """
     before = page.url
     found = await page.evaluate(
-        _deep(_PREPARE_SUBMIT_JS), [selector, APPLY_WORDS, list((fill or {}).items())]
+        _deep(_PREPARE_SUBMIT_JS), [selector, APPLY_WORDS, list((fill or {}).items()), look]
     )
     watch.clear()  # what the change events set off is not the submit's doing
+    shown = shown_from(found["shown"]) if look else None
+    if shown is not None:
+        watch.look = look_options(shown)
     point = found.get("point") or {}
     if found.get("how"):
         if point.get("hit"):
@@ -666,6 +676,8 @@ async def submit_from(
         "navigated": settled.navigated,
         "values": found.get("values") or {},
         "same_page": settled.same_page,
+        "shown": shown,
+        "look": settled.look,
     }
 
 
@@ -710,7 +722,8 @@ async def go_back_to(page: Any, url: str, timeout_ms: int = 15000) -> bool:
 # fields typed into, their change events; their values then; the submit control found and marked,
 # where to click it, the focus on the field when Enter is to submit; and the page watch armed.
 _PREPARE_SUBMIT_JS = (
-    "([sel, words, fill]) => {\n  const values = {};\n"
+    "([sel, words, fill, look]) => {\n  const values = {};\n"
+    "  const shown = look ? (" + SHOWN_JS + ")() : null;\n"
     "  for (const [t, value] of fill) { const f = $q(t); if (!f) continue;\n"
     "    if (value === null) f.dispatchEvent(new Event('change', {bubbles: true}));\n"
     "    else (" + _SET_VALUE_JS + ")([t, value]);\n"
@@ -719,7 +732,7 @@ _PREPARE_SUBMIT_JS = (
     "  if (found.how) found.point = (" + _CLICK_POINT_JS + ")('[data-curllm-ref=\"submit\"]');\n"
     "  else { const el = $q(sel); if (el) el.focus(); }\n"
     "  (" + _WATCH_JS + ")({forms: true});\n"
-    "  return {...found, values};\n}"
+    "  return {...found, values, shown};\n}"
 )
 
 

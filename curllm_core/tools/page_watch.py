@@ -7,12 +7,18 @@ did anything at all, and waits for what it did: an action after which nothing st
 of `GRACE_MS`, not a fixed sleep. A form submit that would only load the same address again (a
 GET form whose fields are not part of its query: the server is told nothing new) is not sent; the
 watch says so (`Settled.same_page`).
+
+Every browser call costs a round trip (~2 ms of CPU over Python, the driver and the browser), so the
+watch makes few: the page's network events are listened to once per page (`_Relay`: subscribing and
+unsubscribing are calls too), and with ``look`` set the last look of `settle` also takes the listing's
+fingerprint (`listing_change.LOOK_JS`), which the caller compares instead of looking again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +27,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..events import UrlCompleteEvent, UrlStartEvent
+from .listing_change import LOOK_JS
 
 
 @dataclass
@@ -38,6 +45,9 @@ class Settled:
     #: A form submit that would only have loaded this same address again (a GET form whose fields
     #: are not in its query: the server would be told nothing new) was not sent.
     same_page: bool = False
+    #: With `PageWatch.look` set and nothing seen happening: what `listing_change.LOOK_JS` answered in
+    #: the same call as the watch's last look (``first`` of `listing_change.wait_changed`).
+    look: Any = None
 
     @property
     def reacted(self) -> bool:
@@ -230,6 +240,10 @@ _STATE_JS = r"""() => {
 }"""
 
 
+#: The watch's state and a look at the listing (`listing_change.LOOK_JS`), in one call.
+_STATE_LOOK_JS = "(opts) => [(" + _STATE_JS + ")(), (" + LOOK_JS + ")(opts)]"
+
+
 #: How long an action has to show a reaction (a request, a DOM change) when it set nothing going
 #: that the page watch can see: an action after which nothing happens costs about this much. Work
 #: it scheduled (timers, animation frames, messages) extends the wait to when that is due (up to
@@ -238,6 +252,43 @@ _STATE_JS = r"""() => {
 GRACE_MS = 10
 PENDING_MS = 3000
 TIMERS_MS = 1600
+
+
+class _Relay:
+    """A page's requests, responses and navigations, listened to once for the page's life and handed
+    to the watches open on it: adding the first listener of a kind and removing the last are each a
+    call to the browser's driver (three of each per watch, when every watch listened for itself)."""
+
+    EVENTS = (
+        ("request", "_on_request"),
+        ("response", "_on_response"),
+        ("requestfinished", "_on_done"),
+        ("requestfailed", "_on_done"),
+        ("framenavigated", "_on_navigated"),
+    )
+
+    def __init__(self) -> None:
+        self.watches: list[PageWatch] = []
+
+    def handler(self, name: str) -> Callable[[Any], None]:
+        def relay(arg: Any) -> None:
+            for watch in tuple(self.watches):
+                getattr(watch, name)(arg)
+
+        return relay
+
+
+# The relay of each page (it holds no reference to the page: the page's listeners hold the relay).
+_relays: weakref.WeakKeyDictionary[Any, _Relay] = weakref.WeakKeyDictionary()
+
+
+def _relay_of(page: Any) -> _Relay:
+    relay = _relays.get(page)
+    if relay is None:
+        relay = _relays[page] = _Relay()
+        for event, name in _Relay.EVENTS:
+            page.on(event, relay.handler(name))
+    return relay
 
 
 class PageWatch:
@@ -262,6 +313,10 @@ class PageWatch:
         self.navigated = asyncio.Event()
         self.status: int | None = None
         self.target = ""
+        #: The argument of `listing_change.LOOK_JS` (`listing_change.look_options`): set, the last look
+        #: of `settle` at a page where nothing was seen happening takes the listing's fingerprint too
+        #: (`Settled.look`).
+        self.look: dict | None = None
 
     def _main_navigation(self, request: Any) -> bool:
         try:
@@ -291,25 +346,21 @@ class PageWatch:
         if frame == self.page.main_frame:
             self.navigated.set()
 
-    def _listeners(self) -> tuple:
-        return (
-            ("request", self._on_request),
-            ("response", self._on_response),
-            ("requestfinished", self._on_done),
-            ("requestfailed", self._on_done),
-            ("framenavigated", self._on_navigated),
-        )
-
     async def __aenter__(self) -> PageWatch:
-        for event, fn in self._listeners():
-            self.page.on(event, fn)
+        watches = _relay_of(self.page).watches
+        watches.append(self)
         if self.arm:
-            await self.reset()
+            try:
+                await self.reset()
+            except BaseException:
+                watches.remove(self)  # not entered: __aexit__ will not run
+                raise
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        for event, fn in self._listeners():
-            self.page.remove_listener(event, fn)
+        watches = _relay_of(self.page).watches
+        if self in watches:
+            watches.remove(self)
         # A page loaded after `settle` (going back after a broken submit) or while the action failed.
         await self.report()
 
@@ -373,20 +424,25 @@ class PageWatch:
 
         # 1. did anything start? A navigation request shows within a few ms of a click or submit;
         # a fetch or a DOM change shows the page reacted in place.
-        submitted, state = False, None
+        submitted, state, seen = False, None, None
         pause = grace_ms / 1000  # the first look after the grace: a look costs a round trip
         while not (self.nav_started or self.navigated.is_set()):
             await asyncio.sleep(pause)
             pause = 0.02
             if self.nav_started or self.navigated.is_set():
                 break
-            state = await self._evaluate(_STATE_JS)
+            if self.look is None:
+                state = await self._evaluate(_STATE_JS)
+            else:
+                state, seen = await self._evaluate(_STATE_LOOK_JS, self.look) or (None, None)
             if state:
                 submitted = submitted or state[2] > 0
             if state and len(state) > 7 and state[7] and not self.requests:
                 # a submit after which only attributes changed, with nothing more under way: a class
                 # on the page (a pressed button's, a focus style's) is all it did; nothing to wait for
-                return Settled(False, 0, state[0], submitted, None, self.page.url, same_page=bool(state[6]))
+                return Settled(
+                    False, 0, state[0], submitted, None, self.page.url, same_page=bool(state[6]), look=seen
+                )
             if self.requests or (state and (state[0] or state[4])):
                 break
             if state is None or state[3]:  # the document is going away, or about to be replaced
@@ -400,7 +456,7 @@ class PageWatch:
         same_page = bool(state and len(state) > 6 and state[6])
         fetched = bool(self.requests or (state and state[4]))
         if not (navigated or fetched or (state and state[0])):
-            return Settled(False, 0, 0, submitted, None, self.page.url, same_page=same_page)
+            return Settled(False, 0, 0, submitted, None, self.page.url, same_page=same_page, look=seen)
         if navigated:
             try:
                 await asyncio.wait_for(self.navigated.wait(), left())

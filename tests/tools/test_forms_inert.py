@@ -91,6 +91,51 @@ async def test_a_form_that_does_nothing_is_found_out_at_once(page, site_url, kin
     assert waits.seconds < INERT_BOUND_S, f"{kind}: waited {waits.asked} to find out that nothing happened"
 
 
+class Calls:
+    """The browser calls made on ``page`` while this is entered: in-page calls (``evaluate``) and the
+    listeners added to or removed from the page (the first of a kind and the last are each a call to
+    the driver, subscribing to or dropping the page's events)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, page):
+        self.evaluate: list[str] = []
+        self.listeners: list[str] = []
+        evaluate, on, remove = page.evaluate, page.on, page.remove_listener
+
+        async def counted_evaluate(expression, *args, **kwargs):
+            self.evaluate.append(expression[:60])
+            return await evaluate(expression, *args, **kwargs)
+
+        def counted_on(event, fn):
+            self.listeners.append(f"on {event}")
+            return on(event, fn)
+
+        def counted_remove(event, fn):
+            self.listeners.append(f"remove {event}")
+            return remove(event, fn)
+
+        monkeypatch.setattr(page, "evaluate", counted_evaluate)
+        monkeypatch.setattr(page, "on", counted_on)
+        monkeypatch.setattr(page, "remove_listener", counted_remove)
+
+
+@pytest.mark.parametrize(
+    "kind, lang, markup", [(k, LANGS[i % 3], MARKUPS[i % 3]) for i, k in enumerate(INERT)]
+)
+async def test_finding_out_that_nothing_happened_costs_no_call_of_its_own(page, site_url, kind, lang, markup):
+    # Fields found (1), set and submitted (1, with the listing's fingerprint taken first), the watch's
+    # last look (1, with the fingerprint again): no look before or after of its own, and a second
+    # submit on the same page neither subscribes to its events again nor drops them.
+    await page.goto(f"{site_url}/forms/{kind}?markup={markup}&lang={lang}")
+    for attempt in range(2):
+        with pytest.MonkeyPatch.context() as mp, pytest.raises(NoEffect):
+            calls = Calls(mp, page)
+            await price_filter(ToolContext(page=page), max=LIMITS[lang])
+        assert len(calls.evaluate) <= 3, f"{kind}: {calls.evaluate}"
+        assert not [x for x in calls.listeners if x.startswith("remove")], calls.listeners
+        if attempt:
+            assert calls.listeners == [], f"{kind}: the second submit listened again: {calls.listeners}"
+
+
 @pytest.mark.parametrize("kind, lang, markup", cases(WORKING))
 async def test_a_form_that_works_is_waited_for(page, site_url, on_page, kind, lang, markup):
     await page.goto(f"{site_url}/forms/{kind}?markup={markup}&lang={lang}")

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...errors import FieldNotFound, NoEffect, ToolError
 from ...tool import ToolContext, require_page
-from ..listing_change import look, wait_changed
+from ..listing_change import wait_changed
 from ..page_helpers import (
     Field,
     PageWatch,
@@ -172,14 +172,15 @@ async def run(
     if submit:
         last = choice.max if max is not None and choice.max else choice.min
         assert last is not None  # a field was filled (missing ones were reported above)
-        shown = await look(page)
         async with PageWatch(page, arm=False, emit=ctx.emit) as watch:
-            outcome = await submit_from(page, last.selector, watch, what="the price filter", fill=values)
+            outcome = await submit_from(
+                page, last.selector, watch, what="the price filter", fill=values, look=True
+            )
         filled.update({side: outcome["values"].get(sel, filled[side]) for side, sel in pending.items()})
         report.update(submitted=True, method=outcome["method"], navigated=outcome["navigated"])
         # A filter that applies itself (a debounced input) is given time; one that changed nothing
         # is said, and the listing is read as it is (the validation step filters it).
-        if not await wait_changed(page, shown):
+        if not await wait_changed(page, outcome["shown"], first=outcome["look"]):
             how = outcome["method"]
             if outcome["same_page"]:
                 how += "; the form would only have loaded this same address again, so it was not sent"
