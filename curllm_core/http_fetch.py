@@ -100,39 +100,56 @@ def _http2() -> bool:
 
 class Connections:
     """Connections shared by the tasks of a Runner (keep-alive to the same hosts, one TLS context):
-    each task's client borrows the transport (its own cookies, headers and redirect rule stay its own)
-    and never closes it; `aclose` does, when the Runner is done. Tasks behind a proxy (an active
-    policy's egress proxy, ``--proxy``) connect on their own."""
+    each task's client borrows the transports (its own cookies, headers and redirect rule stay its
+    own) and never closes them; `aclose` does, when the Runner is done. Tasks behind a proxy (an
+    active policy's egress proxy, ``--proxy``) connect on their own.
+
+    Plain-HTTP and HTTPS requests go to a transport each, made on first use: a batch of ``http://``
+    pages loads no CA bundle (`ssl_context`, ~0.1 s); HTTP/2 is offered over TLS only."""
 
     def __init__(self) -> None:
-        self._transport: Any = None
+        self._transports: dict[bool, Any] = {}  # by TLS or not
 
     def borrow(self) -> Any:
-        import httpx
+        return _Borrowed(self)
 
-        if self._transport is None:
-            self._transport = httpx.AsyncHTTPTransport(
-                verify=ssl_context(),
-                http2=_http2(),
+    def transport(self, scheme: str) -> Any:
+        """The shared transport for requests to a ``scheme`` address."""
+        tls = scheme == "https"
+        found = self._transports.get(tls)
+        if found is None:
+            import httpx
+
+            found = self._transports[tls] = httpx.AsyncHTTPTransport(
+                verify=ssl_context() if tls else _no_tls(),
+                http2=tls and _http2(),
                 trust_env=False,
                 limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
             )
-        return _Borrowed(self._transport)
+        return found
 
     async def aclose(self) -> None:
-        if self._transport is not None:
-            await self._transport.aclose()
-            self._transport = None
+        transports, self._transports = list(self._transports.values()), {}
+        for transport in transports:
+            await transport.aclose()
+
+
+def _no_tls() -> Any:
+    """The plain-HTTP transport's TLS context: it never speaks TLS (its requests are http://), and a
+    context that trusts no certificate would refuse every server if it ever did."""
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 class _Borrowed:
-    """A shared transport as one client sees it: requests go through, closing is the owner's."""
+    """The shared transports as one client sees them: requests go through, closing is the owner's."""
 
-    def __init__(self, transport: Any) -> None:
-        self.transport = transport
+    def __init__(self, connections: Connections) -> None:
+        self.connections = connections
 
     async def handle_async_request(self, request: Any) -> Any:
-        return await self.transport.handle_async_request(request)
+        return await self.connections.transport(request.url.scheme).handle_async_request(request)
 
     async def __aenter__(self) -> _Borrowed:
         return self
@@ -211,8 +228,9 @@ class Fetcher:
                     headers=headers,
                     timeout=timeout,
                     follow_redirects=False,
-                    verify=ssl_context(),
-                    http2=_http2(),
+                    # A borrowed transport has its own TLS context and HTTP/2 setting: none made here.
+                    verify=True if shared else ssl_context(),
+                    http2=not shared and _http2(),
                     proxy=proxy,
                     transport=self.connections.borrow() if shared and self.connections else None,
                     trust_env=False,  # the proxy is the options', as for the browser

@@ -268,6 +268,38 @@ async def test_tasks_share_connections_but_not_cookies(server):
         await shared.aclose()
 
 
+def test_plain_http_makes_no_tls_context(server):
+    """Tasks sharing connections to http:// pages (a fresh process, as a batch) load no CA bundle;
+    https:// requests go to a transport of their own, verified with the CA bundle, HTTP/2 where
+    offered."""
+    import subprocess
+    import sys
+
+    from curllm_core.http_fetch import Connections, ssl_context
+
+    code = (
+        "import asyncio, sys\n"
+        "from curllm_core.browser import BrowserOptions\n"
+        "from curllm_core.http_fetch import Connections, Fetcher, ssl_context\n"
+        "from curllm_core.policy import NetworkPolicy\n"
+        "async def main():\n"
+        "    shared = Connections()\n"
+        "    for _ in range(2):\n"
+        "        f = Fetcher(BrowserOptions(), NetworkPolicy(), connections=shared)\n"
+        f"        assert (await f.get({server + '/page'!r})).title == 'A page'\n"
+        "        await f.aclose()\n"
+        "    await shared.aclose()\n"
+        "asyncio.run(main())\n"
+        "print(ssl_context.cache_info().currsize)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.stdout.split() == ["0"], out.stderr
+    shared = Connections()
+    tls, plain = shared.transport("https"), shared.transport("http")
+    assert tls is not plain and shared.transport("https") is tls
+    assert tls._pool._ssl_context is ssl_context() and tls._pool._http2 and not plain._pool._http2
+
+
 async def test_a_host_that_cannot_be_reached_is_said_so_not_blamed_on_robots_txt():
     import socket
 
