@@ -147,6 +147,27 @@ KEYWORDS = {
     "rest": {"type": "object", "additionalProperties": {"type": "boolean"}},
     "untyped bounds": {"minimum": 0, "minLength": 1},
     "booleans": {"type": "object", "properties": {"yes": True, "no": False}},
+    "refs": {
+        "$defs": {"tree": {"type": ["array", "integer"], "items": {"$ref": "#/$defs/tree"}}},
+        "$ref": "#/$defs/tree",
+        "maxItems": 2,
+    },
+    "patterns": {
+        "type": "object",
+        "properties": {"x-a": {"minimum": 5}, "a": {"type": "integer"}},
+        "patternProperties": {"^x-": {"type": "integer"}},
+        "additionalProperties": False,
+    },
+    "conditions": {
+        "type": "object",
+        "if": {"required": ["map"]},
+        "then": {"properties": {"tool": False}},
+        "else": {"required": ["tool"]},
+    },
+    "annotations": {
+        "type": "object",
+        "properties": {"a": {"type": "integer", "role": "limit", "optional": True}},
+    },
 }
 
 
@@ -157,21 +178,78 @@ def test_every_keyword_it_knows(name):
     docs = list(ODD_VALUES) + [{"a": v} for v in ODD_VALUES] + [[v] for v in ODD_VALUES]
     docs += [[v, w] for v in ODD_VALUES for w in ODD_VALUES[:5]] + [{"yes": v, "no": v} for v in ODD_VALUES]
     docs += ["AB", "ABCD", "ABCDE", "ab", 5, 10, 0.5, 1.5, {"a": 1, "b": 2}, {"x": True}, {"x": 1}]
+    docs += [
+        [[1]],
+        [[]],
+        [[1, [2, "x"]]],
+        [1, 2, 3],
+        {"x-a": 3},
+        {"x-a": 7},
+        {"x-b": "s"},
+        {"x-b": 1, "a": 2},
+    ]
+    docs += [{"map": 1}, {"map": 1, "tool": "t"}, {"tool": "t"}, {"tool": "t", "map": None}]
     docs += [broken(d, rng) for d in docs if isinstance(d, (dict, list)) and d]
     assert agree(schema, docs) > 0
 
 
 def test_unknown_keywords_get_no_quick_check():
     for schema in (
-        {"$ref": "#/$defs/x", "$defs": {"x": {}}},
+        {"$ref": "other.json#/$defs/x"},
+        {"$ref": "#/$defs/missing", "$defs": {}},
+        {"properties": {"a": {"$id": "https://example.test/a", "$ref": "#/$defs/x"}}, "$defs": {"x": {}}},
+        {"if": {"type": "string"}, "then": {"minLength": 1}},
         {"anyOf": [{"type": "string"}]},
-        {"type": "object", "patternProperties": {"^a": {}}},
+        {"type": "object", "patternProperties": {"(": {}}},
         {"type": "array", "items": [{"type": "string"}]},
         {"enum": [1, 2]},
         {"type": "decimal"},
         {"type": "string", "pattern": "("},
     ):
         assert compile_check(schema) is None, schema
+
+
+def test_it_knows_which_keywords_validate():
+    """Every keyword jsonschema validates with is either compiled here or refuses the quick check;
+    the rest are annotations (a manifest's ``role``) to both."""
+    from curllm_core.quick_schema import KNOWN, VALIDATING
+
+    assert set(Draft202012Validator.VALIDATORS) <= VALIDATING
+    assert compile_check({"type": "integer", "role": "limit"}) is not None
+    for word in VALIDATING - KNOWN:
+        assert compile_check({word: {}}) is None, word
+
+
+def test_plans_are_checked_without_jsonschema():
+    """The plan schema compiles (a valid plan needs no jsonschema: ~0.1 s of a batch's start); it never
+    takes a document jsonschema refuses (a map step with a tool, a missing tool, an unknown field),
+    over the example plans, plans made from the schema and every way of breaking them."""
+    from curllm_core.plan.model import plan_schema
+
+    schema = plan_schema()
+    check = compile_check(schema)
+    assert check is not None
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    files = [*sorted(examples.glob("plans/*.json")), examples / "plugin_minimal" / "plan.json"]
+    plans = [doc for f in files if "plan" in (doc := json.loads(f.read_text(encoding="utf-8")))]
+    mapped = {
+        "plan": [
+            {"tool": "extraction.products_generic", "parameters": {"limit": 5}},
+            {"map": {"over": "products", "open": "url", "steps": [{"tool": "extraction.product_detail"}]}},
+        ],
+        "x-team": {"any": "thing"},
+    }
+    plans.append(mapped)
+    assert len(plans) >= 5 and all(check(p) for p in plans)
+    rng = random.Random("plans")
+    docs = plans + [make(schema, rng) for _ in range(100)]
+    docs += [broken(d, rng) for d in docs for _ in range(20)]
+    docs += [
+        {"plan": [{**mapped["plan"][1], "tool": "x"}]},
+        {"plan": [{"map": {"over": "a"}}]},
+        {"plan": [{}]},
+    ]
+    assert agree(schema, docs) >= len(plans)
 
 
 def test_a_real_products_output_is_taken():

@@ -34,7 +34,6 @@ def error_code(exc: BaseException) -> str:
 
 
 _validators: dict[int, Any] = {}
-_quick: dict[int, tuple[Any, Callable[[Any], bool]]] = {}
 
 
 def _output_validator(manifest: Manifest):
@@ -44,22 +43,6 @@ def _output_validator(manifest: Manifest):
     if key not in _validators:
         _validators[key] = Draft202012Validator(manifest.output_schema)
     return _validators[key]
-
-
-def _quick_check(manifest: Manifest) -> Callable[[Any], bool]:
-    """The output schema's compiled check (`quick_schema`), made once; one that never says yes when
-    the schema has a keyword it does not know."""
-    schema = manifest.output_schema
-    made = _quick.get(id(schema))
-    if made is None or made[0] is not schema:  # kept with its schema: an id is never reused meanwhile
-        from ..quick_schema import compile_check
-
-        made = _quick[id(schema)] = (schema, compile_check(schema) or _never)
-    return made[1]
-
-
-def _never(_output: Any) -> bool:
-    return False
 
 
 async def call_tool(manifest: Manifest, run: Callable[[], Awaitable[Any]], timeout_ms: int) -> dict:
@@ -81,7 +64,9 @@ async def call_tool(manifest: Manifest, run: Callable[[], Awaitable[Any]], timeo
     if not isinstance(output, dict):
         raise OutputInvalid(f"{manifest.key} returned {type(output).__name__}, not an object")
     output = clean(output)  # page text enters here: no lone surrogates, no infinite numbers
-    if _quick_check(manifest)(output):
+    from ..quick_schema import certainly_valid
+
+    if certainly_valid(manifest.output_schema)(output):
         return output  # certainly valid (`quick_schema`); else jsonschema decides and words the errors
     errors = sorted(
         _output_validator(manifest).iter_errors(output), key=lambda e: list(map(str, e.absolute_path))

@@ -217,6 +217,45 @@ def test_commands_without_browser_or_model_never_import_them(cache_env):
     assert "HEAVY=[]" in out.stderr, out.stderr
 
 
+def test_a_batch_on_html_imports_no_browser_api_and_no_schema_validator(tmp_path, cache_env):
+    """A batch of a given plan on --engine http (a paged listing whose shortfall sends the pager's rule
+    over the HTML) imports neither Playwright's API nor jsonschema (a valid plan and valid outputs need
+    no wording of errors): ~0.25 s of every batch's start."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "site" / "paged-en.html"
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps(
+            {
+                "plan": [
+                    {"tool": "extraction.products_generic"},
+                    {"tool": "validation.price_range_check", "parameters": {"max": 150}},
+                ],
+                "expected_output": "products",
+            }
+        )
+    )
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "a", "url": str(page), "plan": str(plan)}) + "\n")
+    code = (
+        "import sys, runpy\n"
+        f"sys.argv=['curllm','batch',{str(tasks)!r},'--engine','http','--no-progress']\n"
+        "try:\n    runpy.run_module('curllm_core', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "heavy=[m for m in ('playwright.async_api','litellm','jsonschema','pydantic') if m in sys.modules]\n"
+        "sys.stderr.write('HEAVY=%s' % heavy)\n"
+    )
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}, **cache_env}
+    subprocess.run(
+        [sys.executable, "-m", "curllm_core", "tools", "list"], capture_output=True, env=env
+    )  # the cache
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    line = json.loads(out.stdout)
+    assert line["ok"] and line["data"]["products"], out.stderr
+    assert "links its next page" in line["warnings"][0]  # the pager's rule read the HTML
+    assert "HEAVY=[]" in out.stderr, out.stderr
+
+
 def test_an_instruction_over_input_data_needs_no_url(tmp_path, cache_env):
     data = tmp_path / "in.json"
     data.write_text(json.dumps({"products": [{"name": "a", "price": 99}, {"name": "b", "price": 120}]}))
