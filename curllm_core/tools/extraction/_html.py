@@ -445,7 +445,11 @@ def hidden_self(node: LexborNode, *, screen_reader: bool = True) -> bool:
 
     ``screen_reader`` also counts screen-reader-only text (sr-only, visually-hidden, ...) as hidden.
     """
-    attrs = node.attributes
+    return _hidden_attributes(node.attributes, screen_reader)
+
+
+def _hidden_attributes(attrs: dict, screen_reader: bool) -> bool:
+    """`hidden_self` of an element with the attributes ``attrs`` (a caller that reads them anyway)."""
     if not attrs:
         return False
     if "hidden" in attrs or HIDDEN_MARK in attrs:
@@ -501,6 +505,7 @@ class PageShare:
         self.tree = tree
         self.total: int | None = None
         self.memo: dict[int, float] = {}
+        self.headed: set[int] | None = None  # every h1 and its ancestors (see `holds_most`)
 
     def __call__(self, node: LexborNode) -> float:
         key = node.mem_id
@@ -525,7 +530,14 @@ class PageShare:
         attrs = node.attributes
         if "hidden" in attrs or HIDDEN_MARK in attrs or _HIDDEN_STYLE_RE.search(attrs.get("style") or ""):
             return False
-        return node.css_first("h1") is not None or self(node) >= 0.5
+        if self.headed is None:  # one query for the page, not one per element asked about
+            self.headed = set()
+            for h1 in self.tree.css("h1"):
+                current: LexborNode | None = h1
+                while current is not None and current.mem_id not in self.headed:
+                    self.headed.add(current.mem_id)
+                    current = current.parent
+        return node.mem_id in self.headed or self(node) >= 0.5
 
 
 class HiddenIndex:
@@ -572,11 +584,12 @@ class HiddenIndex:
         loose, strict = cls(), cls()
         page = PageShare(tree)
         for node in tree.css(", ".join(cls._LOOSE + cls._STRICT)):
-            if hidden_self(node, screen_reader=False) and not page.holds_most(node):
+            attrs = node.attributes
+            if _hidden_attributes(attrs, False) and not page.holds_most(node):
                 loose.roots.add(node.mem_id)
                 strict.roots.add(node.mem_id)
             elif (
-                hidden_self(node, screen_reader=True) or node.attributes.get("aria-hidden") == "true"
+                _hidden_attributes(attrs, True) or attrs.get("aria-hidden") == "true"
             ) and not page.holds_most(node):
                 strict.roots.add(node.mem_id)
         return loose, strict
@@ -632,8 +645,8 @@ def _collect(node: LexborNode, parts: list[str], memo: dict[int, str] | None) ->
             parts.append(" ")
         elif tag in ("-comment", "img", "input", "select", "option", "textarea"):
             continue
-        elif not hidden_self(child):
-            if (tag in SOFT_TAGS or tag not in HTML_TAGS) and BLOCK_MARK in child.attributes:
+        elif not _hidden_attributes(attrs := child.attributes, True):
+            if (tag in SOFT_TAGS or tag not in HTML_TAGS) and BLOCK_MARK in attrs:
                 parts.append(_SEP)  # shown as a block by the stylesheet
                 _gather(child, parts, memo)
                 parts.append(_SEP)
@@ -665,7 +678,8 @@ def _gather(node: LexborNode, parts: list[str], memo: dict[int, str] | None) -> 
 
 
 _SEP_RUN_RE = re.compile(r"[\x00-\x02]+")
-_SEPS = frozenset("\x00\x01\x02")
+_SEP_CHARS = "\x00\x01\x02"
+_SEPS = frozenset(_SEP_CHARS)
 _NO_SPACE_AFTER = frozenset(" \t\n\r\f\v\u00a0([{")
 _NO_SPACE_BEFORE = frozenset(" \t\n\r\f\v\u00a0,.;:!?)]}%")
 _QUOTES = frozenset("\"'\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb\u2039\u203a")
@@ -718,6 +732,7 @@ def clean_text(text: str) -> str:
     """Fold white space; element-boundary breaks become one space except next to punctuation, inside
     a quotation's marks, and (inline elements) inside a word."""
     if _SEP in text or _SOFT in text or _RAISED in text:
+        text = text.strip(_SEP_CHARS)  # a break at either end separates nothing (see `boundary`)
 
         def boundary(m: re.Match) -> str:
             start, end = m.start(), m.end()
