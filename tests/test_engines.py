@@ -216,6 +216,85 @@ def test_no_next_page_and_no_way_on():
     assert next_step(f"<html><body>{LISTING}{carousel}</body></html>", "http://127.0.0.1/list")[0] is None
 
 
+# Pagers and load-more controls the pager's rules score, in several markups and languages: accented
+# words, arrows only, a label or a class alone, an image's alt, text split over elements.
+_CONTROLS = [
+    '<nav class="pagination"><a href="?p=2">Następna strona</a></nav>',
+    '<div class="pager"><a href="/list/2">Nächste Seite</a> <a href="/list/9">Letzte</a></div>',
+    '<a href="/list/2">Vorwärts »</a>',
+    '<ul class="pages"><li><a href="/list/2" aria-label="Następna">›</a></li></ul>',
+    '<a class="pagNext" href="/list/2"><img src="n.png" alt="Weiter"></a>',
+    '<a id="nextLink" href="/list/2"><span>Dalej</span></a>',
+    '<a href="/list/2" title="Suivant">→</a>',
+    '<button type="button">Pokaż <b>więcej</b></button>',
+    '<button class="more">Mehr laden</button>',
+    '<a href="/list?offset=20">Show next 20</a>',
+    '<link rel="next" href="/list?page=2">',
+]
+
+
+def _listing_pages() -> list[tuple[str, str]]:
+    from pathlib import Path
+
+    pages = [(f"<html><head></head><body>{LISTING}{c}</body></html>", c) for c in _CONTROLS]
+    site = Path(__file__).parent / "site"
+    return pages + [(f.read_text(encoding="utf-8"), f.name) for f in sorted(site.glob("*.html"))]
+
+
+def test_the_pagers_first_test_keeps_every_control_its_rules_score():
+    """`next_step` describes only the controls that pass the browser scans' first test (folded rel,
+    text, labels, class, id): every control the next-page rule or the load-more rule scores at all
+    passes it, described exactly as without it, and a listing's product links are not described.
+    (The same held on the real page snapshots and the testbed's pages: 344 pages, 85 with a way on.)"""
+    from curllm_core.tools.navigation.html_links import html_clickables
+    from curllm_core.tools.navigation.more_on_page import load_more_score
+    from curllm_core.tools.navigation.pagination import STEP_CANDIDATE, next_score
+
+    url = "http://127.0.0.1/list"
+    scored = 0
+    for html, name in _listing_pages():
+        every = html_clickables(html, url)
+        tested = {c.ref: c for c in html_clickables(html, url, prefilter=STEP_CANDIDATE)}
+        for c in every:
+            if next_score(c, url)[0] > 0 or load_more_score(c) > 0:
+                scored += 1
+                assert tested.get(c.ref) == c, (name, c)
+    assert scored >= len(_CONTROLS)
+    plain = f"<html><body>{LISTING}{_CONTROLS[0]}</body></html>"
+    assert len(html_clickables(plain, url, prefilter=STEP_CANDIDATE)) == 1 < len(html_clickables(plain, url))
+    assert next_step(plain, url) == ("http://127.0.0.1/list?p=2", None)
+    assert next_step(f"<html><body>{LISTING}{_CONTROLS[9]}</body></html>", url) == (
+        None,
+        "a load-more button ('Show next 20')",
+    )
+
+
+def test_the_html_pager_rules_need_no_playwright():
+    """The HTTP engine's reading of a page's next link (a shortfall's check after every extraction)
+    imports no Playwright API (~0.15 s of a batch's start); the error types the browser tools catch
+    are Playwright's own."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import curllm_core.tools.navigation.pagination, curllm_core.tools.navigation.html_links\n"
+        "import curllm_core.executor.run\n"
+        "sys.stdout.write(str('playwright.async_api' in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "False", out.stderr
+    import playwright.async_api
+
+    from curllm_core.tools.page_helpers import PlaywrightError
+    from curllm_core.tools.page_watch import PlaywrightTimeout
+
+    assert (
+        PlaywrightError is playwright.async_api.Error
+        and PlaywrightTimeout is playwright.async_api.TimeoutError
+    )
+
+
 def test_the_api_and_the_config_check_the_engine():
     import curllm_core
     from curllm_core.errors import UsageError

@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
-from playwright.async_api import Error as PlaywrightError
-
 from ..errors import SubmitFailed, SubmitUndone, ToolError
 from ..text import fold, squash
 from .listing_change import SHOWN_JS, look_options, shown_from
 from .page_watch import _STATE_JS as _STATE_JS  # re-exported: tools and tests import the watch from here
 from .page_watch import _WATCH_JS, PageWatch, Settled
 from .page_watch import GRACE_MS as GRACE_MS
+from .page_watch import PlaywrightError as PlaywrightError  # without playwright.async_api (see page_watch)
 
 REF_ATTR = "data-curllm-ref"
 

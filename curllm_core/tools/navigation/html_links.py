@@ -8,9 +8,11 @@ markup or an ancestor's hides it (``hidden``, ``display:none``, a hiding class).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urljoin
 
+from ...text import fold
 from ..page_helpers import Clickable, followable
 
 #: Elements whose text and classes make an ancestor's description (`Clickable.around`), as in the scan.
@@ -30,13 +32,27 @@ def _around(node: Any) -> str:
     return " ".join(out)[:400]
 
 
-def html_clickables(html: str, url: str) -> list[Clickable]:
+def _passes(pre: re.Pattern[str], probe: str) -> bool:
+    """Whether the folded ``probe`` matches ``pre``; lower-casing is folding for ASCII text, so only
+    other text pays for `text.fold`."""
+    return pre.search(probe.lower()) is not None or (
+        not probe.isascii() and pre.search(fold(probe)) is not None
+    )
+
+
+def html_clickables(html: str, url: str, *, prefilter: str = "") -> list[Clickable]:
     """The links of ``html`` (``<a href>``, ``<link rel=next>``) as `Clickable`s, with what the
-    browser scan would say of them that markup tells (visible: not hidden by its own markup)."""
+    browser scan would say of them that markup tells (visible: not hidden by its own markup).
+
+    ``prefilter``, a regular expression, is the browser scan's cheap first test
+    (`page_helpers.scan_clickables`): an element whose folded rel, text, labels, image alt, class
+    and id it does not match is not described (a listing's hundreds of product links, when looking
+    for "next"); ``order`` and ``ref`` still count every element."""
     from selectolax.lexbor import LexborHTMLParser
 
     from ..extraction._html import hidden_self
 
+    pre = re.compile(prefilter) if prefilter else None
     tree = LexborHTMLParser(html)
     # As the browser resolves ``el.href``: against <base href>, else the document's own address.
     tag = tree.css_first("base[href]")
@@ -44,14 +60,20 @@ def html_clickables(html: str, url: str) -> list[Clickable]:
     out: list[Clickable] = []
     for i, node in enumerate(tree.css("a[href], button, [role=button], link[rel~=next]")):
         attrs = node.attributes
-        raw = (attrs.get("href") or "").strip()
-        href = urljoin(base, raw) if raw else ""
+        text = " ".join((node.text(deep=True, separator=" ") or "").split())
         img = node.css_first("img[alt]")
         aria = " ".join(
             v
             for v in (attrs.get("aria-label"), attrs.get("title"), img.attributes.get("alt") if img else None)
             if v
         )
+        if pre is not None and not _passes(
+            pre,
+            " ".join((attrs.get("rel") or "", text, aria, attrs.get("class") or "", attrs.get("id") or "")),
+        ):
+            continue
+        raw = (attrs.get("href") or "").strip()
+        href = urljoin(base, raw) if raw else ""
         hidden = False
         ancestor: Any = node
         while ancestor is not None and ancestor.tag not in ("body", "html"):
@@ -64,7 +86,7 @@ def html_clickables(html: str, url: str) -> list[Clickable]:
                 ref=str(i),
                 order=i,
                 tag=node.tag or "a",
-                text=" ".join((node.text(deep=True, separator=" ") or "").split())[:200],
+                text=text[:200],
                 aria=aria[:160],
                 role=attrs.get("role") or "",
                 rel=(attrs.get("rel") or "").lower(),

@@ -48,7 +48,7 @@ LOAD_MORE = (
 )
 _LOAD_MORE_RE = re.compile(rf"(?:{LOAD_MORE})(?: ?\(\d+\))?")
 # The cheap first test in the page (folded text, labels, classes): only these are described.
-_CANDIDATE = r"more|wiecej|kolejne|nastepne|mehr|weitere|load"
+LOAD_MORE_CANDIDATE = r"more|wiecej|kolejne|nastepne|mehr|weitere|load"
 # Where a "show more" expands something else than the listing.
 _ELSEWHERE = r"filter\w*|facet\w*|sidebar|aside|refine\w*|filtr\w*|carousel|slider|swiper|review\w*|opini\w*|description|opis|beschreibung|faq|comments?|komentarz\w*"
 
@@ -111,7 +111,7 @@ def load_more_score(c: Clickable) -> float:
 
 async def find_load_more(page: Any) -> Clickable | None:
     """The page's load-more control, or None (one browser call)."""
-    scan = await scan_clickables(page, limit=4000, prefilter=_CANDIDATE)
+    scan = await scan_clickables(page, limit=4000, prefilter=LOAD_MORE_CANDIDATE)
     best, best_score = None, 0.0
     for c in scan.items:
         score = load_more_score(c)

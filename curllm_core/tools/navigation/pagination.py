@@ -47,7 +47,7 @@ from ..stated_count import (
     shortfall,
     stated_listing,
 )
-from .more_on_page import More, load_more_score, read_more
+from .more_on_page import LOAD_MORE_CANDIDATE, More, load_more_score, read_more
 
 NEXT_WORDS = (
     r"next|next page|nastepna|nastepna strona|nastepne|dalej|kolejna|kolejna strona|weiter|nachste|"
@@ -68,6 +68,9 @@ CANDIDATE = (
     "next|nast|dalej|kolejn|weiter|nachst|vorwart|more|suiv|sigui|volgend|success|avanti|pag|"
     + "|".join(ARROWS)
 )
+#: `next_step`'s first test: what a control must show to be scored by the next-page rule or the
+#: load-more rule (on HTML, both are read from one scan).
+STEP_CANDIDATE = f"{CANDIDATE}|{LOAD_MORE_CANDIDATE}"
 
 
 def address_of(c: Clickable) -> str:
@@ -352,7 +355,8 @@ def next_step(html: str, url: str) -> tuple[str | None, str | None]:
 
     best: tuple[float, Clickable] | None = None
     more: Clickable | None = None
-    for c in html_clickables(html, url):
+    # Only the controls either rule can score at all are described, as the browser's scans do.
+    for c in html_clickables(html, url, prefilter=STEP_CANDIDATE):
         score, _ = next_score(c, url)
         if score >= 5 and (best is None or score > best[0]):
             best = (score, c)
