@@ -28,8 +28,20 @@ def squash(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
+#: The combining marks of U+0300-U+036F (Latin, Greek and Cyrillic accents; not U+034F, the grapheme
+#: joiner, which combines nothing), dropped in one pass by `fold`.
+_ACCENTS = {c: None for c in range(0x300, 0x370) if unicodedata.combining(chr(c))}
+
+
 def fold(text: str | None) -> str:
-    """Lower-case, accent-free, single-spaced text for comparisons ("Następna  Strona" -> "nastepna strona")."""
+    """Lower-case, accent-free, single-spaced text for comparisons ("Następna  Strona" -> "nastepna strona").
+
+    Every combining mark of the decomposed text is dropped. Most text is ASCII when lower-cased
+    (nothing to decompose) or once its accents are dropped in one pass; only what is left is walked
+    character by character (text is compared everywhere: names, labels, link texts)."""
     text = (text or "").casefold().replace("ł", "l")
-    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text).translate(_ACCENTS)
+        if not text.isascii():
+            text = "".join(c for c in text if not unicodedata.combining(c))
     return " ".join(text.split())
