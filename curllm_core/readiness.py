@@ -342,7 +342,8 @@ async def probe(page: Any) -> Probe:
 
 
 async def wait_ready(page: Any, timeout_ms: int | None = None, *, strict: bool = False) -> Readiness:
-    """Wait until ``page``'s content is there (see the module's doc), at most ``timeout_ms``.
+    """Wait until ``page``'s content is there (see the module's doc), at most ``timeout_ms``; ``page``
+    may be a frame of a page as well (its own document).
 
     Never raises for a page that does not settle: it returns ``ready=False`` with the reason, and the
     caller reads the page as it is. A page that is being replaced (a navigation) is looked at again.
@@ -362,7 +363,8 @@ async def wait_ready(page: Any, timeout_ms: int | None = None, *, strict: bool =
             reason = verdict(last, strict=strict)
         except PlaywrightError as e:  # the document is being replaced, or the page closed
             last = replace(last, title=None)  # the document that had it is gone
-            if page.is_closed():
+            # a page closed, or a frame (this waits for a frame's document as well) gone
+            if page.is_closed() if hasattr(page, "is_closed") else page.is_detached():
                 return Readiness(False, int((loop.time() - start) * 1000), probes, "the page closed", last)
             reason = f"the page did not answer ({str(e).splitlines()[0][:80]})"
         probes += 1

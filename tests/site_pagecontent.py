@@ -50,6 +50,12 @@ Patterns (`PATTERNS`):
 ``search-shadow``   a search form (field and button) inside an open shadow root; it submits to
                     ``/pc/results/<markup>-<lang>.html?q=``, the products whose name has ``q``.
 ``search-frame``    the same search form in a same-origin frame, whose results show in the frame.
+``search-frame-slow`` the same in a frame whose form is submitted by its script a moment after the
+                    press (``SUBMIT_DELAY_MS``: a search box that sends a beacon first), and whose
+                    results document (``/pc/results-slow/``) the server streams slowly: the page's
+                    head at once, then each product card `HOLD_MS` after the one before (`HOLD`
+                    marks where the server holds the rest back). Read before the frame's document
+                    has loaded, it lists no product, or only the first.
 """
 
 from __future__ import annotations
@@ -82,7 +88,12 @@ PATTERNS = (
     "state-parse",
 )
 #: Pages of a search form in a shadow root or a frame, and what a test searches for on them.
-SEARCH_PATTERNS = ("search-shadow", "search-frame")
+SEARCH_PATTERNS = ("search-shadow", "search-frame", "search-frame-slow")
+#: Where the server holds the rest of a document back for `HOLD_MS` (a slow stream; site_server).
+HOLD = "<!--curllm-test-hold-->"
+HOLD_MS = 300
+#: How long after the press the slow frame's form is submitted by its script.
+SUBMIT_DELAY_MS = 150
 SEARCH = {
     "pl": ("Luna", "Szukaj", "Szukaj w sklepie"),
     "en": ("Luna", "Search", "Search the shop"),
@@ -224,13 +235,17 @@ def page(path: str, params: dict[str, str]) -> str | None:
     pattern, markup, lang = m.groups()
     if pattern == "frame-body":
         return layout(lang, f"<main>{grid(markup, lang)}</main>")
-    if pattern == "results":
+    if pattern in ("results", "results-slow"):
         q = params.get("q", "").strip().lower()
         found = [(n, p) for n, p in PRODUCTS[lang] if q and q in n.lower()]
         start, end = _GRID[markup]
-        return layout(lang, f"<main>{start}{''.join(card(markup, lang, n, p) for n, p in found)}{end}</main>")
+        hold = HOLD if pattern == "results-slow" else ""  # before each card and the end of the page
+        cards = "".join(hold + card(markup, lang, n, p) for n, p in found)
+        return layout(lang, f"<main>{start}{cards}{hold}{end}</main>")
     if pattern == "search-form":
         return layout(lang, _search_form(markup, lang))
+    if pattern == "search-form-slow":
+        return layout(lang, _search_form(markup, lang, slow=True))
     maker = _PAGES.get(pattern)
     return maker(markup, lang, params, path) if maker else None
 
@@ -664,12 +679,19 @@ def _state_parse(markup: str, lang: str, params: dict, path: str) -> str:
     return _rendered(markup, lang, f"var pageData = JSON.parse('{literal}');")
 
 
-def _search_form(markup: str, lang: str) -> str:
+def _search_form(markup: str, lang: str, *, slow: bool = False) -> str:
     _, button, label = SEARCH[lang]
-    return (
-        f'<form action="/pc/results/{markup}-{lang}.html" method="get" role="search">'
+    form = (
+        f'<form action="/pc/results{"-slow" if slow else ""}/{markup}-{lang}.html" method="get" role="search">'
         f'<input type="search" name="q" aria-label="{label}" placeholder="{label}"><button type="submit">{button}</button></form>'
     )
+    if slow:  # the form is sent by the page's script a moment after the press
+        form += (
+            "<script>const form = document.querySelector('form[role=search]');"
+            "form.addEventListener('submit', (e) => { e.preventDefault(); "
+            f"setTimeout(() => form.submit(), {SUBMIT_DELAY_MS}); }});</script>"
+        )
+    return form
 
 
 def _search_shadow(markup: str, lang: str, params: dict, path: str) -> str:
@@ -682,9 +704,10 @@ def _search_shadow(markup: str, lang: str, params: dict, path: str) -> str:
 
 
 def _search_frame(markup: str, lang: str, params: dict, path: str) -> str:
+    form = "search-form-slow" if path.startswith("/pc/search-frame-slow/") else "search-form"
     return layout(
         lang,
-        f'<main><iframe title="search" src="/pc/search-form/{markup}-{lang}.html" '
+        f'<main><iframe title="search" src="/pc/{form}/{markup}-{lang}.html" '
         'style="width:100%;height:900px;border:0"></iframe></main>',
     )
 
@@ -711,4 +734,5 @@ _PAGES = {
     "state-parse": _state_parse,
     "search-shadow": _search_shadow,
     "search-frame": _search_frame,
+    "search-frame-slow": _search_frame,
 }

@@ -69,6 +69,7 @@ import importlib.util
 import re
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import ThreadingHTTPServer
@@ -117,6 +118,24 @@ def _handler_class() -> type:
                 self.send_error(HTTPStatus.NOT_FOUND)
                 return
             self.send_html(doc)
+
+        def send_held(self, text: str, hold: str, hold_ms: int) -> None:
+            """An HTML page streamed slowly: the part before each ``hold`` mark sent at once, the
+            rest ``hold_ms`` later (the server holds it back); a page without a mark in one piece."""
+            if hold not in text or self.command == "HEAD":
+                self.send_html(text.replace(hold, ""))
+                return
+            parts = [part.encode("utf-8") for part in text.split(hold)]
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(sum(len(part) for part in parts)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            for i, part in enumerate(parts):
+                if i:
+                    time.sleep(hold_ms / 1000)  # the server's slowness, not the test's wait
+                self.wfile.write(part)
+                self.wfile.flush()
 
         def route(self, path: str, params: dict[str, str]) -> bool:
             if path == "/forms-api/items":
@@ -169,7 +188,7 @@ def _handler_class() -> type:
                 doc = site_pagecontent.page(path, params)
                 if doc is None:
                     return False
-                self.send_html(doc)
+                self.send_held(doc, site_pagecontent.HOLD, site_pagecontent.HOLD_MS)
                 return True
             if path.startswith("/real/"):
                 name = path.removeprefix("/real/")

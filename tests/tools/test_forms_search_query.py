@@ -89,3 +89,26 @@ async def test_no_search_box_is_a_clear_error(page, site_url, on_page):
         ToolError, match="no search box found on http://127.0.0.1:.*/test/table.html: looked for"
     ):
         await on_page(MANIFEST.key, query="ryzen")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("markup", "lang"), [("cssmod", "de"), ("utility", "pl")])
+async def test_a_search_in_a_frame_waits_for_the_frames_slow_results(page, site_url, on_page, markup, lang):
+    """A search form in a frame, submitted by its script a moment after the press, whose results the
+    server streams slowly (a card every HOLD_MS): when the tool returns, the frame shows every result,
+    read at once (the main page itself never navigated)."""
+    import site_pagecontent as pages
+
+    await page.goto(f"{site_url}/pc/search-frame-slow/{markup}-{lang}.html")
+    report = checked(await on_page(MANIFEST.key, query="Luna"))
+    assert (
+        report["submitted"]
+        and not report["navigated"]
+        and page.url.endswith("-slow/" + f"{markup}-{lang}.html")
+    )
+    (frame,) = [f for f in page.frames if f != page.main_frame]
+    assert frame.url.endswith(f"/pc/results-slow/{markup}-{lang}.html?q=Luna")
+    names = await frame.evaluate(
+        "() => [...document.querySelectorAll('main a')].map((a) => a.textContent.trim())"
+    )
+    assert names == [n for n, _ in pages.PRODUCTS[lang] if "Luna" in n]
