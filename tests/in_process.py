@@ -8,15 +8,19 @@ module that uses this; the rest ask the same Runner the CLI asks, with the CLI's
 third-party plugins, the CLI's time limit, a plan made fresh as in an empty cache), and get the
 document ``--format json`` prints; a given plan as ``--plan`` gives it; many tasks as ``curllm batch``
 runs them (`run_many`, its lines). `cli_run_options` gives the options a `curllm run` command line
-would run with, its arguments parsed by the command's own parser.
+would run with, its arguments parsed by the command's own parser. `cli_main` runs a whole command
+line through the console entry point itself (`curllm_core.cli.main`: its parsing, its one-line
+errors and exit codes), for the many cases of one contract beside the real process that proves it.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
-from collections.abc import Sequence
-from dataclasses import replace
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -138,3 +142,41 @@ def cli_run_options(args: Sequence[str]) -> tuple[str | None, RunOptions]:
     if options.timeout_s is None:
         options = replace(options, timeout_s=DEFAULT_TIMEOUT_S)
     return params.get("url"), options
+
+
+@dataclass
+class Exited:
+    """What a command line ended with: its exit code and what it wrote (as `subprocess.run` tells)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli_main(
+    args: Sequence[str], *, stdin: str | None = None, env: Mapping[str, str] | None = None
+) -> Exited:
+    """``curllm ARGS`` run by its console entry point (`curllm_core.cli.main`) in this process: the
+    same parsing, checks, error lines and exit codes, with ``stdin`` as its standard input and an
+    environment as a test's `curllm` process gets it (no ``CURLLM_``/``OPENAI_`` variable of this
+    process, no third-party plugins) plus ``env`` (click's test isolation swaps them back after)."""
+    from click.testing import CliRunner
+
+    from curllm_core.cli import main
+
+    overrides: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("CURLLM_", "OPENAI_"))}
+    overrides.update({"CURLLM_LOAD_PLUGINS": "", **(env or {})})
+    saved = sys.argv
+    with CliRunner().isolation(input=stdin, env=overrides) as (out, err, _):
+        sys.argv = ["curllm", *args]
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        finally:
+            sys.argv = saved
+            gc.unfreeze()  # main() froze this process's objects for its exit, which does not come
+            sys.stdout.flush()
+            sys.stderr.flush()
+        return Exited(code, out.getvalue().decode(), err.getvalue().decode())

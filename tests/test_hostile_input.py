@@ -3,6 +3,11 @@ model echoes, config values out of range and config files that are not files, ba
 
 Each case ends in a clear outcome within its limit (a recorded error, a message and exit 2), never a
 traceback, a hang or a silent exit. The network cases are in tests/browser/test_security.py.
+
+Each contract keeps a real `curllm` process (its exit code, its stderr line); the further cases of a
+contract (more config values, more usage errors) run the same console entry point in this process
+(`tests.in_process.cli_main`: the same parser, checks, error line and exit code), a few tenths of a
+second each instead of a Python process.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.in_process import cli_main
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "tests" / "browser" / "tools"
@@ -224,10 +231,18 @@ def test_a_key_a_model_echoes_is_scrubbed_from_everything_written(tmp_path, fake
 def test_config_values_out_of_range_exit_2(tmp_path, text, words):
     config = tmp_path / "config.toml"
     config.write_text(text + "\n")
+    # The first value through the real command; each further one through its entry point here.
+    real = text == "concurrency = 1000"
     for args in (["--plan", "-", "--input", "-"], ["batch", "-"]):
-        out = curllm(*args, stdin="{}", env={"CURLLM_CONFIG": str(config)}, tmp=tmp_path)
+        env = {"CURLLM_CONFIG": str(config)}
+        out = (
+            curllm(*args, stdin="{}", env=env, tmp=tmp_path)
+            if real
+            else cli_main(args, stdin="{}", env={**env, "CURLLM_CACHE_DIR": str(tmp_path / "cache")})
+        )
         assert out.returncode == 2, (args, out.stdout, out.stderr)
         assert f"config file {config}" in out.stderr and words in out.stderr
+        assert "Traceback" not in out.stderr + out.stdout
 
 
 @pytest.mark.parametrize("kind", ["directory", "not-utf8", "endless", "huge"])
@@ -243,18 +258,16 @@ def test_a_config_file_that_is_not_one_exits_2(tmp_path, kind):
     else:
         config, words = tmp_path / "config.toml", "larger than 1024 KiB"
         config.write_text("# " + "x" * (2 * 1024 * 1024) + "\n")
-    out = curllm(
-        "--plan",
-        "-",
-        "--input",
-        "-",
-        stdin="{}",
-        env={"CURLLM_CONFIG": str(config)},
-        tmp=tmp_path,
-        timeout=30,
+    args = ("--plan", "-", "--input", "-")
+    env = {"CURLLM_CONFIG": str(config)}
+    out = (  # the endless file through the real command, the others through its entry point here
+        curllm(*args, stdin="{}", env=env, tmp=tmp_path, timeout=30)
+        if kind == "endless"
+        else cli_main(args, stdin="{}", env={**env, "CURLLM_CACHE_DIR": str(tmp_path / "cache")})
     )
     assert out.returncode == 2, out.stderr
     assert words in out.stderr and out.stderr.startswith("curllm: error [BAD_USAGE]")
+    assert "Traceback" not in out.stderr + out.stdout
 
 
 # --- bad arguments and output ---------------------------------------------------------------------
@@ -294,7 +307,8 @@ def test_an_argument_that_is_not_utf8_exits_2(tmp_path):
     ],
 )
 def test_clicks_own_usage_errors_use_the_documented_line(tmp_path, args, words):
-    out = curllm(*args, tmp=tmp_path)
+    # the first through the real command, the others through its entry point here
+    out = curllm(*args, tmp=tmp_path) if args[0] == "--format" else cli_main(args)
     assert out.returncode == 2
     assert out.stderr.startswith("curllm: error [BAD_USAGE]: ") and words in out.stderr
     assert "--help`" in out.stderr and len(out.stderr.strip().splitlines()) == 1
@@ -306,17 +320,11 @@ def test_an_unwritable_output_is_refused_before_the_run(tmp_path, target):
     data = tmp_path / "in.json"
     data.write_text(json.dumps({"products": [{"name": "a"}]}))
     events = tmp_path / "events.jsonl"
-    out = curllm(
-        "--plan",
-        "-",
-        "--input",
-        str(data),
-        "-o",
-        str(tmp_path / target),
-        "--events",
-        str(events),
-        stdin=DATA_PLAN,
-        tmp=tmp_path,
+    args = ("--plan", "-", "--input", str(data), "-o", str(tmp_path / target), "--events", str(events))
+    out = (  # the missing directory through the real command, the directory through its entry point
+        curllm(*args, stdin=DATA_PLAN, tmp=tmp_path)
+        if target.startswith("missing")
+        else cli_main(args, stdin=DATA_PLAN, env={"CURLLM_CACHE_DIR": str(tmp_path / "cache")})
     )
     assert out.returncode == 2 and str(tmp_path / target) in out.stderr and "BAD_USAGE" in out.stderr
     assert "tool_call" not in (events.read_text() if events.exists() else "")  # nothing ran
@@ -331,10 +339,14 @@ def test_an_unwritable_output_is_refused_before_the_run(tmp_path, target):
     ],
 )
 def test_a_start_url_that_cannot_be_opened_exits_2(tmp_path, url, words):
-    out = curllm("find products", "--url", url, tmp=tmp_path)
+    # the first through the real command, the others through its entry point here
+    env = {"CURLLM_CACHE_DIR": str(tmp_path / "cache")}
+    args = ("find products", "--url", url)
+    out = curllm(*args, tmp=tmp_path) if url.startswith("./") else cli_main(args, env=env)
     assert out.returncode == 2 and "curllm: error [BAD_URL]" in out.stderr and words in out.stderr
-    out = curllm(url, "find products", tmp=tmp_path) if url == "missing.html" else out
+    out = cli_main((url, "find products"), env=env) if url == "missing.html" else out
     assert out.returncode == 2 and words in out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
 
 
 def test_an_empty_task_file_says_so(tmp_path):
