@@ -1,9 +1,16 @@
-"""The browser layer through the real CLI: page loading, failures, the network policy, dialogs, popups.
+"""The browser layer as `curllm run` drives it: page loading, failures, the network policy, dialogs,
+popups.
 
 Every case ends in a clear, structured result within its time limit, with no traceback. A time limit
 is shown kept by the result (the error names the limit that ended the task), not by the seconds the
 command took: a loaded machine makes a command slower, not its limits different. Every command has
 `curllm`'s 90 s as the bound of a hang.
+
+The pages' cases run in this process (tests/in_process.py): the same Runner, the options parsed by
+`curllm run`'s own parser, one real Chromium for the module, and the exit code the command gives
+(0, or 1 when the result is not ok). The contracts of the command and its own browser run the real
+`curllm`: a page's result and exit 0, a refusal before any browser starts, the screenshot and session
+files written as the browser closes, no browser found.
 """
 
 from __future__ import annotations
@@ -15,7 +22,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from hostile_server import start_hostile
+
+from tests.in_process import InProcessCurllm
 
 pytestmark = pytest.mark.browser
 TOOLS = Path(__file__).parent / "tools"
@@ -27,6 +37,26 @@ def hostile():
     server = start_hostile()
     yield server
     server.stop()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def here(curllm_browser):
+    """`curllm run` in this process, in the session's browser, with this directory's tools."""
+    curllm_here = InProcessCurllm(curllm_browser, tools_path=TOOLS)
+    yield curllm_here
+    await curllm_here.aclose()
+
+
+class Ran:
+    """What `curllm --plan - --format json ARGS` ended with: its exit code and its document."""
+
+    def __init__(self, returncode: int, result: dict):
+        self.returncode, self.result = returncode, result
+
+
+async def run(here: InProcessCurllm, *args: str, plan: str = PLAN) -> Ran:
+    """The task of ``curllm --plan - --format json ARGS`` (``plan`` on stdin), run in this process."""
+    return Ran(*await here.run_plan(json.loads(plan), args))
 
 
 def curllm(*args: str, plan: str = PLAN, env_extra: dict | None = None, timeout: float = 90, tmp: Path):
@@ -73,9 +103,9 @@ def test_a_page_loads(browser_path, hostile, tmp_path):
 
 
 @pytest.mark.parametrize("status, attempts", [(404, 1), (500, 3)])
-def test_http_errors_fail_with_the_status(browser_path, hostile, tmp_path, status, attempts):
+async def test_http_errors_fail_with_the_status(here, hostile, status, attempts):
     before = hostile.hits[f"/status/{status}"]
-    out = curllm("--url", f"{hostile.url}/status/{status}", tmp=tmp_path)
+    out = await run(here, "--url", f"{hostile.url}/status/{status}")
     assert out.returncode == 1
     [error] = out.result["errors"]
     assert error["code"] == "HTTP_ERROR" and f"HTTP {status}" in error["message"]
@@ -83,38 +113,38 @@ def test_http_errors_fail_with_the_status(browser_path, hostile, tmp_path, statu
 
 
 @pytest.mark.parametrize("path", ["/hang", "/trickle"])
-def test_a_server_that_never_finishes_ends_within_the_timeout(browser_path, hostile, tmp_path, path):
-    out = curllm("--url", f"{hostile.url}{path}", "--timeout", "4", tmp=tmp_path)
+async def test_a_server_that_never_finishes_ends_within_the_timeout(here, hostile, path):
+    out = await run(here, "--url", f"{hostile.url}{path}", "--timeout", "4")
     assert out.returncode == 1
     assert_ended_by_the_limit(out.result, 4)
 
 
-def test_a_redirect_loop(browser_path, hostile, tmp_path):
-    out = curllm("--url", f"{hostile.url}/loop", tmp=tmp_path)
+async def test_a_redirect_loop(here, hostile):
+    out = await run(here, "--url", f"{hostile.url}/loop")
     assert out.returncode == 1 and "ERR_TOO_MANY_REDIRECTS" in out.result["errors"][0]["message"]
 
 
-def test_a_redirect_hop_to_a_blocked_domain_is_refused(browser_path, hostile, tmp_path):
-    out = curllm(
+async def test_a_redirect_hop_to_a_blocked_domain_is_refused(here, hostile):
+    out = await run(
+        here,
         "--url",
         f"{hostile.url}/redirect?to=http://www.blocked.test/x",
         "--block-domain",
         "blocked.test",
-        tmp=tmp_path,
     )
     assert out.returncode == 1
     error = out.result["errors"][0]
     assert error["code"] == "BLOCKED_URL" and "blocked.test" in error["message"]
 
 
-def test_allow_list_refuses_other_hosts_on_redirect(browser_path, hostile, tmp_path):
+async def test_allow_list_refuses_other_hosts_on_redirect(here, hostile):
     port = hostile.server_address[1]
-    out = curllm(
+    out = await run(
+        here,
         "--url",
         f"{hostile.url}/redirect?to=http://localhost:{port}/ok",
         "--allow-domain",
         "127.0.0.1",
-        tmp=tmp_path,
     )
     assert (
         out.result["errors"][0]["code"] == "BLOCKED_URL" and "localhost" in out.result["errors"][0]["message"]
@@ -133,47 +163,47 @@ def test_block_private_refuses_loopback_before_any_request(browser_path, hostile
 
 
 @pytest.mark.parametrize("address", ["10.0.0.1", "169.254.169.254"])
-def test_block_private_refuses_private_and_metadata_addresses(browser_path, tmp_path, address):
+async def test_block_private_refuses_private_and_metadata_addresses(here, address):
     # The proxy is a closed loopback port: even a broken policy could not send traffic anywhere else.
-    out = curllm(
+    out = await run(
+        here,
         "--url",
         f"http://{address}/latest/meta-data/",
         "--block-private",
         "--proxy",
         "http://127.0.0.1:9",
-        tmp=tmp_path,
     )
     assert out.returncode == 1
     error = out.result["errors"][0]
     assert error["code"] == "SSRF_BLOCKED_URL" and address in error["message"]
 
 
-def test_dialogs_are_dismissed(browser_path, hostile, tmp_path):
-    out = curllm("--url", f"{hostile.url}/dialogs", tmp=tmp_path)
-    assert out.returncode == 0, out.stderr
+async def test_dialogs_are_dismissed(here, hostile):
+    out = await run(here, "--url", f"{hostile.url}/dialogs")
+    assert out.returncode == 0, out.result
     assert out.result["data"]["page"]["title"] == "after dialogs"
 
 
-def test_popups_do_not_derail_the_task(browser_path, hostile, tmp_path):
-    out = curllm("--url", f"{hostile.url}/popup", tmp=tmp_path)
-    assert out.returncode == 0, out.stderr
+async def test_popups_do_not_derail_the_task(here, hostile):
+    out = await run(here, "--url", f"{hostile.url}/popup")
+    assert out.returncode == 0, out.result
     assert out.result["data"]["page"]["title"] == "Popups"
 
 
 @pytest.mark.parametrize("path, title", [("/throws", "Throws"), ("/iframes", "Frames")])
-def test_scripts_that_throw_and_iframes(browser_path, hostile, tmp_path, path, title):
-    out = curllm("--url", f"{hostile.url}{path}", tmp=tmp_path)
+async def test_scripts_that_throw_and_iframes(here, hostile, path, title):
+    out = await run(here, "--url", f"{hostile.url}{path}")
     assert out.returncode == 0 and out.result["data"]["page"]["title"] == title
 
 
-def test_a_5mb_dom_loads(browser_path, hostile, tmp_path):
-    out = curllm("--url", f"{hostile.url}/big?mb=5", "--timeout", "60", tmp=tmp_path)
-    assert out.returncode == 0, out.stderr
+async def test_a_5mb_dom_loads(here, hostile):
+    out = await run(here, "--url", f"{hostile.url}/big?mb=5", "--timeout", "60")
+    assert out.returncode == 0, out.result
     assert out.result["data"]["page"]["title"] == "Big" and out.result["data"]["page"]["items"] == 6
 
 
-def test_a_50mb_dom_ends_within_the_timeout(browser_path, hostile, tmp_path):
-    out = curllm("--url", f"{hostile.url}/big?mb=50", "--timeout", "15", tmp=tmp_path)
+async def test_a_50mb_dom_ends_within_the_timeout(here, hostile):
+    out = await run(here, "--url", f"{hostile.url}/big?mb=50", "--timeout", "15")
     if out.returncode:  # too big for the time given: a structured error, not a hang
         assert out.returncode == 1
         assert_ended_by_the_limit(out.result, 15)
@@ -181,11 +211,11 @@ def test_a_50mb_dom_ends_within_the_timeout(browser_path, hostile, tmp_path):
         assert out.result["data"]["page"]["items"] == 6
 
 
-def test_local_files_by_path_and_file_url(browser_path, tmp_path):
+async def test_local_files_by_path_and_file_url(here, tmp_path):
     page = tmp_path / "page.html"
     page.write_text('<title>Local</title><li class="item">a</li>')
     for target in (str(page), page.as_uri()):
-        out = curllm("--url", target, tmp=tmp_path)
+        out = await run(here, "--url", target)
         assert out.returncode == 0 and out.result["data"]["page"]["title"] == "Local"
 
 
@@ -246,8 +276,8 @@ def test_no_browser_found_exits_2_naming_the_fix(hostile, tmp_path):
     assert "apt-get install chromium-headless-shell" in out.stderr and "CURLLM_BROWSER" in out.stderr
 
 
-def test_a_dns_failure_is_not_retried(browser_path, tmp_path):
-    out = curllm("--url", "http://curllm-test.invalid/", tmp=tmp_path)
+async def test_a_dns_failure_is_not_retried(here):
+    out = await run(here, "--url", "http://curllm-test.invalid/")
     assert out.returncode == 1
     assert "ERR_NAME_NOT_RESOLVED" in out.result["errors"][0]["message"]
     assert out.result["steps"][0]["attempts"] == 1
