@@ -54,7 +54,9 @@ def curllm(
 def test_a_tool_that_raises_or_hangs(tmp_path, how, code, words):
     plan = json.dumps({"plan": [{"tool": "misbehaving", "parameters": {"how": how}, "retries": 0}]})
     out = curllm("--plan", "-", "--format", "json", stdin=plan, tmp=tmp_path)
-    assert out.returncode == 1 and out.seconds < 20
+    # The step's limit is what the error says below; the seconds are only a hang's bound (a loaded
+    # machine stretches a CLI's start and end well past the tool's own second).
+    assert out.returncode == 1 and out.seconds < 60
     result = json.loads(out.stdout)
     assert result["errors"][0]["code"] == code and words in result["errors"][0]["message"]
 

@@ -38,7 +38,9 @@ async def test_a_cancelled_call_kills_its_worker_at_once():
     started = time.monotonic()
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(offload.run(time.sleep, 60, size=HUGE), 1.0)
-    assert time.monotonic() - started < 10
+    # Not the worker's 60 s waited out (a loaded machine's seconds are no measure of "at once": the
+    # worker gone right after, below, is)
+    assert time.monotonic() - started < 45
     children = [p for p in os.listdir("/proc") if p.isdigit() and _parent(p) == os.getpid()]
     assert not [p for p in children if b"curllm_core.offload" in _cmdline(p)]
 

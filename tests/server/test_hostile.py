@@ -341,8 +341,12 @@ def test_a_huge_product_page_holds_no_other_client_and_stops_at_the_step_limit(s
     assert errors and errors[0]["code"] == "STEP_TIMEOUT", errors
     assert "within 4000 ms" in errors[0]["message"]
     assert workers, "the page was parsed on the server's event loop"
-    # On the loop, health waited the whole parse (its 10 s timeout ran out); off it, the copies of
-    # the page through the browser's driver are what is left (1.2 s at load 15).
-    assert slowest < 3.0, f"a health request waited {slowest:.2f} s"
+    # On the loop, health waited the whole parse (its 10 s timeout ran out): its slowest answer was
+    # most of the scrape. Off it, the copies of the page through the browser's driver are what is
+    # left (1.2 s at load 15): under 3 s, or a small part of the scrape on a machine loaded enough
+    # to stretch both.
+    assert slowest < max(3.0, took / 3), (
+        f"a health request waited {slowest:.2f} s of the scrape's {took:.2f} s"
+    )
     assert not offload_workers(server.proc.pid), "the worker outlived its step"
-    assert took < 60
+    assert took < 120  # a hang's bound: the step's own 4 s limit is what the error above says
