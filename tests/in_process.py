@@ -87,6 +87,15 @@ class InProcessCurllm:
                 sink.close()
         return json.loads(render(result, "json"))
 
+    async def rendered(self, instruction: str, url: str, fmt: str) -> str:
+        """What ``curllm INSTRUCTION --url URL --format FMT`` prints on stdout (its renderer, `render`)."""
+        from curllm_core.render import render
+        from curllm_core.runner import TaskSpec
+
+        spec = TaskSpec(instruction=instruction, url=url, options=self.options(), use_cache=False)
+        result = await self.runner.run(replace(spec, url=self.runner.start_url(spec)))
+        return render(result, fmt)
+
     async def run_plan(self, plan: dict, args: Sequence[str]) -> tuple[int, dict[str, Any]]:
         """``curllm --plan FILE --format json ARGS``: its exit code (0, or 1 when the result is not
         ok) and its document. ARGS are `curllm run`'s (``--url``, the browser and network options),

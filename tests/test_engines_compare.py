@@ -19,6 +19,7 @@ from curllm_core.events import EventBus
 from curllm_core.executor import RunOptions
 from curllm_core.policy import NetworkPolicy
 from curllm_core.runner import Runner, TaskSpec
+from tests.in_process import cli_main
 from tests.site_apps import catalogue
 
 pytestmark = pytest.mark.browser
@@ -328,7 +329,14 @@ def test_the_engine_from_the_config_file(site_url, tmp_path):
 def test_bad_engines_are_refused_with_exit_2(site_url, tmp_path):
     bad = curllm("find products", "--url", site_url + "/", "--engine", "fast", tmp=tmp_path)
     assert bad.returncode == 2 and "--engine" in bad.stderr
-    bad_config = curllm("find products", "--url", site_url + "/", tmp=tmp_path, config='engine = "fast"\n')
+    # The further refusals through the command's entry point in this process (the same checks, the
+    # same exit and line), not a process each.
+    env = {"CURLLM_CACHE_DIR": os.environ["CURLLM_CACHE_DIR"]}
+    (tmp_path / "config.toml").write_text('engine = "fast"\n')
+    bad_config = cli_main(
+        ("find products", "--url", site_url + "/"),
+        env={**env, "CURLLM_CONFIG": str(tmp_path / "config.toml")},
+    )
     assert bad_config.returncode == 2 and "engine must be one of auto, http, browser" in bad_config.stderr
     plan = tmp_path / "plan.json"
     plan.write_text(
@@ -341,8 +349,8 @@ def test_bad_engines_are_refused_with_exit_2(site_url, tmp_path):
             }
         )
     )
-    live = curllm("--plan", str(plan), "--url", site_url + "/", "--engine", "http", tmp=tmp_path)
-    assert live.returncode == 2
+    live = cli_main(("--plan", str(plan), "--url", site_url + "/", "--engine", "http"), env=env)
+    assert live.returncode == 2 and "Traceback" not in live.stderr
     assert (
         "--engine http cannot run this plan: step 1 (navigation.click_by_text) needs a live page"
         in live.stderr
