@@ -163,12 +163,13 @@ class Exited:
 
 
 def cli_main(
-    args: Sequence[str], *, stdin: str | None = None, env: Mapping[str, str] | None = None
+    args: Sequence[str], *, stdin: str | None = None, env: Mapping[str, str | None] | None = None
 ) -> Exited:
     """``curllm ARGS`` run by its console entry point (`curllm_core.cli.main`) in this process: the
     same parsing, checks, error lines and exit codes, with ``stdin`` as its standard input and an
     environment as a test's `curllm` process gets it (no ``CURLLM_``/``OPENAI_`` variable of this
-    process, no third-party plugins) plus ``env`` (click's test isolation swaps them back after)."""
+    process, no third-party plugins) plus ``env``, where None unsets a variable (click's test isolation
+    swaps them back after)."""
     from click.testing import CliRunner
 
     from curllm_core.cli import main

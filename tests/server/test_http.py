@@ -6,10 +6,13 @@ import json
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
-from conftest import CURLLM, ROOT, server_env, sse_events, start_server
+from conftest import CURLLM, server_env, sse_events, start_server
+
+from tests.in_process import Exited, cli_main
 
 pytestmark = pytest.mark.browser
 
@@ -21,6 +24,17 @@ def server(server_tmp, browser_path):
     running = start_server(server_tmp, "--concurrency", "2", "--queue", "4")
     yield running
     assert running.stop() in (0, -2, 130), "".join(running.stderr)
+
+
+def cli_like(tmp: Path, *args: str) -> Exited:
+    """What ``curllm ARGS`` ends with, the reference the server's answers are compared with: the
+    command's console entry point run in this process (tests/in_process.py: its parsing, options,
+    output and ``--events`` sink, no Python process of its own), in the server's environment (a
+    private cache and an empty config file, plugins as installed)."""
+    env: dict[str, str | None] = {
+        k: v for k, v in server_env(tmp).items() if k.startswith(("CURLLM_", "LITELLM_"))
+    }
+    return cli_main(args, env={**env, "CURLLM_LOAD_PLUGINS": None})
 
 
 def stream(server, body: dict, **kwargs) -> tuple[httpx.Response, list[dict]]:
@@ -49,23 +63,16 @@ def test_the_stream_has_exactly_the_events_and_fields_of_events_output(
     server, site_url, server_tmp, tmp_path
 ):
     events_file = tmp_path / "events.jsonl"
-    cli = subprocess.run(
-        [
-            CURLLM,
-            TASK,
-            "--url",
-            f"{site_url}/",
-            "--events",
-            str(events_file),
-            "--format",
-            "json",
-            "--no-cache",
-        ],
-        cwd=ROOT,
-        env=server_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
+    cli = cli_like(
+        tmp_path,
+        TASK,
+        "--url",
+        f"{site_url}/",
+        "--events",
+        str(events_file),
+        "--format",
+        "json",
+        "--no-cache",
     )
     assert cli.returncode == 0, cli.stderr
     expected = [json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines()]
@@ -148,14 +155,7 @@ def test_plan_route_gives_the_plan_only(server, site_url, tmp_path):
     with server.client() as client:
         body = {"instruction": TASK, "url": f"{site_url}/", "options": {"cache": False}}
         plan = client.post("/api/plan", json=body).json()
-    cli = subprocess.run(
-        [CURLLM, TASK, "--url", f"{site_url}/", "--plan-only", "--no-cache"],
-        cwd=ROOT,
-        env=server_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    cli = cli_like(tmp_path, TASK, "--url", f"{site_url}/", "--plan-only", "--no-cache")
     assert plan == json.loads(cli.stdout)
 
 
@@ -210,26 +210,10 @@ def test_fields_and_limit_as_the_cli_takes_them(server, site_url, tmp_path):
     body = {"instruction": TASK, "url": f"{site_url}/", "fields": ["name", "price"], "limit": 3}
     with server.client() as client:
         doc = client.post("/api/scrape", json={**body, "options": {"cache": False}}).json()
-    cli = subprocess.run(
-        [
-            CURLLM,
-            TASK,
-            "--url",
-            f"{site_url}/",
-            "--fields",
-            "name,price",
-            "--limit",
-            "3",
-            "--format",
-            "json",
-            "--no-cache",
-        ],
-        cwd=ROOT,
-        env=server_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    cli = cli_like(
+        tmp_path, TASK, "--url", f"{site_url}/", "--fields", "name,price", "--limit", "3", "--format", "json",
+        "--no-cache",
+    )  # fmt: skip
     assert doc["ok"] and len(doc["data"]["products"]) == 3
     assert _stable(doc) == _stable(json.loads(cli.stdout))
 
