@@ -260,3 +260,19 @@ def test_a_short_page_s_footer_is_still_its_footer(lang):
     html = f'<html><body><table class="topics"><tbody>{rows}</tbody></table>{footer}</body></html>'
     out = articles_generic.extract(html, "https://gen.example/latest")
     assert [a["title"] for a in out["articles"]] == titles
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_rows_taking_turns_under_a_header_row_are_one_list(lang):
+    """A catalogue table: a header row of its own, then rows classed odd and even by turns."""
+    titles = WORDS[lang]["titles"]
+    rows = "".join(
+        f'<tr class="{"odd" if i % 2 else "even"}"><td>{i + 1}.</td><td class="title"><a href="/r/{i}">{t}</a> / '
+        f"{WORDS[lang]['collection']}</td><td>{1990 + i}</td></tr>"
+        for i, t in enumerate(titles)
+    )
+    table = f"<table><tr><th>#</th><th>{WORDS[lang]['menu'][1]}</th><th>{WORDS[lang]['date']}</th></tr>{rows}</table>"
+    out = articles_generic.extract(
+        f"<html><body><main><h1>Search</h1>{table}</main></body></html>", "https://gen.example/s"
+    )
+    assert [a["title"] for a in out["articles"]] == titles

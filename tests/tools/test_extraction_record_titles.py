@@ -252,3 +252,50 @@ def test_references_in_headings_are_titles(lang, split):
         f"<html><body><main><h1>Search</h1><ul>{rows}</ul></main></body></html>", "https://gen.example/s"
     )
     assert [a["title"] for a in out["articles"]] == REFERENCES[lang]
+
+
+OFFERS = {
+    "en": ["Two-bedroom flat with a balcony", "Studio next to the station", "Terraced house with a garden"],
+    "pl": ["Mieszkanie 3 pokoje z balkonem", "Kawalerka przy metrze", "Dom szeregowy z ogrodem"],
+    "de": ["Dreizimmerwohnung mit Balkon", "Apartment am Bahnhof", "Reihenhaus mit Garten"],
+}
+
+
+@pytest.mark.parametrize("lang", list(OFFERS))
+@pytest.mark.parametrize(
+    "named", ['class="css-title"', 'data-testid="listing-item-title"', 'class="offer__title"']
+)
+def test_a_named_title_beside_a_picture_link_titles_its_record(lang, named):
+    """Offer cards that link only their photo and show their title in an element named a title (no
+    heading, no link), under the page's heading: each title with its photo's link."""
+    cards = "".join(
+        f'<li class="c{i % 2}"><a class="lnk" href="/offer/{i}"><img src="/o/{i}.jpg" alt=""></a>'
+        f'<div class="body"><p {named}>{title}</p><p>Warszawa · Berlin · Leeds</p><span>{40 + i} m²</span>'
+        f"<span>{500 + i * 20} 000</span></div></li>"
+        for i, title in enumerate(OFFERS[lang])
+    )
+    html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1><ul>{cards}</ul></main></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/search")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://gen.example/offer/{i}") for i, t in enumerate(OFFERS[lang])
+    ]
+
+
+DOCUMENTS = {
+    "en": (["Annual report 2025", "Budget statement", "Planning application notes"], "(PDF, 1.2 MB)"),
+    "pl": (["Sprawozdanie roczne 2025", "Uchwała budżetowa", "Plan zagospodarowania"], "[PDF 850 KB]"),
+    "de": (["Jahresbericht 2025", "Haushaltssatzung", "Bebauungsplan Nr. 12"], "(DOCX, 45 kB)"),
+}
+
+
+@pytest.mark.parametrize("lang", list(DOCUMENTS))
+def test_a_document_link_s_file_note_is_no_part_of_its_title(lang):
+    titles, note = DOCUMENTS[lang]
+    items = "".join(
+        f'<li><a href="/doc/{i}.pdf"><span>{t}</span> <span class="info">{note}</span></a>'
+        f"<span>{10 + i}.11.2026</span></li>"
+        for i, t in enumerate(titles)
+    )
+    html = f"<html><body><main><h1>Docs</h1><ul>{items}</ul></main></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/docs")
+    assert [a["title"] for a in out["articles"]] == titles

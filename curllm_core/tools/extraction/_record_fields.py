@@ -236,6 +236,8 @@ def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
     return links[0]
 
 
+_TITLED_QUERY = "[class*=itle], [data-testid*=itle], [data-test*=itle], [itemprop*=itle]"
+_TITLED_RE = ClassWords(r"title")
 HEADING_LEVELS = 4  # how far up from a heading its record's block may start
 
 
@@ -246,9 +248,16 @@ def _headed_links(
     title: its address as text ("www.example.com/a/b"), a picture, a badge ("verified"), words every
     record's link shows (``repeated``: "More information"). Returns the first such link of each record
     (a block holding one heading, no title link and at most one repeated one) -> the heading.
+    An element the markup names a title (``class="card-title"``, a title test id) stands for a heading
+    when its record's link is a picture alone (a listing of offers whose cards link only their photo).
     ``usable(link)`` tells a link that may be a record's target (not a script, an anchor, a profile)."""
     found: dict[int, LexborNode] = {}
-    for heading in body.css("h1, h2, h3, h4, h5, h6, [role=heading]"):
+    headings = [(h, True) for h in body.css("h1, h2, h3, h4, h5, h6, [role=heading]")]
+    # An element the markup names a title (class, test id) stands for a heading beside a picture link.
+    named = [(n, False) for n in _named_titles(body)]
+    # Named titles first: each claims its own record's link before a heading further up (the page's
+    # heading over the whole list) can.
+    for heading, real in named + headings:
         if heading.css_first("a[href]") is not None or hidden(heading) or not visible_text(heading):
             continue
         up: LexborNode | None = heading.parent
@@ -262,14 +271,32 @@ def _headed_links(
                 if (
                     any(a.mem_id in titles for a in links)
                     or sum(1 for a in links if a.mem_id in repeated) > 1
-                    or len(up.css("h1, h2, h3, h4, h5, h6, [role=heading]")) != 1
+                    or len(up.css("h1, h2, h3, h4, h5, h6, [role=heading]")) != (1 if real else 0)
+                    or (not real and len(_named_titles(up)) != 1)
                 ):
                     break  # a section with titled entries, or a block of several records
                 target = next((a for a in links if usable(a) and not hidden(a)), None)
+                if (
+                    target is not None
+                    and not real
+                    and (_TITLED_RE.search(_flags(up)) or visible_text(target))
+                ):
+                    break  # a named title beside a link with words, or inside a title block
                 if target is not None and target.mem_id not in found:
                     found[target.mem_id] = heading
                 break
             up = up.parent
+    return found
+
+
+def _named_titles(box: LexborNode) -> list[LexborNode]:
+    """Elements in ``box`` other than headings whose class or test id names them a title."""
+    seen: set[int] = set()
+    found = []
+    for node in box.css(_TITLED_QUERY):  # an element matching two of the query's parts comes twice
+        if node.mem_id not in seen and node.tag not in _HEADINGS and _TITLED_RE.search(_flags(node)):
+            seen.add(node.mem_id)
+            found.append(node)
     return found
 
 

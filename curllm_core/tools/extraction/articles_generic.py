@@ -346,8 +346,11 @@ def _siblings_alike(members: list[LexborNode]) -> list[LexborNode]:
             continue
         seen.add(parent.mem_id)
         alike = [c for c in _children(parent) if (c.tag, first_class(c)) in kinds]
-        # Rows of two kinds taking turns (classed odd and even) are one list.
-        same_tag = [c for c in _children(parent) if c.tag == member.tag and c.is_element_node]
+        # Rows of two kinds taking turns (classed odd and even) are one list; a table's header row
+        # takes no turn.
+        same_tag = [
+            c for c in _children(parent) if c.tag == member.tag and c.is_element_node and not _header_row(c)
+        ]
         turns = [c for c in same_tag if (c.tag, first_class(c)) not in kinds]
         if (
             len(turns) >= MIN_GROUP
@@ -357,6 +360,12 @@ def _siblings_alike(members: list[LexborNode]) -> list[LexborNode]:
             alike = same_tag
         out.extend(alike)
     return out
+
+
+def _header_row(node: LexborNode) -> bool:
+    """A table's row of header cells only: it takes no turn among the rows."""
+    cells = [c for c in _children(node) if c.tag in ("td", "th")]
+    return bool(cells) and all(c.tag == "th" for c in cells)
 
 
 def _common_path(members: list[LexborNode], anchors: list[LexborNode]) -> tuple | None:
@@ -434,7 +443,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             )
             if not url:
                 continue
-            item["title"] = headed.get(link.mem_id) or _link_title(link)
+            item["title"] = headed.get(link.mem_id) or _without_file_note(_link_title(link))
             item["url"] = _unwrap(url)
             skip.add(link.mem_id)
         elif member.css_first("a[href]") is not None and _title_link(member, title_ids) is not None:
@@ -465,6 +474,20 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     for item in items:
         item["sponsored"] = item["sponsored"] == "markup" or (item["sponsored"] == "label" and trust_labels)
     return choice.kind, items
+
+
+#: A note of a document's type and size closing a link's text: "(PDF, 2,3 MB)", "[DOCX 45 kB]", "(1.2 MB)".
+_FILE_NOTE_RE = re.compile(
+    r"\s*[(\[]\s*(?:(?:pdf|docx?|xlsx?|pptx?|odt|ods|rtf|txt|csv|zip|epub|mp3|mp4)\b[^()\[\]]{0,24}"
+    r"|\d[\d.,]*\s*(?:[kmg]i?b|bytes?))\s*[)\]]\s*$",
+    re.IGNORECASE,
+)
+
+
+def _without_file_note(title: str) -> str:
+    """A document link's title without the note of its file's type and size."""
+    cut = _FILE_NOTE_RE.sub("", title)
+    return cut if _LETTER_RE.search(cut) else title
 
 
 def _inside_any(node: LexborNode, ids: set[int]) -> bool:
