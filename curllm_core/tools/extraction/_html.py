@@ -161,7 +161,17 @@ PAGE_HTML_JS = r"""
                         'KBD', 'MARK', 'Q', 'S', 'SAMP', 'SMALL', 'STRIKE', 'STRONG', 'SUB', 'TIME', 'TT', 'U', 'VAR',
                         'WBR', 'LABEL', 'IMG', 'SPAN', 'SUP', 'SUB', 'BIG', 'NOBR']);
   const SOFT = new Set(['SPAN', 'SUP', 'SUB', 'LABEL', 'BIG', 'NOBR']);
-  const known = (el) => !el.tagName.includes('-') && !(el.constructor && el.constructor.name === 'HTMLUnknownElement');
+  // Whether a tag is an element of HTML depends on its name alone: asked once per name.
+  const KNOWN = new Map();
+  const known = (el) => {
+    const tag = el.tagName;
+    let k = KNOWN.get(tag);
+    if (k === undefined) {
+      k = !tag.includes('-') && !(el.constructor && el.constructor.name === 'HTMLUnknownElement');
+      KNOWN.set(tag, k);
+    }
+    return k;
+  };
   // Inline as shown: the elements above and custom or unknown ones (their boundaries join words).
   const inline = (el) => GLUE.has(el.tagName) || !known(el);
   const BLANK = /^[ \t\n\r\f]+$/;
