@@ -1,12 +1,14 @@
-"""The Ray backend: `run_many(backend="ray")` on a local Ray (``ray.init(num_cpus=2)``) and `curllm batch
---backend ray` on a `ray start --head` cluster on 127.0.0.1 give the local backend's lines; a worker
-killed mid-run loses nothing and runs no write twice; the driver killed with SIGKILL and `--resume`
-lose and duplicate nothing; a tool a worker lacks is named; Ray missing or unreachable exits 2.
+"""The Ray backend: `run_many(backend="ray")` in a process where Ray is initialised (``ray.init`` by the
+caller) and `curllm batch --backend ray` on a `ray start --head` cluster on 127.0.0.1 give the local
+backend's lines; a worker killed mid-run loses nothing and runs no write twice; the driver killed
+with SIGKILL and `--resume` lose and duplicate nothing; a tool a worker lacks is named; Ray missing or
+unreachable exits 2.
 
 Every Ray process started here listens on 127.0.0.1 only and is stopped by the test that started
 it (the head through its own `ray start --block` process, never by name). The tests that start Ray
 are `slow` (a Ray starts in 10-20 s on a busy machine); they skip, saying why, only when Ray is not
-installed or cannot start.
+installed or cannot start. One Ray for the module: this process's ``ray.init`` joins the head's
+cluster as a driver (a second local Ray cost as much again to start).
 """
 
 from __future__ import annotations
@@ -288,9 +290,11 @@ def test_bad_ray_options_exit_2_before_anything_runs(tmp_path, tools_dir, args, 
 # --- a local Ray in this process ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def local_ray(ray_tools, tmp_path_factory) -> Iterator[object]:
-    """``ray.init(num_cpus=2)`` here; the workers get this environment (the test tools, a private cache)."""
+@pytest.fixture
+def local_ray(ray_tools, ray_head, tmp_path_factory) -> Iterator[object]:
+    """``ray.init`` here, joining the head's cluster (2 CPUs) as a driver for the test (a second or
+    two; gone before the cluster's own tests); this process and the workers (started by the head,
+    with its environment) have the test tools and a private cache."""
     if not HAVE_RAY:
         pytest.skip(NO_RAY)
     env = {
@@ -302,18 +306,10 @@ def local_ray(ray_tools, tmp_path_factory) -> Iterator[object]:
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    temp = tempfile.mkdtemp(prefix="crl-ray-", dir="/tmp")  # Ray's socket paths must stay short
     import ray
 
     try:
-        ray.init(
-            num_cpus=2,
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level="ERROR",
-            object_store_memory=100 * 2**20,
-            _temp_dir=temp,
-        )
+        ray.init(address=ray_head.address, log_to_driver=False, logging_level="ERROR")
     except Exception as e:
         pytest.skip(f"Ray cannot start here: {e}")
     finally:
@@ -328,7 +324,6 @@ def local_ray(ray_tools, tmp_path_factory) -> Iterator[object]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.mark.slow
