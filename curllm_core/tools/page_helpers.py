@@ -512,11 +512,13 @@ def _snake(doc: dict) -> dict:
 
 @dataclass
 class Scan:
-    """One scan: the page's address and language, and the elements found."""
+    """One scan: the page's address and language, and the elements found; ``also``: what the scan's
+    ``also`` script answered in the same call (`scan_clickables`)."""
 
     url: str
     lang: str
     items: list
+    also: Any = None
 
 
 async def scan_fields(page: Any, limit: int = 2000) -> Scan:
@@ -533,12 +535,15 @@ async def scan_clickables(
     head_links: bool = False,
     previous_ref: str = "",
     prefilter: str = "",
+    also: tuple[str, Any] | None = None,
 ) -> Scan:
     """Links, buttons and other clickables; only those whose text contains ``needle`` when given.
 
     ``prefilter``, a JavaScript regular expression, is a cheap first test of each element's folded
     rel, text content, value, aria-label, title, image alt, class and id: elements it does not match
     are not described at all (a page's hundreds of product links, when looking for "next").
+    ``also``: an in-page function and its argument, run right after the scan in the same browser
+    call (a round trip saved); its answer is the scan's ``also``.
     """
     opts = {
         "needle": needle,
@@ -547,8 +552,14 @@ async def scan_clickables(
         "previousRef": previous_ref,
         "prefilter": prefilter,
     }
-    raw = json.loads(await page.evaluate(_deep(_SCAN_CLICKABLES_JS), opts))
-    return Scan(raw["url"], raw["lang"], [Clickable(**_snake(c)) for c in raw["items"]])
+    extra = None
+    if also is None:
+        raw = json.loads(await page.evaluate(_deep(_SCAN_CLICKABLES_JS), opts))
+    else:
+        script = "([opts, arg]) => [(" + _deep(_SCAN_CLICKABLES_JS) + ")(opts), (" + also[0] + ")(arg)]"
+        scanned, extra = await page.evaluate(script, [opts, also[1]])
+        raw = json.loads(scanned)
+    return Scan(raw["url"], raw["lang"], [Clickable(**_snake(c)) for c in raw["items"]], extra)
 
 
 def closeness(a: list[int], b: list[int]) -> int:

@@ -66,7 +66,8 @@ STATED_TEXTS_JS = r"""(re) => {
   }
   return JSON.stringify(out);
 }"""
-_WORD_JS = r"\d\s*(?:products?|results?|items?|articles?|offers?|produkt|wynik|ofert|pozycj|artikel|ergebnis|treffer|angebot)|\d\s+(?:of|z|ze|von|aus)\s+\d"
+#: The cheap word test of `STATED_TEXTS_JS` (its argument): a digit beside a count word.
+STATED_WORD_JS = r"\d\s*(?:products?|results?|items?|articles?|offers?|produkt|wynik|ofert|pozycj|artikel|ergebnis|treffer|angebot)|\d\s+(?:of|z|ze|von|aus)\s+\d"
 
 
 def _number(raw: str) -> int:
@@ -111,7 +112,12 @@ async def read_stated_total(page: Any) -> int | None:
 
 async def read_stated_texts(page: Any) -> list[str]:
     """The short visible texts of ``page`` that may state the listing's size (one browser call)."""
-    texts = json.loads(await page.evaluate(STATED_TEXTS_JS, _WORD_JS))
+    return stated_texts_of(await page.evaluate(STATED_TEXTS_JS, STATED_WORD_JS))
+
+
+def stated_texts_of(answer: Any) -> list[str]:
+    """The texts of what `STATED_TEXTS_JS` answered (run here or inside another call)."""
+    texts = json.loads(answer) if isinstance(answer, str) else None
     return [t for t in texts if isinstance(t, str)] if isinstance(texts, list) else []
 
 
@@ -130,7 +136,7 @@ def html_stated_texts(html: str) -> list[str]:
 
     from .extraction._html import JUNK_TAGS, hidden_self
 
-    word = re.compile(_WORD_JS, re.IGNORECASE)
+    word = re.compile(STATED_WORD_JS, re.IGNORECASE)
     if not word.search(html):  # no count word beside a number anywhere: nothing to read (no parse)
         return []
     tree = LexborHTMLParser(html)

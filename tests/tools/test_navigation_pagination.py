@@ -49,10 +49,20 @@ async def stories(ctx: ToolContext) -> dict:
     }
 
 
+@tool(category="extraction", produces=["products"], dependencies=["page"], timeout_ms=10000)
+async def item_names(ctx: ToolContext) -> dict:
+    """A tiny extraction for these tests: the names of a plain list's items (`li.item a`)."""
+    return {
+        "products": await ctx.page.eval_on_selector_all(
+            "li.item a", "els => els.map((a) => ({name: a.innerText}))"
+        )
+    }
+
+
 @pytest.fixture
 def curllm_registry():
-    """curllm's tools and this module's two extractions, which the pager runs through ctx.run_tool."""
-    return make_registry(shop_cards, stories)
+    """curllm's tools and this module's extractions, which the pager runs through ctx.run_tool."""
+    return make_registry(shop_cards, stories, item_names)
 
 
 async def pager(on_page, **params) -> dict:
@@ -304,3 +314,67 @@ async def test_a_next_page_that_fails_to_load_says_so(site_url, browser_path, tm
     assert any(
         w.startswith("navigation.pagination: read 1 page; the next one failed") for w in result.warnings
     ), result.warnings
+
+
+@pytest.mark.browser
+async def test_a_page_that_is_the_whole_listing_costs_one_look_at_its_end(
+    page, site_url, on_page, monkeypatch
+):
+    """A listing of 24 items on one page: no next link, no load-more button, no scrolling. The pager
+    finds that out in one browser call (its next link, a load-more button, the size the listing states
+    and its scroll listeners in one look), not four (the extraction here reads without evaluate)."""
+    await page.goto(site_url + "/test/inert-filter.html")
+    looks: list[str] = []
+    evaluate = page.evaluate
+
+    async def counted(expression, *args, **kwargs):
+        looks.append(expression[:60])
+        return await evaluate(expression, *args, **kwargs)
+
+    monkeypatch.setattr(page, "evaluate", counted)
+    out = await pager(on_page, max_pages=5, extract="extraction.item_names")
+    assert out["pagination"]["stopped"] == "no_next_link" and len(out["products"]) == 24
+    assert len(looks) == 1, looks
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    "where",
+    [
+        "/?strona=3",
+        "/?strona=1",
+        "/test/hn.html",
+        "/test/paged-pl.html",
+        "/test/paged-de.html",
+        "/test/short-en.html",
+        "/app/loadmore?markup=plain&lang=pl",
+        "/app/loadmore?markup=bem&lang=de",
+        "/app/scroll?markup=testid&lang=en",
+        "/app/virtual?markup=plain&lang=en",
+        "hackernews_front_2020.html",
+        "reddit_old_dataisbeautiful_top.html",
+        "geizhals_de_grafikkarten_2024.html",
+    ],
+)
+async def test_one_look_at_the_way_on_finds_what_the_separate_looks_find(page, site_url, where):
+    """`way_on`'s one scan (the candidates of both rules) and its texts find the same next link, the
+    same load-more control, the same stated size and the same scroll listeners as `find_next_link`,
+    `find_load_more`, `read_stated_total` and the readiness probe, each looking for itself."""
+    from curllm_core.readiness import probe, wait_ready
+    from curllm_core.tools.navigation.more_on_page import find_load_more
+    from curllm_core.tools.navigation.pagination import way_on
+    from curllm_core.tools.stated_count import read_stated_total
+
+    if where.startswith("/"):
+        await page.goto(site_url + where)
+        await wait_ready(page)
+    else:
+        await open_snapshot(page, realpage(where))
+    one = await way_on(page)
+    nxt, more = await find_next_link(page), await find_load_more(page)
+    assert (one.next and (one.next.href, one.next.element.text, one.next.score)) == (
+        nxt and (nxt.href, nxt.element.text, nxt.score)
+    )
+    assert (one.seen.load_more and one.seen.load_more.text) == (more and more.text)
+    assert one.stated == await read_stated_total(page)
+    assert one.seen.scroll_listeners == (await probe(page)).scroll_listeners

@@ -111,13 +111,30 @@ def load_more_score(c: Clickable) -> float:
 
 async def find_load_more(page: Any) -> Clickable | None:
     """The page's load-more control, or None (one browser call)."""
-    scan = await scan_clickables(page, limit=4000, prefilter=LOAD_MORE_CANDIDATE)
+    return best_load_more((await scan_clickables(page, limit=4000, prefilter=LOAD_MORE_CANDIDATE)).items)
+
+
+def best_load_more(items: list[Clickable]) -> Clickable | None:
+    """The load-more control among the described ``items`` of a scan, or None."""
     best, best_score = None, 0.0
-    for c in scan.items:
+    for c in items:
         score = load_more_score(c)
         if score >= 5 and score > best_score:
             best, best_score = c, score
     return best
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the caller's own look at the page found for `read_more` (in a call it made anyway): the
+    load-more control or None, and how many scroll listeners and observed elements the page has."""
+
+    load_more: Clickable | None
+    scroll_listeners: int
+
+
+#: What `Seen.scroll_listeners` counts, read in the page (the readiness tracker's count; 0 without it).
+SCROLL_LISTENERS_JS = "(window.__curllmReady && window.__curllmReady.scroll) || 0"
 
 
 @dataclass
@@ -141,6 +158,7 @@ async def read_more(
     finish_by: float,
     ready_timeout_ms: int,
     scroll_anyway: bool = False,
+    seen: Seen | None = None,
 ) -> More:
     """Read the rest of the listing on ``page`` by its own mechanism.
 
@@ -148,11 +166,11 @@ async def read_more(
     says the caller has all it needs (a count asked for); ``max_loads`` bounds the clicks and the
     scrolls that made the listing grow; ``finish_by`` is the event-loop time to stop by.
     ``scroll_anyway`` scrolls even a page that sets no scroll listener (it states more items than
-    were read).
+    were read). ``seen``: the page as the caller just looked at it (`Seen`), instead of a look here.
     """
     loop = asyncio.get_running_loop()
     more = More()
-    button = await find_load_more(page)
+    button = seen.load_more if seen is not None else await find_load_more(page)
     if button is not None:
         more.mechanism = "load_more"
         await read()  # the items shown now, counted before the first click
@@ -188,10 +206,13 @@ async def read_more(
             button = await find_load_more(page)
         more.stopped = "load_more_gone"
         return more
-    try:
-        listens = (await probe(page)).scroll_listeners > 0
-    except PlaywrightError:
-        listens = False
+    if seen is not None:
+        listens = seen.scroll_listeners > 0
+    else:
+        try:
+            listens = (await probe(page)).scroll_listeners > 0
+        except PlaywrightError:
+            listens = False
     if not (listens or scroll_anyway):
         return more
     more.mechanism = "scroll"

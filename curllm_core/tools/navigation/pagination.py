@@ -33,6 +33,7 @@ from ..page_helpers import (
     Clickable,
     PageWatch,
     PlaywrightError,
+    Scan,
     deadline,
     followable,
     has_word,
@@ -40,14 +41,26 @@ from ..page_helpers import (
     words,
 )
 from ..stated_count import (
+    STATED_TEXTS_JS,
+    STATED_WORD_JS,
     PagesLeft,
     html_stated_texts,
     html_stated_total,
     read_stated_total,
     shortfall,
     stated_listing,
+    stated_texts_of,
+    stated_total,
 )
-from .more_on_page import LOAD_MORE_CANDIDATE, More, load_more_score, read_more
+from .more_on_page import (
+    LOAD_MORE_CANDIDATE,
+    SCROLL_LISTENERS_JS,
+    More,
+    Seen,
+    best_load_more,
+    load_more_score,
+    read_more,
+)
 
 NEXT_WORDS = (
     r"next|next page|nastepna|nastepna strona|nastepne|dalej|kolejna|kolejna strona|weiter|nachste|"
@@ -68,8 +81,8 @@ CANDIDATE = (
     "next|nast|dalej|kolejn|weiter|nachst|vorwart|more|suiv|sigui|volgend|success|avanti|pag|"
     + "|".join(ARROWS)
 )
-#: `next_step`'s first test: what a control must show to be scored by the next-page rule or the
-#: load-more rule (on HTML, both are read from one scan).
+#: `next_step`'s and `way_on`'s first test: what a control must show to be scored by the next-page
+#: rule or the load-more rule (on HTML and in the browser, both are read from one scan).
 STEP_CANDIDATE = f"{CANDIDATE}|{LOAD_MORE_CANDIDATE}"
 
 
@@ -148,13 +161,43 @@ def next_score(c: Clickable, page_url: str) -> tuple[float, list[str]]:
 
 async def find_next_link(page: Any) -> NextLink | None:
     """The "next page" control of the current page, or None (one browser call)."""
-    scan = await scan_clickables(page, head_links=True, limit=8000, prefilter=CANDIDATE)
+    return best_next(await scan_clickables(page, head_links=True, limit=8000, prefilter=CANDIDATE))
+
+
+def best_next(scan: Scan) -> NextLink | None:
+    """The "next page" control among a scan's described controls, or None."""
     best: NextLink | None = None
     for c in scan.items:
         score, why = next_score(c, scan.url)
         if score >= 5 and (best is None or score > best.score):
             best = NextLink(c, score, why)
     return best
+
+
+@dataclass(frozen=True)
+class WayOn:
+    """How a page's listing goes on, as one look found it: its next-page control; and, for a page
+    without one, what `read_more` needs (`Seen`) and the size the listing states of itself."""
+
+    next: NextLink | None
+    seen: Seen
+    stated: int | None
+
+
+#: Run with the scan of `way_on`: the page's short texts stating a size, and its scroll listeners.
+_WAY_ON_JS = "(word) => [(" + STATED_TEXTS_JS + ")(word), " + SCROLL_LISTENERS_JS + "]"
+
+
+async def way_on(page: Any) -> WayOn:
+    """The next-page control, the load-more control, the stated size and the scroll listeners of the
+    page, in one browser call (one scan described the candidates of both rules, as on HTML): a page
+    that is the whole listing is found so with one round trip, not four."""
+    scan = await scan_clickables(
+        page, head_links=True, limit=8000, prefilter=STEP_CANDIDATE, also=(_WAY_ON_JS, STATED_WORD_JS)
+    )
+    texts, scroll = scan.also
+    stated = stated_total(stated_texts_of(texts))
+    return WayOn(best_next(scan), Seen(best_load_more(scan.items), int(scroll or 0)), stated)
 
 
 def identity(item: Any) -> str:
@@ -270,11 +313,12 @@ async def run(
             warned = True
             ctx.warn(f"read {_pages(len(urls))} before the step's time ran out; the listing goes on")
             break
-        link = await find_next_link(page)
+        look = await way_on(page)
+        link = look.next
         if link is None:
             stopped = "no_next_link"
             # The rest of this page's listing, by its own mechanism (load more, scrolling).
-            stated = stated_before_more = await read_stated_total(page)
+            stated = stated_before_more = look.stated
             reader = _MoreReader(ctx, total, seen, extract, params, limit)
             more = await read_more(
                 page,
@@ -284,6 +328,7 @@ async def run(
                 finish_by=finish_by,
                 ready_timeout_ms=timeout_for(ctx),
                 scroll_anyway=stated is not None and read < stated,
+                seen=look.seen,
             )
             if more.mechanism is not None:
                 stopped = more.stopped
