@@ -16,6 +16,7 @@ from curllm_core.batch import parse_tasks
 from curllm_core.batch.readers import TaskStream
 from curllm_core.errors import UsageError
 from curllm_core.limits import MAX_DEPTH, MAX_TASK_BYTES
+from tests.in_process import Exited, cli_main
 
 from .conftest import cli_env, run_batch, sleep_task, write_jsonl
 
@@ -28,7 +29,13 @@ def env(tmp_path, tools_dir):
     return cli_env(tmp_path, tools_dir)
 
 
-def lines_of(out: subprocess.CompletedProcess) -> dict[str, dict]:
+def batch_here(*args: str, env: dict) -> Exited:
+    """``curllm batch ARGS`` through the command's entry point in this process (tests/in_process.py),
+    with the test's environment: for the further cases of a contract a real process already shows."""
+    return cli_main(("batch", *args), env={k: v for k, v in env.items() if k.startswith(("CURLLM_", "XDG_"))})
+
+
+def lines_of(out: subprocess.CompletedProcess | Exited) -> dict[str, dict]:
     assert "Traceback" not in out.stderr, out.stderr
     return {line["id"]: line for line in map(json.loads, out.stdout.splitlines())}
 
@@ -70,12 +77,13 @@ def test_deep_nesting_in_yaml_csv_and_json_lists(tmp_path, env):
         "- id: c\n  plan: [{tool: validation.batch_sleep}]\n  data: {products: [{name: c, price: 1}]}\n"
     )
     (tmp_path / "t.yaml").write_text(yaml_text)
-    lines = lines_of(run_batch(str(tmp_path / "t.yaml"), env=env))
+    # the real command shows it for a JSONL line (above); here each further format in this process
+    lines = lines_of(batch_here(str(tmp_path / "t.yaml"), env=env))
     assert lines["a"]["ok"] and lines["c"]["ok"]
     assert lines["line:4"]["errors"][0]["code"] == "BAD_LINE", lines
     json_list = json.dumps([sleep_task("a"), {"id": "b", "x-n": json.loads(DEEPISH)}, sleep_task("c")])
     (tmp_path / "t.json").write_text(json_list)
-    lines = lines_of(run_batch(str(tmp_path / "t.json"), env=env))
+    lines = lines_of(batch_here(str(tmp_path / "t.json"), env=env))
     assert lines["a"]["ok"] and lines["c"]["ok"] and lines["item:2"]["errors"][0]["code"] == "BAD_LINE"
     csv_text = (
         "id,plan,data\n"
@@ -88,7 +96,7 @@ def test_deep_nesting_in_yaml_csv_and_json_lists(tmp_path, env):
         + "\n"
     )
     (tmp_path / "t.csv").write_text(csv_text)
-    lines = lines_of(run_batch(str(tmp_path / "t.csv"), env=env))
+    lines = lines_of(batch_here(str(tmp_path / "t.csv"), env=env))
     assert lines["line:3"]["errors"][0]["code"] == "BAD_LINE" and "a" in lines
 
 
@@ -146,8 +154,12 @@ def test_a_deeply_nested_plan_or_input_file_is_exit_2(tmp_path, env, where):
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"plan": [{"tool": "validation.batch_sleep"}]}))
     args = ["--plan", str(deep)] if where == "plan" else ["--plan", str(plan), "--input", str(deep)]
-    out = subprocess.run(
-        [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=env, timeout=60
+    out = (  # the plan through the real command, the input through its entry point in this process
+        subprocess.run(
+            [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=env, timeout=60
+        )
+        if where == "plan"
+        else cli_main(args, env={k: v for k, v in env.items() if k.startswith(("CURLLM_", "XDG_"))})
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     assert f"nested more than {MAX_DEPTH} levels deep" in out.stderr and f"--{where} {deep}" in out.stderr
@@ -180,7 +192,7 @@ def test_yaml_aliases_are_refused_billion_laughs_costs_nothing(tmp_path, env):
 def test_an_oversized_task_fails_alone(tmp_path, env):
     big = sleep_task("big") | {"x-blob": "x" * (MAX_TASK_BYTES + 10)}
     tasks = write_jsonl(tmp_path / "big.jsonl", [sleep_task("a"), big, sleep_task("b")])
-    lines = lines_of(run_batch(str(tasks), env=env))
+    lines = lines_of(batch_here(str(tasks), env=env))
     assert lines["a"]["ok"] and lines["b"]["ok"]
     error = lines["line:2"]["errors"][0]
     assert error["code"] == "BAD_LINE" and "larger than 10 MiB" in error["message"]
@@ -201,8 +213,10 @@ def test_a_file_broken_part_way_keeps_what_ran_and_exits_2(tmp_path, env):
 
 def test_unreadable_from_the_start_is_exit_2_before_anything_runs(tmp_path, env):
     (tmp_path / "t.yaml").write_text("- id: a\n  plan: [unclosed\n")
-    out = run_batch(str(tmp_path / "t.yaml"), env=env)
+    # the real command shows exit 2 for a file broken part way (above); this one in this process
+    out = batch_here(str(tmp_path / "t.yaml"), env=env)
     assert out.returncode == 2 and out.stdout == "" and "not valid YAML" in out.stderr
+    assert "Traceback" not in out.stderr
 
 
 def _children_cpu() -> float:
