@@ -210,6 +210,12 @@ PAGE_HTML_JS = r"""
                + '"></div>');
     }
   };
+  // One attribute of an element as written out ('' when left out).
+  const attribute = (c, name, v, hide, cs) => {
+    if (name === 'aria-hidden' && modal && v === 'true' && !hide && onScreen(c, cs || view.getComputedStyle(c))) return '';
+    if (inFrame && (name === 'href' || name === 'src') && typeof c[name] === 'string' && c[name]) v = c[name];
+    return ' ' + name + '="' + attr(v) + '"';
+  };
   const node = (c, check) => {
     const type = c.nodeType;
     if (type === 3) {
@@ -251,15 +257,21 @@ PAGE_HTML_JS = r"""
     if (mark && cs && !hide && cs.textDecorationLine.includes('line-through')) {
       open += ' data-curllm-struck=""';  // a price crossed out by the stylesheet
     }
-    const attrs = c.attributes;  // indexed: the iterator protocol over a NamedNodeMap costs twice as much
-    for (let i = 0; i < attrs.length; i++) {
-      const a = attrs[i], name = a.name;
-      let v = a.value;
-      if (KEEP ? !KEEP.has(name) : (name.startsWith('on') || name === 'srcset' || name === 'sizes'
-                                    || (v.length > 400 && !LONG_OK.has(name)))) continue;
-      if (name === 'aria-hidden' && modal && v === 'true' && !hide && onScreen(c, cs || view.getComputedStyle(c))) continue;
-      if (inFrame && (name === 'href' || name === 'src') && typeof c[name] === 'string' && c[name]) v = c[name];
-      open += ' ' + name + '="' + attr(v) + '"';
+    if (KEEP) {  // by name: only the kept ones are read (an attribute's node is made on first access)
+      const names = c.getAttributeNames();
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        if (KEEP.has(name)) open += attribute(c, name, c.getAttribute(name), hide, cs);
+      }
+    } else {
+      const attrs = c.attributes;  // indexed: the iterator protocol over a NamedNodeMap costs twice as much
+      for (let i = 0; i < attrs.length; i++) {
+        const a = attrs[i], name = a.name, v = a.value;
+        if (name.startsWith('on') || name === 'srcset' || name === 'sizes' || (v.length > 400 && !LONG_OK.has(name))) {
+          continue;
+        }
+        open += attribute(c, name, v, hide, cs);
+      }
     }
     // An inline element shown as a block, or as a flex or grid item (those are blockified): its
     // boundaries separate words on screen.
