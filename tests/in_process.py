@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -177,6 +178,10 @@ def cli_main(
     overrides: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("CURLLM_", "OPENAI_"))}
     overrides.update({"CURLLM_LOAD_PLUGINS": "", **(env or {})})
     saved = sys.argv
+    # The command sets up its logging on the root logger (a stderr handler, a level): a process-wide
+    # setting a `curllm` process ends with, given back here so later tests log as before.
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
     with CliRunner().isolation(input=stdin, env=overrides) as (out, err, _):
         sys.argv = ["curllm", *args]
         try:
@@ -186,6 +191,8 @@ def cli_main(
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         finally:
             sys.argv = saved
+            root.handlers[:] = handlers
+            root.setLevel(level)
             gc.unfreeze()  # main() froze this process's objects for its exit, which does not come
             sys.stdout.flush()
             sys.stderr.flush()
