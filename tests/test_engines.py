@@ -269,6 +269,25 @@ def test_the_pagers_first_test_keeps_every_control_its_rules_score():
     )
 
 
+def test_the_load_more_scans_first_test_keeps_every_control_its_rule_scores():
+    """`find_load_more` describes only the controls that pass its first test: every control the
+    load-more rule scores passes it ("Show next 20" did not: the rule took "next", the test did not)."""
+    from curllm_core.tools.navigation.html_links import html_clickables
+    from curllm_core.tools.navigation.more_on_page import LOAD_MORE_CANDIDATE, load_more_score
+
+    url = "http://127.0.0.1/list"
+    extra = ['<button type="button">Load next 20</button>', "<button>Zobacz kolejne</button>"]
+    pages = _listing_pages() + [(f"<html><body>{LISTING}{c}</body></html>", c) for c in extra]
+    scored = 0
+    for html, name in pages:
+        tested = {c.ref: c for c in html_clickables(html, url, prefilter=LOAD_MORE_CANDIDATE)}
+        for c in html_clickables(html, url):
+            if load_more_score(c) > 0:
+                scored += 1
+                assert tested.get(c.ref) == c, (name, c)
+    assert scored >= 5
+
+
 def test_the_html_pager_rules_need_no_playwright():
     """The HTTP engine's reading of a page's next link (a shortfall's check after every extraction)
     imports no Playwright API (~0.15 s of a batch's start); the error types the browser tools catch

@@ -48,7 +48,7 @@ LOAD_MORE = (
 )
 _LOAD_MORE_RE = re.compile(rf"(?:{LOAD_MORE})(?: ?\(\d+\))?")
 # The cheap first test in the page (folded text, labels, classes): only these are described.
-LOAD_MORE_CANDIDATE = r"more|wiecej|kolejne|nastepne|mehr|weitere|load"
+LOAD_MORE_CANDIDATE = r"more|next|wiecej|kolejne|nastepne|mehr|weitere|load"
 # Where a "show more" expands something else than the listing.
 _ELSEWHERE = r"filter\w*|facet\w*|sidebar|aside|refine\w*|filtr\w*|carousel|slider|swiper|review\w*|opini\w*|description|opis|beschreibung|faq|comments?|komentarz\w*"
 
