@@ -10,17 +10,17 @@ its ``load``, then its readiness (`readiness.wait_ready`), all within the action
 GET form whose fields are not part of its query: the server is told nothing new) is not sent; the
 watch says so (`Settled.same_page`).
 
-Every browser call costs a round trip (~2 ms of CPU over Python, the driver and the browser), so the
-watch makes few: the page's network events are listened to once per page (`_Relay`: subscribing and
-unsubscribing are calls too), and with ``look`` set the last look of `settle` also takes the listing's
-fingerprint (`listing_change.LOOK_JS`), which the caller compares instead of looking again.
+Every browser call costs a round trip, so the watch makes few: with ``look`` set, the last look of
+`settle` also takes the listing's fingerprint (`listing_change.LOOK_JS`), which the caller compares
+instead of looking again. (Its network listeners are the watch's own, added and removed with it: kept
+for the page's life, they would save three calls a watch and have the driver send three events for
+every request the page makes later.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -303,43 +303,6 @@ PENDING_MS = 3000
 TIMERS_MS = 1600
 
 
-class _Relay:
-    """A page's requests, responses and navigations, listened to once for the page's life and handed
-    to the watches open on it: adding the first listener of a kind and removing the last are each a
-    call to the browser's driver (three of each per watch, when every watch listened for itself)."""
-
-    EVENTS = (
-        ("request", "_on_request"),
-        ("response", "_on_response"),
-        ("requestfinished", "_on_done"),
-        ("requestfailed", "_on_done"),
-        ("framenavigated", "_on_navigated"),
-    )
-
-    def __init__(self) -> None:
-        self.watches: list[PageWatch] = []
-
-    def handler(self, name: str) -> Callable[[Any], None]:
-        def relay(arg: Any) -> None:
-            for watch in tuple(self.watches):
-                getattr(watch, name)(arg)
-
-        return relay
-
-
-# The relay of each page (it holds no reference to the page: the page's listeners hold the relay).
-_relays: weakref.WeakKeyDictionary[Any, _Relay] = weakref.WeakKeyDictionary()
-
-
-def _relay_of(page: Any) -> _Relay:
-    relay = _relays.get(page)
-    if relay is None:
-        relay = _relays[page] = _Relay()
-        for event, name in _Relay.EVENTS:
-            page.on(event, relay.handler(name))
-    return relay
-
-
 class PageWatch:
     """Watches a page while an action runs; ``await watch.settle()`` waits, within bounds, for the effects.
 
@@ -422,21 +385,32 @@ class PageWatch:
         elif frame in self.frame_loads:
             self.frame_loads[frame][1].set()
 
+    def _listeners(self) -> tuple:
+        return (
+            ("request", self._on_request),
+            ("response", self._on_response),
+            ("requestfinished", self._on_done),
+            ("requestfailed", self._on_done),
+            ("framenavigated", self._on_navigated),
+        )
+
     async def __aenter__(self) -> PageWatch:
-        watches = _relay_of(self.page).watches
-        watches.append(self)
+        for event, fn in self._listeners():
+            self.page.on(event, fn)
         if self.arm:
             try:
                 await self.reset()
             except BaseException:
-                watches.remove(self)  # not entered: __aexit__ will not run
+                self._remove_listeners()  # not entered: __aexit__ will not run
                 raise
         return self
 
+    def _remove_listeners(self) -> None:
+        for event, fn in self._listeners():
+            self.page.remove_listener(event, fn)
+
     async def __aexit__(self, *exc: Any) -> None:
-        watches = _relay_of(self.page).watches
-        if self in watches:
-            watches.remove(self)
+        self._remove_listeners()
         # A page loaded after `settle` (going back after a broken submit) or while the action failed.
         await self.report()
 
