@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_batch import (  # noqa: E402
+    BROWSER,
     MAX_PRICE,
     PLAN,
     check_out,
@@ -118,8 +119,11 @@ def main() -> None:
             for _ in range(args.repeats):
                 for engine in ("http", "browser", "auto"):
                     out = tmp / f"{engine}.jsonl"
-                    chosen = ["--engine", engine] if engine != "auto" else []  # auto: the default
-                    wall, used = timed_cpu([*curllm_batch(tasks_file, out, n), *chosen], env)
+                    # bench_batch's command names the browser engine: it is taken out here, so that
+                    # each contestant runs with its own engine, and auto with none (the default).
+                    command = [a for a in curllm_batch(tasks_file, out, n) if a not in BROWSER]
+                    chosen = ["--engine", engine] if engine != "auto" else []
+                    wall, used = timed_cpu([*command, *chosen], env)
                     times[engine].append(wall)
                     cpu[engine].append(used)
                     check_out(out, args.tasks)
