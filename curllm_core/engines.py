@@ -124,7 +124,7 @@ def switch_reason(
     ``document``; ``warnings``: what the run's tools could not fully do, such as reading fewer items
     than the page states), or None when the answer stands. Reading fewer items than the page states
     (a typed `Shortfall`) is no reason when the listing's pages explain it: the page links its next
-    page and this one was read whole (the browser would read the same page; the warning, which says
+    page (or, the last page, its previous one) and this one was read whole (the browser would read the same page; the warning, which says
     to ask for more pages, stays in the result). Nor is a pager that read the pages it was asked for
     while the listing links more (a typed `PagesLeft`): the browser's pager follows the same links. A page the policy refused is refused by
     the browser too, and a time limit that ran out (a step's, the task's) would run out there as well

@@ -37,6 +37,12 @@ from ``tests/site/``:
 ``/test/paged-{en,pl,de}.html``  one page of a listing that states more ("Showing 1–12 of 120 results",
                               "Wyniki 1–12 z 312", "12 von 42 Produkten") and links its next page
                               (rel=next, "Następna strona", an arrow labelled "Zur nächsten Seite").
+``/test/paged-last-{en,pl,de}.html``  the last page of a listing that states more ("Showing 109–120
+                              of 120 results", "Znaleziono 36 produktów", "37–42 von 42 Produkten") and
+                              links its previous page (rel=prev and "‹ Previous", "Poprzednia strona", an
+                              arrow labelled "Zur vorherigen Seite"; "Zurück zum Shop" elsewhere).
+``/test/paged-last-short-en.html``  such a last page ("109–120 of 120", "Previous page") whose HTML holds
+                              4 of its 12 items, a script adding the rest.
 ``/test/short-{en,pl}.html``  a listing whose HTML holds 4 of its 24 items, a script adding the rest
                               ("24 products"; "Wyniki 1–24 z 96" with a next page).
 ``/test/state-results-{en,de}.html``  search results behind skeletons, only in script state

@@ -100,6 +100,12 @@ def test_when_auto_goes_back_to_the_browser():
     assert switch_reason(_result(True), doc, [Shortfall("x", 120, 20, paged=True)]) is None
     short = Shortfall("x", 96, 4, paged=True, shown=24)  # linked pages, but this one is short of its 24
     assert "warning" in (switch_reason(_result(True), doc, [short]) or "")
+    # the last page of a listing: the rest is on the pages before it, which it links
+    assert switch_reason(_result(True), doc, [Shortfall("x", 24, 8, earlier=True)]) is None
+    assert switch_reason(_result(True), doc, [Shortfall("x", 120, 12, earlier=True, shown=12)]) is None
+    assert "warning" in (
+        switch_reason(_result(True), doc, [Shortfall("x", 120, 4, earlier=True, shown=12)]) or ""
+    )
     # a pager that read the pages asked for while more are linked: the browser follows the same links
     assert switch_reason(_result(True), doc, [PagesLeft(5, "navigation.pagination")]) is None
     assert "warning" in (switch_reason(_result(True), doc, [PagesLeft(5, short=True)]) or "")

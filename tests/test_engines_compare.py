@@ -169,6 +169,48 @@ async def test_a_paged_listing_read_without_its_pager_stays_on_http_and_says_wha
 
 
 @pytest.mark.parametrize(
+    "page, instruction, stated, read",
+    [
+        ("paged-last-en.html", "list the products", 120, 12),  # rel=prev in the head, "‹ Previous"
+        ("paged-last-pl.html", "znajdź produkty", 36, 12),  # "Poprzednia strona"; no count of this page
+        ("paged-last-de.html", "zeige die Produkte", 42, 6),  # an arrow labelled "Zur vorherigen Seite"
+    ],
+)
+async def test_the_last_page_of_a_listing_read_without_its_pager_stays_on_http(
+    runner, site_url, page, instruction, stated, read
+):
+    """The last page of a listing that states more: the rest is on the pages before it, which it
+    links; the browser would read the same page, so ``auto`` keeps the HTTP engine's answer (the
+    page was read once), with the browser's warning, which says where the rest is."""
+    url = f"{site_url}/test/{page}"
+    on_auto, engines = await run(runner, instruction, url, "auto")
+    on_browser, _ = await run(runner, instruction, url, "browser")
+    assert [(e["data"]["engine"], e["data"].get("switched_from")) for e in engines] == [("http", None)]
+    assert on_auto["ok"] and len(on_auto["data"]["products"]) == read
+    (warning,) = on_auto["warnings"]
+    assert f"the page states {stated} items and {read} were read" in warning
+    assert "a later page of its listing" in warning and "start from the listing's first page" in warning
+    assert on_auto["data"] == on_browser["data"] and on_auto["warnings"] == on_browser["warnings"]
+
+
+async def test_the_last_page_short_of_what_it_shows_still_goes_to_the_browser(runner, site_url):
+    # "Showing 109–120 of 120" and a previous page, but 4 of its 12 items in the HTML: a script adds the rest
+    result, engines = await run(
+        runner, "list the products", f"{site_url}/test/paged-last-short-en.html", "auto"
+    )
+    assert [(e["data"]["engine"], e["data"].get("switched_from")) for e in engines] == [
+        ("http", None),
+        ("browser", "http"),
+    ]
+    assert "the page states 120 items and 4 were read" in engines[1]["data"]["reason"]
+    assert result["ok"] and len(result["data"]["products"]) == 12
+    (warning,) = result["warnings"]
+    assert (
+        "the page states 120 items and 12 were read" in warning and "a later page of its listing" in warning
+    )
+
+
+@pytest.mark.parametrize(
     "path, instruction, pages, items",
     [
         ("/", "produkty z pierwszych 2 stron", 2, ("products", 16)),  # the shop: "Następna", rel=next

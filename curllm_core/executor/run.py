@@ -40,6 +40,7 @@ from .page import TaskPage
 from .retry import Tried, attempt, may_have_written
 
 if TYPE_CHECKING:  # the HTTP engine's page (and httpx) is imported only by a task that runs on it
+    from ..tools.navigation.pagination import Pages
     from ..tools.stated_count import ListingWarning
     from .html_page import HtmlTaskPage
 
@@ -516,20 +517,29 @@ class Execution:
             stated, shown = stated_listing(texts)
             if stated is None or read >= stated:
                 return
-            paged = await self.links_next_page()
+            pages = await self.links_pages()
         except Exception:  # a page gone or being replaced: nothing to compare with
             return
-        self.warnings.append(Shortfall(manifest.key, stated, read, paged=paged, shown=shown))
+        self.warnings.append(
+            Shortfall(
+                manifest.key,
+                stated,
+                read,
+                paged=pages.next,
+                shown=shown,
+                earlier=pages.previous and not pages.next,
+            )
+        )
 
-    async def links_next_page(self) -> bool:
-        """Whether the task's page links its listing's next page, by the pager's own rule: on HTML an
-        address (`pagination.next_step`), in the browser any next control (`pagination.find_next_link`:
-        the browser's pager also clicks one)."""
-        from ..tools.navigation.pagination import find_next_link, next_step
+    async def links_pages(self) -> Pages:
+        """Whether the task's page links its listing's next page and its previous one, by the pager's
+        own rule (`pagination.links_pages`; on HTML `pagination.html_links_pages`: the next page by
+        its address, the browser's pager also clicks a next control without one)."""
+        from ..tools.navigation.pagination import html_links_pages, links_pages
 
         if self.page is None:
-            return next_step(self.document.html, self.document.url)[0] is not None
-        return await find_next_link(self.page) is not None
+            return html_links_pages(self.document.html, self.document.url)
+        return await links_pages(self.page)
 
     async def settling(self, step_ms: int = 0) -> bool:
         """Whether the task's page is still at work, counting work it scheduled (short timers), or its

@@ -221,7 +221,7 @@ _SCAN_CLICKABLES_JS = (
     + _JS_COMMON
     + r"""
 const SELECTOR = "a[href], button, [role=button], [role=link], [role=tab], [role=menuitem], [role=treeitem], " +
-  "input[type=submit], input[type=button], input[type=image], summary, [onclick]" + (opts.headLinks ? ", link[rel~=next]" : "");
+  "input[type=submit], input[type=button], input[type=image], summary, [onclick]" + (opts.headLinks ? ", link[rel~=next], link[rel~=prev]" : "");
 const fold = (s) => squash(s).toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/ł/g, "l");
 const needle = opts.needle ? fold(opts.needle) : "";
 // A cheap first test (no layout: textContent, attributes) that most elements fail, when the caller

@@ -179,15 +179,17 @@ class Shortfall:
     """The warning that an extraction read fewer items than its page states, as a typed value: the
     runner decides by its fields, never by its words; ``str()`` is the text the result carries.
 
-    ``paged``: the page links its next page (`pagination.next_step`, `pagination.find_next_link`),
-    so the rest is on the following pages, which a pager reads ("from all pages"). ``shown``: how many
-    items this page says it shows ("1–20 of 120": 20), when it says so."""
+    ``paged``: the page links its next page (`pagination.links_pages`), so the rest is on the
+    following pages, which a pager reads ("from all pages"). ``earlier``: the page links its previous
+    page and no next one (the last page of a listing): the rest is on the pages before it. ``shown``:
+    how many items this page says it shows ("1–20 of 120": 20), when it says so."""
 
     tool: str
     stated: int
     read: int
     paged: bool = False
     shown: int | None = None
+    earlier: bool = False
 
     def __str__(self) -> str:
         text = f"{self.tool}: {shortfall(self.stated, self.read)}"
@@ -196,13 +198,20 @@ class Shortfall:
                 '; the page links its next page: ask for more pages (e.g. "from the first 5 pages",'
                 ' "ze wszystkich stron", "von allen Seiten") to read them'
             )
+        elif self.earlier:
+            text += (
+                "; the page is a later page of its listing (it links the previous one): start from the"
+                ' listing\'s first page and ask for more pages (e.g. "from all pages", "ze wszystkich'
+                ' stron", "von allen Seiten") to read them'
+            )
         return text
 
     @property
     def explained(self) -> bool:
-        """Whether the listing's pages explain the gap: it links its next page, and this page was read
-        whole (as many items as it says it shows, when it says)."""
-        return self.paged and (self.shown is None or self.read >= self.shown)
+        """Whether the listing's pages explain the gap: it links its next page, or its previous one
+        (the rest is before it), and this page was read whole (as many items as it says it shows,
+        when it says)."""
+        return (self.paged or self.earlier) and (self.shown is None or self.read >= self.shown)
 
 
 @dataclass(frozen=True)

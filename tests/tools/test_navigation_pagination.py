@@ -9,7 +9,7 @@ from curllm_core.errors import ToolError
 from curllm_core.manifest import load_manifest, manifests_dir
 from curllm_core.testing import make_registry
 from curllm_core.tool import ToolContext, load_callable, tool
-from curllm_core.tools.navigation.pagination import find_next_link, next_score, run
+from curllm_core.tools.navigation.pagination import find_next_link, next_score, prev_score, run
 from curllm_core.tools.page_helpers import Clickable
 from tests.conftest import realpage
 from tests.site_server import load_shop, open_snapshot
@@ -234,6 +234,56 @@ async def test_a_page_whose_items_the_extraction_left_out_is_no_end(
     )
     assert out["pagination"]["pages"] == pages and out["pagination"]["stopped"] == stopped
     assert len(out["products"]) == 8 * (pages - 1)
+
+
+def test_previous_page_scores():
+    here = "https://shop.pl/?page=3"
+    pager = "nav pagination"
+    assert prev_score(link(text="Poprzednia strona"), here) >= 5
+    assert prev_score(link(text="‹ Previous"), here) >= 5
+    assert prev_score(link(text="Vorherige Seite"), here) >= 5
+    assert prev_score(link(text="‹", aria="Zur vorherigen Seite"), here) >= 5
+    assert prev_score(link(tag="link", rel="prev", text="", visible=False), here) >= 5
+    assert prev_score(link(text="Zurück", around=pager), here) >= 5  # "Zurück" in a pager
+    assert prev_score(link(text="Zurück zum Shop"), here) == 0  # back to the shop, not a page
+    assert prev_score(link(text="Wstecz"), here) == 0
+    assert prev_score(link(text="Previous", around="div carousel"), here) < 5  # "previous slide"
+    assert prev_score(link(text="Previous", href="https://other.com/?page=2"), here) == 0  # off-site
+    assert prev_score(link(text="Previous", href=here, raw_href="?page=3"), here) == 0  # this very page
+    assert prev_score(link(text="Previous", disabled=True), here) == 0
+    assert prev_score(link(text="Następna"), here) == 0
+    assert prev_score(link(text="« First"), here) == 0
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/test/paged-last-en.html",
+        "/test/paged-last-pl.html",
+        "/test/paged-last-de.html",
+        "/test/paged-en.html",
+        "/?strona=2",
+        "/test/inert-filter.html",
+    ],
+)
+async def test_the_pages_a_page_links_are_the_same_in_the_browser_and_on_html(page, site_url, path):
+    """Whether a page links its listing's next and previous pages: one scan in the browser, the same
+    rule on its HTML (the last pages link only the previous one, a middle page both, a whole listing
+    neither)."""
+    import httpx
+
+    from curllm_core.tools.navigation.pagination import Pages, html_links_pages, links_pages
+
+    await page.goto(site_url + path)
+    html = httpx.get(site_url + path).text
+    expected = {
+        "/test/paged-en.html": Pages(True, False),
+        "/?strona=2": Pages(True, True),
+        "/test/inert-filter.html": Pages(False, False),
+    }.get(path, Pages(False, True))
+    assert await links_pages(page) == expected
+    assert html_links_pages(html, site_url + path) == expected
 
 
 @pytest.mark.browser

@@ -41,7 +41,7 @@ def _passes(pre: re.Pattern[str], probe: str) -> bool:
 
 
 def html_clickables(html: str, url: str, *, prefilter: str = "") -> list[Clickable]:
-    """The links of ``html`` (``<a href>``, ``<link rel=next>``) as `Clickable`s, with what the
+    """The links of ``html`` (``<a href>``, ``<link rel=next>``, ``<link rel=prev>``) as `Clickable`s, with what the
     browser scan would say of them that markup tells (visible: not hidden by its own markup).
 
     ``prefilter``, a regular expression, is the browser scan's cheap first test
@@ -58,7 +58,7 @@ def html_clickables(html: str, url: str, *, prefilter: str = "") -> list[Clickab
     tag = tree.css_first("base[href]")
     base = urljoin(url, (tag.attributes.get("href") or "").strip()) if tag is not None else url
     out: list[Clickable] = []
-    for i, node in enumerate(tree.css("a[href], button, [role=button], link[rel~=next]")):
+    for i, node in enumerate(tree.css("a[href], button, [role=button], link[rel~=next], link[rel~=prev]")):
         attrs = node.attributes
         text = " ".join((node.text(deep=True, separator=" ") or "").split())
         img = node.css_first("img[alt]")

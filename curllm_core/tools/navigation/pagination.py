@@ -85,6 +85,19 @@ CANDIDATE = (
 #: rule or the load-more rule (on HTML and in the browser, both are read from one scan).
 STEP_CANDIDATE = f"{CANDIDATE}|{LOAD_MORE_CANDIDATE}"
 
+# The listing's previous page: words that say only that, and words that say it inside a pager
+# ("Zurück", "Wstecz" and "Back" also lead back to a shop or a category elsewhere on a page).
+PREV_WORDS = (
+    r"prev|previous|previous page|poprzednia|poprzednia strona|poprzednie|vorherige|vorherige seite|"
+    r"precedent|precedente|anterior|vorige|indietro"
+)
+PREV_WORDS_PAGER = r"zuruck|wstecz|back"
+PREV_ARROWS = "‹«←<⟨❮"
+#: `links_pages`' first test: what a control must show to be scored by the previous-page rule.
+PREV_CANDIDATE = "prev|poprz|vorherig|preced|anterior|vorig|indietro|zuruck|wstecz|back|pag|" + "|".join(
+    PREV_ARROWS
+)
+
 
 def address_of(c: Clickable) -> str:
     """Where a control leads when loaded directly; "" for script-driven ones ("#", "javascript:")."""
@@ -157,6 +170,88 @@ def next_score(c: Clickable, page_url: str) -> tuple[float, list[str]]:
     if not c.visible and c.tag != "link":
         score -= 3
     return score, why
+
+
+def prev_score(c: Clickable, page_url: str) -> float:
+    """How clearly a control is the listing's "previous page" control (0: it is not): ``rel=prev``, its
+    text ("Previous", "Poprzednia strona", "Vorherige Seite", "‹"; "Zurück" and "Wstecz" only inside
+    a pager), its label or its class. As for the next page: never a disabled control, a carousel's,
+    another site's or a link to this very page. A page that links its previous page is a later page
+    of its listing: the items it does not show are on the pages before it."""
+    if c.disabled or has_word(words(c.cls), r"disabled|inactive"):
+        return 0.0
+    rel_prev = bool({"prev", "previous"} & set(c.rel.split()))
+    text = c.text.strip()
+    core = fold(text.strip(PREV_ARROWS + " ").strip())
+    if not rel_prev and has_word(
+        words(text, c.aria), NEXT_WORDS + r"|first|last|pierwsz\w*|ostatni\w*|erste|letzte"
+    ):
+        return 0.0
+    around = words(c.around)
+    pager = has_word(around, PAGER) is not None
+    score = 0.0
+    if rel_prev:
+        score += 10
+    if core and len(core) <= 25 and re.fullmatch(f"(?:{PREV_WORDS})", core):
+        score += 6
+    elif core and len(core) <= 25 and has_word(words(core), PREV_WORDS):
+        score += 4  # "‹ Poprzednia strona", "Previous 20"
+    elif core and len(core) <= 25 and pager and has_word(words(core), PREV_WORDS_PAGER):
+        score += 4  # "Zurück" in a pager
+    elif not core and text:
+        score += 6 if text in ("‹", "←", "<", "❮", "⟨") else 0  # "«" is often "first page"
+    if c.aria and has_word(words(c.aria), PREV_WORDS + r"|vorherigen|poprzedniej"):
+        score += 5
+    if has_word(words(c.cls, c.id), r"prev|previous|poprzednia|zuruck"):
+        score += 3
+    if score <= 0:
+        return 0.0
+    if pager:
+        score += 2
+    if has_word(around, CAROUSEL) or has_word(words(c.cls), CAROUSEL):
+        score -= 8  # "previous slide" buttons
+    address = address_of(c)
+    if address:
+        if not same_site(address, page_url) or urldefrag(address)[0] == urldefrag(page_url)[0]:
+            return 0.0
+    elif c.tag == "link":
+        return 0.0
+    else:
+        score -= 2  # script-driven
+    if not c.visible and c.tag != "link":
+        score -= 3
+    return score
+
+
+@dataclass(frozen=True)
+class Pages:
+    """Whether a page links other pages of its listing: its next page, its previous page."""
+
+    next: bool
+    previous: bool
+
+
+def pages_of(scan: Scan) -> Pages:
+    """The next and previous pages a scan's described controls link (`best_next`, `prev_score`)."""
+    previous = any(prev_score(c, scan.url) >= 5 for c in scan.items)
+    return Pages(best_next(scan) is not None, previous)
+
+
+async def links_pages(page: Any) -> Pages:
+    """Whether the page links its listing's next page (any next control: the browser's pager also
+    clicks one) and its previous page (one browser call)."""
+    return pages_of(
+        await scan_clickables(page, head_links=True, limit=8000, prefilter=f"{CANDIDATE}|{PREV_CANDIDATE}")
+    )
+
+
+def html_links_pages(html: str, url: str) -> Pages:
+    """`links_pages` on HTML: the next page by its address (`next_step`: a page reached only by a
+    script is not linked on HTML), the previous page by `prev_score`."""
+    from .html_links import html_clickables
+
+    previous = any(prev_score(c, url) >= 5 for c in html_clickables(html, url, prefilter=PREV_CANDIDATE))
+    return Pages(next_step(html, url)[0] is not None, previous)
 
 
 async def find_next_link(page: Any) -> NextLink | None:
