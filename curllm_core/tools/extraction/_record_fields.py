@@ -308,12 +308,13 @@ def _flags(node: LexborNode) -> str:
 def _marked(link: LexborNode) -> str | None:
     """What the markup names a link, or the element around it or its one child: "author" (a byline's
     link: never a title), "title" (a title or name: one word is enough) or None."""
-    children = [c for c in _children(link) if c.is_element_node]
-    own = [_flags(link), _flags(children[0]) if len(children) == 1 else ""]
+    children = [c for c in link.iter() if c.is_element_node]
+    # (the words are letters: searched in the flags joined by spaces, no word spans two of them)
+    own = _flags(link) + " " + (_flags(children[0]) if len(children) == 1 else "")
     around = _flags(link.parent) if link.parent is not None else ""
-    if any(_AUTHOR_CLASS_RE.search(f) for f in (*own, around)):
+    if _AUTHOR_CLASS_RE.search(own + " " + around):
         return "author"
-    if any(_NAMED_RE.search(f) for f in own):  # the link or its child, not the box around it
+    if _NAMED_RE.search(own):  # the link or its child, not the box around it
         return "title"
     return None
 
@@ -444,16 +445,30 @@ def _short_nodes(block: LexborNode) -> list[_Short]:
     hit = _SHORT.get(key)
     if hit is not None:
         return hit
-    found: list[_Short] = []
-    stack = [block]
+    # Each element's raw text is joined from its children's, read once each (asking the parser for
+    # every element's deep text copies a deep block's text once per level). The elements are listed
+    # in page order: a slot is taken on the way down and filled on the way up.
+    slots: list[_Short | None] = []
+    stack = [(block, block.iter(include_text=True), [], [], 0)]
+    slots.append(None)
     while stack:
-        node = stack.pop()
-        raw = node.text(deep=True)
-        if len(raw) <= SHORT_LABEL:
-            found.append((node, node.mem_id, raw, node.tag or "", _DIGIT_RE.search(raw) is not None))
-            if not raw:
-                continue  # nothing inside to read
-        stack.extend(reversed([c for c in _children(node) if c.is_element_node]))
+        node, children, parts, above, slot = stack[-1]
+        for child in children:
+            if child.is_element_node:
+                stack.append((child, child.iter(include_text=True), [], parts, len(slots)))
+                slots.append(None)
+                break
+            if child.is_text_node:
+                parts.append(child.text_content or "")
+        else:  # every child read: the element's text is known
+            stack.pop()
+            raw = "".join(parts)
+            above.append(raw)
+            if len(raw) <= SHORT_LABEL:
+                slots[slot] = (node, node.mem_id, raw, node.tag or "", _DIGIT_RE.search(raw) is not None)
+                if not raw:
+                    del slots[slot + 1 :]  # nothing inside to read: its elements are not listed
+    found = [short for short in slots if short is not None]
     _SHORT[key] = found
     return found
 

@@ -164,7 +164,8 @@ def _direct_text(node: LexborNode) -> int:
 
 def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[LexborNode], dict[int, str]]:
     """The title links, and the titles of those titled by a heading beside them (`_headed_links`)."""
-    entries: list[tuple[LexborNode, str, bool | None]] = []  # None: no letters, no label
+    # (link, its text folded, whether a title: None for no letters, whether in a heading)
+    entries: list[tuple[LexborNode, str, bool | None, bool]] = []
     for link in body.css("a[href]"):
         if not _target(link, scripts=True):
             continue
@@ -175,52 +176,54 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
         # One word or a reference is a title where the markup says so: a title or name class; a
         # reference ("owner/repo", "John 3:16") also a heading around it (one word there may be
         # the section a record is filed under).
-        named = marked == "title" or (in_heading(link) and _REFERENCE_RE.search(text) is not None)
+        heading = in_heading(link)
+        named = marked == "title" or (heading and _REFERENCE_RE.search(text) is not None)
         titled = _title_like(text) or (named and _one_word_title(text))
         if _runs_script(link):  # a script's link: a title or nothing
             if titled and not hidden(link) and _stands_alone(link, text):
-                entries.append((link, text.casefold(), True))
+                entries.append((link, text.casefold(), True, heading))
             continue
         if titled and not hidden(link) and _stands_alone(link, text):
-            entries.append((link, text.casefold(), True))
+            entries.append((link, text.casefold(), True, heading))
         else:
-            entries.append((link, text.casefold(), False if _LETTER_RE.search(text) else None))
+            entries.append((link, text.casefold(), False if _LETTER_RE.search(text) else None, heading))
     # A link with the same words on three records or more ("Más información", "Details") shows no
     # title of its own: a heading beside it titles its record.
-    repeats = Counter(text for link, text, title in entries if title and not in_heading(link))
+    repeats = Counter(text for _, text, title, heading in entries if title and not heading)
     titles: set[int] = set()
     repeated: set[int] = set()
-    for link, text, title in entries:
+    for link, text, title, heading in entries:
         if title:
-            (repeated if repeats[text] >= REPEATED_LABEL and not in_heading(link) else titles).add(
-                link.mem_id
-            )
+            (repeated if repeats[text] >= REPEATED_LABEL and not heading else titles).add(link.mem_id)
     headed: dict[int, str] = {}
     for link_id, heading in _headed_links(body, hidden, titles, repeated, _target).items():
         text = visible_text(heading)
         if len(text) <= MAX_TITLE and _LETTER_RE.search(text) and not _meta_text(text):
             headed[link_id] = text
     links = [
-        (link, headed[link.mem_id].casefold(), True) if link.mem_id in headed else (link, text, bool(title))
-        for link, text, title in entries
+        (link, headed[link.mem_id].casefold(), True, heading)
+        if link.mem_id in headed
+        else (link, text, bool(title), heading)
+        for link, text, title, heading in entries
         if title is not None or link.mem_id in headed
     ]
     return _without_actions(links), headed
 
 
-def _without_actions(links: list[tuple[LexborNode, str, bool]]) -> list[LexborNode]:
+def _without_actions(links: list[tuple[LexborNode, str, bool, bool]]) -> list[LexborNode]:
     """The title links (flagged True among the page's links) without the actions records carry: words
     repeated on three links or more ("Share Memories and Condolences", "Learn More", "Public Profile")
     whose record also holds a link with words of its own (repeated less). Records may share their
-    titles ("Star Wars" on four platforms): a repeated text with no rarer link beside it stays."""
+    titles ("Star Wars" on four platforms): a repeated text with no rarer link beside it stays. Each
+    link comes with its text, whether it is a title and whether it sits in a heading."""
     # A link in a heading is a title however often it is printed (one result shown in two boxes).
-    seen = Counter(text for link, text, _ in links if not in_heading(link))
+    seen = Counter(text for _, text, _, heading in links if not heading)
     if not any(n >= REPEATED_LABEL for n in seen.values()):
-        return [link for link, _, title in links if title]
+        return [link for link, _, title, _ in links if title]
     # Per ancestor: the repeated texts inside it, and the fewest repeats of a link text inside it.
     inside: dict[int, Counter[str]] = defaultdict(Counter)
     rarest: dict[int, int] = {}
-    for link, text, _ in links:
+    for link, text, _, _ in links:
         count = seen[text]
         repeated = count >= REPEATED_LABEL
         node = link.parent
@@ -235,7 +238,7 @@ def _without_actions(links: list[tuple[LexborNode, str, bool]]) -> list[LexborNo
                 rarest[key] = count
             node = node.parent
     kept = []
-    for link, text, title in links:
+    for link, text, title, _ in links:
         if not title:
             continue
         action = False
