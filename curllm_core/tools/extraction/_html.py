@@ -563,37 +563,22 @@ class PageShare:
 
 
 class HiddenIndex:
-    """`hidden_in_tree` for many nodes of one tree: the hidden elements are found by one CSS query
-    (in C), then each question is a walk up the parents, memoised. ``strict`` as in `hidden_in_tree`."""
+    """`hidden_in_tree` for many nodes of one tree: the elements hidden by their own attributes are
+    found once (every element carrying an attribute that may hide it, read in one CSS query, each
+    confirmed by `hidden_self`), then each question is a walk up the parents, memoised. ``strict`` as
+    in `hidden_in_tree`."""
 
-    # Over-approximating queries (every class mentioning a hiding word); `hidden_self` confirms each.
-    _LOOSE = [
-        "[hidden]",
-        f"[{HIDDEN_MARK}]",
-        '[style*="display" i]',
-        '[style*="visibility" i]',
-        '[class*="hid" i]',
-        '[class*="none" i]',
-        '[class*="invisible" i]',
-    ]
-    _STRICT = [
-        '[aria-hidden="true"]',
-        '[class*="offscreen" i]',
-        '[class*="only" i]',
-        '[class*="clipped" i]',
-        '[class*="reader" i]',
-        '[class*="sr-" i]',
-        '[class*="sr_" i]',
-        '[class*="assistive" i]',
-    ]
+    # Every attribute `hidden_self` (and ``strict``'s aria-hidden) reads. Presence tests are cheap for
+    # the parser; substring tests of class words, one per hiding word, cost more than reading the
+    # class attribute of every classed element here (its verdict is cached per attribute value).
+    _CANDIDATES = f"[class], [style], [hidden], [aria-hidden], [{HIDDEN_MARK}]"
 
     def __init__(self, tree: LexborHTMLParser | None = None, *, strict: bool = False) -> None:
         self.roots: set[int] = set()
         self.memo: dict[int, bool] = {}
         if tree is not None:
             page = PageShare(tree)
-            for node in tree.css(", ".join(self._LOOSE + self._STRICT if strict else self._LOOSE)):
-                # The query over-approximates (display:block matches [style*=display]); confirm each.
+            for node in tree.css(self._CANDIDATES):
                 if (
                     hidden_self(node, screen_reader=strict)
                     or (strict and node.attributes.get("aria-hidden") == "true")
@@ -605,7 +590,7 @@ class HiddenIndex:
         """The loose and the strict index of ``tree`` from a single query."""
         loose, strict = cls(), cls()
         page = PageShare(tree)
-        for node in tree.css(", ".join(cls._LOOSE + cls._STRICT)):
+        for node in tree.css(cls._CANDIDATES):
             attrs = node.attributes
             if _hidden_attributes(attrs, False) and not page.holds_most(node):
                 loose.roots.add(node.mem_id)
