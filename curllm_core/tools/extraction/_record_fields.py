@@ -449,7 +449,10 @@ def _short_nodes(block: LexborNode) -> list[_Short]:
     # every element's deep text copies a deep block's text once per level). The elements are listed
     # in page order: a slot is taken on the way down and filled on the way up.
     slots: list[_Short | None] = []
-    stack = [(block, block.iter(include_text=True), [], [], 0)]
+    # (element, its children still to read, its text's parts, its parent's parts, its slot)
+    stack: list[tuple[LexborNode, Iterator[LexborNode], list[str], list[str], int]] = [
+        (block, block.iter(include_text=True), [], [], 0)
+    ]
     slots.append(None)
     while stack:
         node, children, parts, above, slot = stack[-1]

@@ -176,35 +176,35 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
         # One word or a reference is a title where the markup says so: a title or name class; a
         # reference ("owner/repo", "John 3:16") also a heading around it (one word there may be
         # the section a record is filed under).
-        heading = in_heading(link)
-        named = marked == "title" or (heading and _REFERENCE_RE.search(text) is not None)
+        in_head = in_heading(link)
+        named = marked == "title" or (in_head and _REFERENCE_RE.search(text) is not None)
         titled = _title_like(text) or (named and _one_word_title(text))
         if _runs_script(link):  # a script's link: a title or nothing
             if titled and not hidden(link) and _stands_alone(link, text):
-                entries.append((link, text.casefold(), True, heading))
+                entries.append((link, text.casefold(), True, in_head))
             continue
         if titled and not hidden(link) and _stands_alone(link, text):
-            entries.append((link, text.casefold(), True, heading))
+            entries.append((link, text.casefold(), True, in_head))
         else:
-            entries.append((link, text.casefold(), False if _LETTER_RE.search(text) else None, heading))
+            entries.append((link, text.casefold(), False if _LETTER_RE.search(text) else None, in_head))
     # A link with the same words on three records or more ("Más información", "Details") shows no
     # title of its own: a heading beside it titles its record.
-    repeats = Counter(text for _, text, title, heading in entries if title and not heading)
+    repeats = Counter(text for _, text, title, in_head in entries if title and not in_head)
     titles: set[int] = set()
     repeated: set[int] = set()
-    for link, text, title, heading in entries:
+    for link, text, title, in_head in entries:
         if title:
-            (repeated if repeats[text] >= REPEATED_LABEL and not heading else titles).add(link.mem_id)
+            (repeated if repeats[text] >= REPEATED_LABEL and not in_head else titles).add(link.mem_id)
     headed: dict[int, str] = {}
     for link_id, heading in _headed_links(body, hidden, titles, repeated, _target).items():
         text = visible_text(heading)
         if len(text) <= MAX_TITLE and _LETTER_RE.search(text) and not _meta_text(text):
             headed[link_id] = text
     links = [
-        (link, headed[link.mem_id].casefold(), True, heading)
+        (link, headed[link.mem_id].casefold(), True, in_head)
         if link.mem_id in headed
-        else (link, text, bool(title), heading)
-        for link, text, title, heading in entries
+        else (link, text, bool(title), in_head)
+        for link, text, title, in_head in entries
         if title is not None or link.mem_id in headed
     ]
     return _without_actions(links), headed
@@ -217,7 +217,7 @@ def _without_actions(links: list[tuple[LexborNode, str, bool, bool]]) -> list[Le
     titles ("Star Wars" on four platforms): a repeated text with no rarer link beside it stays. Each
     link comes with its text, whether it is a title and whether it sits in a heading."""
     # A link in a heading is a title however often it is printed (one result shown in two boxes).
-    seen = Counter(text for _, text, _, heading in links if not heading)
+    seen = Counter(text for _, text, _, in_head in links if not in_head)
     if not any(n >= REPEATED_LABEL for n in seen.values()):
         return [link for link, _, title, _ in links if title]
     # Per ancestor: the repeated texts inside it, and the fewest repeats of a link text inside it.
