@@ -231,18 +231,11 @@ LONE_PAGE = (
 
 def big_product_page(mb: float) -> bytes:
     """A product page of ``mb`` MB, nearly all JSON-LD: blocks of 1.9 MB (under the 2 MB a block may
-    have), each an ``@graph`` of 14,000 products; cheap for a browser, seconds of parsing for
-    product_detail."""
-    graph = [
-        {
-            "@type": "Product",
-            "name": f"Lamp {i}",
-            "sku": f"S{i}",
-            "offers": {"@type": "Offer", "price": f"{i}.00"},
-        }
-        for i in range(14000)
-    ]
-    block = json.dumps({"@context": "https://schema.org", "@graph": graph})
+    have), each an ``@graph`` of 26,000 products written as tightly as JSON allows (the most products
+    per byte: parsing costs by the product, the browser's copies by the byte); cheap for a browser,
+    seconds of parsing for product_detail."""
+    graph = [{"@type": "Product", "name": f"L{i}", "offers": {"price": i}} for i in range(26000)]
+    block = json.dumps({"@context": "https://schema.org", "@graph": graph}, separators=(",", ":"))
     script = f'<script type="application/ld+json">{block}</script>'
     return (
         "<html><head><title>Lamp</title>" + script * max(1, int(mb * 1e6) // len(script)) + "</head><body>"

@@ -315,8 +315,10 @@ def offload_workers(pid: int) -> list[int]:
 
 
 def test_a_huge_product_page_holds_no_other_client_and_stops_at_the_step_limit(server, hostile):
-    # 25 MB of JSON-LD: 4-10 s of parsing (by the load), which used to hold the event loop throughout.
-    plan = {"plan": [{"tool": "extraction.product_detail", "timeout_ms": 4000, "retries": 0}]}
+    # 25 MB of JSON-LD: 8 s of parsing on a quiet machine here (more by the load), which used to hold
+    # the event loop throughout. The limit is well under that: a machine that parses it within 4 s
+    # (CI's did, when the page held fewer products) would not test the limit.
+    plan = {"plan": [{"tool": "extraction.product_detail", "timeout_ms": 3000, "retries": 0}]}
     result: dict = {}
 
     def scrape() -> None:
@@ -339,7 +341,7 @@ def test_a_huge_product_page_holds_no_other_client_and_stops_at_the_step_limit(s
     assert answer.status_code == 200, answer.text
     errors = answer.json()["errors"]
     assert errors and errors[0]["code"] == "STEP_TIMEOUT", errors
-    assert "within 4000 ms" in errors[0]["message"]
+    assert "within 3000 ms" in errors[0]["message"]
     assert workers, "the page was parsed on the server's event loop"
     # On the loop, health waited the whole parse (its 10 s timeout ran out): its slowest answer was
     # most of the scrape. Off it, the copies of the page through the browser's driver are what is
@@ -349,4 +351,4 @@ def test_a_huge_product_page_holds_no_other_client_and_stops_at_the_step_limit(s
         f"a health request waited {slowest:.2f} s of the scrape's {took:.2f} s"
     )
     assert not offload_workers(server.proc.pid), "the worker outlived its step"
-    assert took < 120  # a hang's bound: the step's own 4 s limit is what the error above says
+    assert took < 120  # a hang's bound: the step's own 3 s limit is what the error above says
