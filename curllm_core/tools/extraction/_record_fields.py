@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Callable, Iterator
 from urllib.parse import parse_qsl, urlsplit
@@ -16,7 +17,6 @@ from ._html import (
     ClassWords,
     HiddenIndex,
     absolute_url,
-    classes,
     parse_count,
     visible_text,
 )
@@ -151,14 +151,25 @@ _TITLE_CLASS_RE = ClassWords(r"title|headline|subject|topic|heading")
 _BLOCK_TEXT_TAGS = frozenset({"p", "div", "span", "td", "li", "blockquote", "section", "article", "dd"})
 
 
-def _class_parts(node: LexborNode) -> set[str]:
+def _class_parts(node: LexborNode) -> frozenset[str]:
+    """The words of an element's class names and id ("search-result s_item" -> search, result, s, item)."""
+    attrs = node.attributes
+    return _attribute_parts(attrs.get("class") or "", attrs.get("id") or "")
+
+
+_PART_SEP_RE = re.compile(r"[-_]")
+
+
+@functools.lru_cache(maxsize=8192)
+def _attribute_parts(cls: str, ident: str) -> frozenset[str]:
+    """`_class_parts` of a class and an id attribute (pages repeat a few thousand of them)."""
     parts: set[str] = set()
-    for token in classes(node):
-        parts.update(p for p in re.split(r"[-_]", token.lower()) if p)
-    ident = (node.attributes.get("id") or "").lower()
+    for token in cls.split():
+        parts.update(p for p in _PART_SEP_RE.split(token.lower()) if p)
+    ident = ident.lower()
     if ident:
-        parts.update(p for p in re.split(r"[-_]", ident) if p)
-    return parts
+        parts.update(p for p in _PART_SEP_RE.split(ident) if p)
+    return frozenset(parts)
 
 
 _FACET_RE = re.compile(r"\(\s*(\d[\d.,\s]*)\)\s*$")
@@ -218,8 +229,32 @@ def _target(link: LexborNode, scripts: bool = False) -> bool:
         or href.startswith("#")
         or low.startswith(("mailto:", "tel:"))
         or (low.startswith("javascript:") and not (scripts and len(low) > len("javascript:") + 4))
-        or _PROFILE_RE.search(href)  # a link to a person is an author, never a title
+        or _links_to_person(href, low)  # a link to a person is an author, never a title
     )
+
+
+#: What every branch of `_PROFILE_RE` spells, in lower case: an address with none of them is no
+#: person's (most are not: the pattern, searched at every place of a long address, costs more).
+_PROFILE_WORDS = (
+    "user",
+    "/u/",
+    "profile",
+    "author",
+    "member",
+    "people",
+    "benutzer",
+    "uzytkownik",
+    "/~/",
+    "uid=",
+)
+
+
+def _links_to_person(href: str, low: str) -> bool:
+    """Whether the address ``href`` (``low``: lower-cased) is a person's profile (`_PROFILE_RE`). Only
+    ASCII is tested by its words first (case-insensitive matching joins some other letters to them)."""
+    if href.isascii() and not any(word in low for word in _PROFILE_WORDS):
+        return False
+    return _PROFILE_RE.search(href) is not None
 
 
 def _runs_script(link: LexborNode) -> bool:
