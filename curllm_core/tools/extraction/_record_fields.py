@@ -229,7 +229,7 @@ def _target(link: LexborNode, scripts: bool = False) -> bool:
         or href.startswith("#")
         or low.startswith(("mailto:", "tel:"))
         or (low.startswith("javascript:") and not (scripts and len(low) > len("javascript:") + 4))
-        or _links_to_person(href, low)  # a link to a person is an author, never a title
+        or _profile(href) is not None  # a link to a person is an author, never a title
     )
 
 
@@ -249,12 +249,12 @@ _PROFILE_WORDS = (
 )
 
 
-def _links_to_person(href: str, low: str) -> bool:
-    """Whether the address ``href`` (``low``: lower-cased) is a person's profile (`_PROFILE_RE`). Only
-    ASCII is tested by its words first (case-insensitive matching joins some other letters to them)."""
-    if href.isascii() and not any(word in low for word in _PROFILE_WORDS):
-        return False
-    return _PROFILE_RE.search(href) is not None
+def _profile(href: str) -> re.Match[str] | None:
+    """`_PROFILE_RE` searched in the address ``href`` (a person's profile). An ASCII address is first
+    tested for its words (case-insensitive matching joins some other letters to them)."""
+    if href.isascii() and not any(word in href.lower() for word in _PROFILE_WORDS):
+        return None
+    return _PROFILE_RE.search(href)
 
 
 def _runs_script(link: LexborNode) -> bool:
@@ -686,7 +686,7 @@ def _author(scope: list[LexborNode]) -> tuple[str | None, int | None]:
             )
             profile = None
             if node.tag == "a":
-                m = _PROFILE_RE.search((attrs.get("href") or "").strip())
+                m = _profile((attrs.get("href") or "").strip())
                 profile = next((g for g in m.groups() if g), None) if m else None
             if not flagged and profile is None:
                 continue
