@@ -475,13 +475,14 @@ def _markup(
     return role, classed
 
 
-def _inside(node: LexborNode, ancestor: LexborNode, member: LexborNode) -> bool:
+def _above(node: LexborNode, member: LexborNode) -> set[int]:
+    """The memory ids of the elements around ``node`` inside the block ``member``."""
+    ids: set[int] = set()
     current = node.parent
     while current is not None and current.mem_id != member.mem_id:
-        if current.mem_id == ancestor.mem_id:
-            return True
+        ids.add(current.mem_id)
         current = current.parent
-    return False
+    return ids
 
 
 def _sibling_text(node: LexborNode, member: LexborNode, *, before: bool) -> str:
@@ -518,9 +519,10 @@ def _block_prices(
     # A label around other labels ("<div>29,99 € <b>19,99 €</b></div>") leaves their prices to them.
     inner_amounts: dict[int, set[float]] = defaultdict(set)
     if len(hits) > 1:
+        around = {id(hit): _above(hit.node, member) for hit in hits}
         for a, _ in labels:
             for b, b_spans in labels:
-                if a is not b and _inside(b.node, a.node, member):
+                if a is not b and a.node.mem_id in around[id(b)]:
                     inner_amounts[a.node.mem_id].update(s.price.amount for s in b_spans)
     found: list[_Candidate] = []
     open_roles: list[tuple[int, _PriceHit, int, int]] = []  # (index in found, hit, span index, spans)
