@@ -96,9 +96,24 @@ _WATCH_JS = r"""(opts) => {
     } catch (e) { /* cookies or storage refused (an opaque document): what could be read */ }
     return s.length > 200000 ? null : s;
   };
+  // Whether a form (or a button's formaction) of this window or its same-origin frames submits to the
+  // address of its own window: only such a submit can be one to "this same address" (`again`), which
+  // compares what was kept; reading cookies and storage asks the browser (a few ms), so it is read
+  // only then. (Not read, it is null: a submit to this address is sent, as one the page changed is.)
+  const toItself = (w) => {
+    try {
+      const here = w.location;
+      for (const el of w.document.querySelectorAll("form, [formaction]")) {
+        const to = new w.URL(el.tagName === "FORM" ? el.action : el.formAction, here.href);
+        if (to.origin === here.origin && to.pathname === here.pathname) return true;
+      }
+      for (let i = 0; i < w.frames.length; i++) if (toItself(w.frames[i])) return true;
+    } catch (e) { /* a frame of another origin: not armed, its forms are not watched */ }
+    return false;
+  };
   top.__curllmWatch = {count: 0, last: clock.now(), submits: 0, event: null, leaving: false,
                        calls: 0, due: 0, waiting: 0, messages: 0, messagesDue: 0, again: false, forms, structural: 0,
-                       kept: forms ? top.__curllmKept() : null};
+                       kept: forms && toItself(top) ? top.__curllmKept() : null};
   const CONTROL = /^(INPUT|SELECT|TEXTAREA|BUTTON|OPTION|OPTGROUP|LABEL|FIELDSET|LEGEND|FORM|OUTPUT)$/;
   // Whether a form or link target loads into this page: its own window, a parent, or a frame of the
   // page by name (not a new window).

@@ -355,7 +355,17 @@ async def test_a_bare_dollar_is_the_currency_the_pages_scripts_state(
     session = await curllm_browser.new_session()
     try:
         await session.open(f"{realpages_server}/pricespy_nz_cpu_listing.html")
+        calls: list[str] = []
+        evaluate = session.page.evaluate
+
+        async def counted(expression, *args, **kwargs):
+            calls.append(expression)
+            return await evaluate(expression, *args, **kwargs)
+
+        session.page.evaluate = counted
         out = await curllm_run_tool("extraction.products_generic", page=session.page)
         assert len(out["products"]) == 24 and {p["currency"] for p in out["products"]} == {"NZD"}
+        # the stated currencies are read in the call that reads the HTML: one browser call in all
+        assert len(calls) == 1, [c[:60] for c in calls]
     finally:
         await session.close()

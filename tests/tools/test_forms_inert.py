@@ -89,6 +89,10 @@ async def test_a_form_that_does_nothing_is_found_out_at_once(page, site_url, kin
     assert page.url == url
     assert await shown_names(page) == [n for n, _ in ITEMS[lang]]
     assert waits.seconds < INERT_BOUND_S, f"{kind}: waited {waits.asked} to find out that nothing happened"
+    # cookies and storage (what a submit to this same address compares) are read only for a form that
+    # submits to the page's own address (no action, or this one): reading them asks the browser
+    kept = await page.evaluate("() => window.__curllmWatch.kept")
+    assert (kept is None) == (kind in ("listener", "button")), f"{kind}: kept {kept!r}"
 
 
 class Calls:

@@ -318,6 +318,8 @@ FRAME_READ_TIMEOUT_S = 3.0
 #: handed over as base64, ``{"gzip": ...}``: a tenth of the size, and moving the string through the
 #: driver to Python is what costs (0.05 ms per KB). Small pages (or a browser without
 #: CompressionStream) come back plain, ``{"html": ...}``: compressing has a fixed cost of a few ms.
+#: ``ALSO`` is where `page_html`'s ``also`` goes: a function run when the HTML is read, its answer
+#: handed back with it (``{"also": ...}``).
 _PAGE_HTML_GZIP_JS = (
     "async (args) => {\n"
     # a consent dialog shown since the consent script last looked is answered before the page is read
@@ -332,7 +334,8 @@ _PAGE_HTML_GZIP_JS = (
     " return {probe};\n"
     "  }\n"
     f"  const {{html, frames}} = ({PAGE_HTML_JS.strip()})(args);\n"
-    """  if (html.length < 100000 || typeof CompressionStream === 'undefined') return {html, frames};
+    "  const also = ALSO;\n"
+    """  if (html.length < 100000 || typeof CompressionStream === 'undefined') return {html, frames, also};
   const stream = new Blob([html]).stream().pipeThrough(new CompressionStream('gzip'));
   const blob = await new Response(stream).blob();
   const url = await new Promise((resolve, reject) => {
@@ -341,12 +344,20 @@ _PAGE_HTML_GZIP_JS = (
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(blob);
   });
-  return {gzip: url.slice(url.indexOf(',') + 1), frames};
+  return {gzip: url.slice(url.indexOf(',') + 1), frames, also};
 }"""
 )
 
 
-async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) -> tuple[str, str]:
+@functools.cache
+def _read_js(also: str | None) -> str:
+    """The read's script with ``also`` (a function's source) called where the HTML is read."""
+    return _PAGE_HTML_GZIP_JS.replace("ALSO", f"({also.strip()})()" if also else "null", 1)
+
+
+async def page_read(
+    ctx: Any, *, lean: bool = False, mark_hidden: bool = False, also: str | None = None
+) -> tuple[str, str, Any]:
     """The page's HTML as a user sees it (compact, see PAGE_HTML_JS; gzip-compressed on the way when
     big) and URL in one browser round trip: open shadow roots and same-origin frames written in place.
 
@@ -355,11 +366,15 @@ async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) 
     scripts and marks what the page's CSS hides with `HIDDEN_MARK` (see `hidden_self`). A rendered
     frame of another origin costs one more call, in that frame, made at the same time as the others.
     On the HTTP engine (no page, ``ctx.document``) it is the HTML as fetched.
+
+    ``also``, the source of an in-page function without arguments, is run in the same call, when the
+    HTML is read: its answer is the third value (None on the HTTP engine), a look at the page that
+    costs no round trip of its own.
     """
     document = getattr(ctx, "document", None)
     if getattr(ctx, "page", None) is None and document is not None:
         # The HTTP engine: the HTML as fetched (scripts and all; the extractors drop what no user sees).
-        return document.html, document.url
+        return document.html, document.url, None
     page = require_page(ctx)
     timeout = timeout_for(ctx)
     # Content still on its way (a listing fetched after `load`, skeletons) is waited for, bounded; a
@@ -368,7 +383,7 @@ async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) 
     answers = CONSENT_ROUNDS
     while True:
         result = await page.evaluate(
-            _PAGE_HTML_GZIP_JS, [lean, LEAN_ATTRIBUTES, mark_hidden, False, answers > 0, look]
+            _read_js(also), [lean, LEAN_ATTRIBUTES, mark_hidden, False, answers > 0, look]
         )
         if not ("probe" in result or result.get("consent")):
             break
@@ -384,7 +399,13 @@ async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) 
         html = result["html"]
     if result.get("frames"):
         html = await _fill_frames(page, html, result["frames"], [lean, LEAN_ATTRIBUTES, mark_hidden, True])
-    return html, page.url
+    return html, page.url, result.get("also")
+
+
+async def page_html(ctx: Any, *, lean: bool = False, mark_hidden: bool = False) -> tuple[str, str]:
+    """The page's HTML and URL, as `page_read` reads them."""
+    html, url, _ = await page_read(ctx, lean=lean, mark_hidden=mark_hidden)
+    return html, url
 
 
 async def _fill_frames(page: Any, html: str, slots: list[dict], args: list) -> str:

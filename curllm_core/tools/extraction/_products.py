@@ -97,12 +97,9 @@ class PageCurrency:
         return self.resolved
 
 
-async def stated_currencies(ctx: Any) -> list[str]:
-    """The currency codes the live page's scripts state (see `PageCurrency`); [] without a page."""
-    page = getattr(ctx, "page", None)
-    if page is None:
-        return []
-    found = await page.evaluate(STATED_CURRENCIES_JS)
+def stated_currencies(found: Any) -> list[str]:
+    """The currency codes in what `STATED_CURRENCIES_JS` answered (see `PageCurrency`): it runs in
+    the live page, in the call that reads its HTML (`_html.page_read`'s ``also``)."""
     return [c for c in found if isinstance(c, str)] if isinstance(found, list) else []
 
 

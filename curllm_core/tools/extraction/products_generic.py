@@ -42,7 +42,6 @@ templates and collapsed widgets of a live page are skipped as well as those hidd
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -74,13 +73,14 @@ from ._html import (
     hidden_in_tree,
     page_base,
     page_html,
+    page_read,
     parse_html,
     price_text,
     raw_text,
     strip_junk,
 )
 from ._price_roles import class_tokens
-from ._products import PageCurrency, finish_products, stated_currencies
+from ._products import STATED_CURRENCIES_JS, PageCurrency, finish_products, stated_currencies
 
 MAX_PRICE_TEXT = 60  # longer texts are sentences that mention a price, not price labels
 MAX_LABEL_LETTERS = 16  # "od", "ab", "from" are fine; "Companies with revenue over US$4 billion" is not
@@ -885,13 +885,13 @@ def select_products(
 async def run(
     ctx: ToolContext, limit: int | None = None, min_price: float | None = None, max_price: float | None = None
 ) -> dict:
-    """Tool entry point: one round trip for the lean HTML (CSS-hidden elements left out), the currency
-    codes the page's scripts state, then `extract`."""
-    # Both browser calls go out at once: the second costs no round trip of its own.
+    """Tool entry point: one round trip for the lean HTML (CSS-hidden elements left out) and the
+    currency codes the page's scripts state (read in the same call), then `extract`."""
     live = ctx.page is not None or ctx.document is None
     stated: list[str] | None = None
     if live:
-        (html, url), stated = await asyncio.gather(page_html(ctx, lean=True), stated_currencies(ctx))
+        html, url, found_codes = await page_read(ctx, lean=True, also=STATED_CURRENCIES_JS)
+        stated = stated_currencies(found_codes)
     else:  # HTML as fetched (the HTTP engine): its own scripts state the currency (`PageCurrency`)
         html, url = await page_html(ctx)
     found = await offload.run(read_products, html, url, stated, size=len(html))
