@@ -613,13 +613,14 @@ class HiddenIndex:
         page = PageShare(tree)
         for node in tree.css(cls._CANDIDATES):
             attrs = node.attributes
-            if _hidden_attributes(attrs, False) and not page.holds_most(node):
+            # (what hides loosely hides strictly too: most elements are hidden in neither sense)
+            if not (_hidden_attributes(attrs, True) or attrs.get("aria-hidden") == "true"):
+                continue
+            if page.holds_most(node):
+                continue
+            strict.roots.add(node.mem_id)
+            if _hidden_attributes(attrs, False):
                 loose.roots.add(node.mem_id)
-                strict.roots.add(node.mem_id)
-            elif (
-                _hidden_attributes(attrs, True) or attrs.get("aria-hidden") == "true"
-            ) and not page.holds_most(node):
-                strict.roots.add(node.mem_id)
         return loose, strict
 
     def __call__(self, node: LexborNode) -> bool:

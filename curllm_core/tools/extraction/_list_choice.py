@@ -134,9 +134,16 @@ def candidate_groups(title_links: list[LexborNode], bodies: list[LexborNode]) ->
     sigs = _Signatures()
     groups: dict[tuple, _Group] = {}
     for anchors, titled in ((title_links, True), (bodies, False)):
+        # An element an earlier anchor's walk met with as many levels left or more: the rest of this
+        # walk was done then (anchors of one record share their ancestors).
+        reached: dict[int, int] = {}
         for anchor in anchors:
             node = anchor
-            for _ in range(MAX_LEVELS):
+            for level in range(MAX_LEVELS):
+                left = MAX_LEVELS - level
+                if reached.get(node.mem_id, 0) >= left:
+                    break
+                reached[node.mem_id] = left
                 parent = node.parent
                 if parent is None or node.tag in ("body", "html"):
                     break
