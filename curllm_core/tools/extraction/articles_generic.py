@@ -138,8 +138,10 @@ def _stands_alone(link: LexborNode, text: str) -> bool:
     for step in ("prev", "next"):
         sibling = getattr(node, step)
         while sibling is not None:
-            if sibling.tag == "-text":  # a note in brackets ("(Institute of Health)") is the source's
-                beside += len(_BRACKETED_RE.sub("", sibling.text_content or "").strip())
+            if sibling.is_text_node:  # a note in brackets ("(Institute of Health)") is the source's
+                words = sibling.text_content or ""
+                if not words.isspace():  # (indentation: nothing beside it)
+                    beside += len(_BRACKETED_RE.sub("", words).strip())
             elif sibling.is_element_node:
                 if sibling.tag not in _INLINE or sibling.tag == "br":
                     break  # the line ends
@@ -221,7 +223,7 @@ def _without_actions(links: list[tuple[LexborNode, str, bool, bool]]) -> list[Le
     if not any(n >= REPEATED_LABEL for n in seen.values()):
         return [link for link, _, title, _ in links if title]
     # Per ancestor: the repeated texts inside it, and the fewest repeats of a link text inside it.
-    inside: dict[int, Counter[str]] = defaultdict(Counter)
+    inside: Counter[tuple[int, str]] = Counter()  # (ancestor, repeated text) -> how many inside it
     rarest: dict[int, int] = {}
     for link, text, _, _ in links:
         count = seen[text]
@@ -232,7 +234,7 @@ def _without_actions(links: list[tuple[LexborNode, str, bool, bool]]) -> list[Le
                 break
             key = node.mem_id
             if repeated:
-                inside[key][text] += 1
+                inside[key, text] += 1
             fewest = rarest.get(key)
             if fewest is None or count < fewest:
                 rarest[key] = count
@@ -245,7 +247,7 @@ def _without_actions(links: list[tuple[LexborNode, str, bool, bool]]) -> list[Le
         if seen.get(text, 0) >= REPEATED_LABEL:
             node = link.parent
             for _ in range(MAX_LEVELS):
-                if node is None or node.tag in ("body", "html") or inside[node.mem_id][text] > 1:
+                if node is None or node.tag in ("body", "html") or inside[node.mem_id, text] > 1:
                     break  # out of its record: the next one's copy is inside
                 if rarest[node.mem_id] < seen[text]:
                     action = True
