@@ -56,6 +56,11 @@ MAX_RESTARTS = 3
 SPARE_CALLS = 4
 #: The object store of a local Ray started for one batch: results are small JSON-like documents.
 LOCAL_OBJECT_STORE_BYTES = 200 * 2**20
+#: Tries at joining a cluster through its client server (``ray://``): the head starts a server
+#: process for each client, and on a loaded head that start fails now and then.
+CLIENT_TRIES = 3
+#: Seconds between those tries, times the try's number.
+CLIENT_PAUSE_S = 1.0
 
 
 def import_ray() -> Any:
@@ -135,7 +140,10 @@ class RayCluster:
                 kwargs["address"] = self.address
             with _signals_kept():
                 try:
-                    ray.init(**kwargs)
+                    if str(kwargs.get("address", "")).startswith("ray://"):
+                        _client_init(ray, kwargs)
+                    else:
+                        ray.init(**kwargs)
                 except Exception as e:
                     text = _reason(e)
                     raise UsageError(
@@ -178,6 +186,59 @@ class RayCluster:
             with _signals_kept():
                 self.ray.shutdown()
         self.ray, self.owned = None, False
+
+
+def _client_init(ray: Any, kwargs: dict[str, Any]) -> None:
+    """``ray.init`` through a head's client server (``ray://``), tried again (`CLIENT_TRIES` in all)
+    when the head could not start this client's server process ("Initialization failure from
+    server": Ray's proxy does that now and then on a loaded head)."""
+    for attempt in range(1, CLIENT_TRIES + 1):
+        try:
+            _client_init_once(ray, kwargs)
+            return
+        except ConnectionAbortedError as e:
+            if attempt == CLIENT_TRIES:
+                raise
+            log.warning(
+                "joining the Ray cluster at %s failed (try %d of %d), trying again: %s",
+                kwargs.get("address"),
+                attempt,
+                CLIENT_TRIES,
+                _reason(e),
+            )
+            time.sleep(CLIENT_PAUSE_S * attempt)
+
+
+def _client_init_once(ray: Any, kwargs: dict[str, Any]) -> None:
+    """One ``ray.init`` through ``ray://``, in a thread of its own while this one watches it.
+
+    When the head fails to start this client's server, Ray's client closes its connection, but first
+    waits for its log stream, which the head ends only when its own wait for that server runs out
+    (``RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S`` on the head: 30 s by default, minutes on some
+    clusters). A client that has closed needs its channel no more: closing it here ends that stream,
+    and ``ray.init`` raises the head's reason at once."""
+    outcome: list[BaseException | None] = []
+
+    def join() -> None:
+        try:
+            ray.init(**kwargs)
+        except BaseException as e:  # raised in the caller's thread below
+            outcome.append(e)
+        else:
+            outcome.append(None)
+
+    thread = threading.Thread(target=join, name="curllm-ray-connect", daemon=True)
+    thread.start()
+    unblocked = False
+    while thread.is_alive():
+        thread.join(0.2)
+        worker = getattr(ray.util.client.ray.get_context(), "client_worker", None)
+        channel = getattr(worker, "channel", None)
+        if not unblocked and getattr(worker, "closed", False) and channel is not None:
+            channel.close()  # the failed client's log stream ends; its close() goes on
+            unblocked = True
+    if outcome and outcome[0] is not None:
+        raise outcome[0]
 
 
 @contextlib.contextmanager

@@ -22,11 +22,13 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -55,8 +57,9 @@ RAY_ENV = {
     "RAY_AUTH_MODE": "disabled",
     "RAY_USAGE_STATS_ENABLED": "0",
     # The head's client proxy starts a server process per ray:// client and gives it 30 s to
-    # answer; on a loaded 2-core machine that start can take longer.
-    "RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S": "180",
+    # answer; on a loaded 2-core machine that start can take longer. A server that dies silently
+    # (Ray's proxy has them, now and then, under load) costs that long before the client tries again.
+    "RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S": "60",
 }
 
 # Tools that say where and when they ran: "start LABEL PID" and "end LABEL PID" lines in ``file``.
@@ -247,6 +250,68 @@ def test_a_ray_failure_is_said_in_one_line_that_names_its_cause(message, said):
     from curllm_core.batch.ray_backend import _reason
 
     assert _reason(ConnectionAbortedError(message)) == said
+
+
+# --- joining through ray:// when the head fails to start the client's server -----------------------
+# Ray's proxy on a loaded head now and then fails to start the server process of a ray:// client,
+# at random (CI saw it; a loaded run of this file, one time in three): that cannot be caused on
+# purpose here, so these tests give `_client_init` a stand-in for Ray in the states such a failure
+# leaves its client in. The real joins through ray:// are the cluster tests below.
+
+
+class StandInRay:
+    """``ray`` for `_client_init`: ``init`` fails with the head's reason ``failures`` times; with
+    ``hangs``, each failure first closes the client and waits for its channel to be closed, as Ray's
+    client does while it waits for the log stream the head keeps open."""
+
+    def __init__(self, failures: int, *, hangs: bool = False):
+        self.failures, self.hangs, self.calls = failures, hangs, 0
+        self.context = SimpleNamespace(client_worker=None)
+        self.util = SimpleNamespace(
+            client=SimpleNamespace(ray=SimpleNamespace(get_context=lambda: self.context))
+        )
+
+    def init(self, **kwargs) -> None:
+        self.calls += 1
+        if self.calls > self.failures:
+            self.context.client_worker = SimpleNamespace(closed=False, channel=None)
+            return
+        closed = threading.Event()
+        worker = SimpleNamespace(closed=True, channel=SimpleNamespace(close=closed.set))
+        self.context.client_worker = worker
+        if self.hangs and not closed.wait(60):
+            raise AssertionError("the closed client's channel was left open: Ray's close() waits on")
+        self.context.client_worker = None
+        raise ConnectionAbortedError(
+            "Initialization failure from server:\nTraceback (most recent call last):\n"
+            "RuntimeError: Starting Ray client server failed."
+        )
+
+
+@pytest.mark.parametrize("hangs", [False, True])
+def test_a_failed_start_of_the_clients_server_is_tried_again(monkeypatch, caplog, hangs):
+    from curllm_core.batch import ray_backend
+
+    monkeypatch.setattr(ray_backend, "CLIENT_PAUSE_S", 0.0)
+    ray = StandInRay(failures=ray_backend.CLIENT_TRIES - 1, hangs=hangs)
+    ray_backend._client_init(ray, {"address": "ray://127.0.0.1:10001"})
+    assert ray.calls == ray_backend.CLIENT_TRIES and not ray.context.client_worker.closed
+    said = [r.getMessage() for r in caplog.records if r.name == "curllm.batch.ray"]
+    assert said == [
+        f"joining the Ray cluster at ray://127.0.0.1:10001 failed (try {n} of {ray_backend.CLIENT_TRIES}), "
+        "trying again: Initialization failure from server: RuntimeError: Starting Ray client server failed."
+        for n in range(1, ray_backend.CLIENT_TRIES)
+    ]
+
+
+def test_a_head_that_never_starts_the_clients_server_gives_its_reason_after_the_last_try(monkeypatch):
+    from curllm_core.batch import ray_backend
+
+    monkeypatch.setattr(ray_backend, "CLIENT_PAUSE_S", 0.0)
+    ray = StandInRay(failures=ray_backend.CLIENT_TRIES, hangs=True)
+    with pytest.raises(ConnectionAbortedError, match="Starting Ray client server failed"):
+        ray_backend._client_init(ray, {"address": "ray://127.0.0.1:10001"})
+    assert ray.calls == ray_backend.CLIENT_TRIES
 
 
 def test_without_ray_the_error_names_the_extra(tmp_path, tools_dir):
@@ -592,9 +657,10 @@ def test_driver_sigkill_then_resume_through_the_client_loses_and_duplicates_noth
 
     out = run_batch(
         str(tasks), "--out", str(out_file), "--resume", "--backend", "ray", "--address", ray_head.client,
-        "--workers", "2", "-j", "4", env=ray_head.env, timeout=180,
+        "--workers", "2", "-j", "4", env=ray_head.env, timeout=300,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr and "SIGTERM handler" not in out.stderr, out.stderr
     assert out_file.read_bytes().startswith(before[: before.rfind(b"\n") + 1])  # nothing recorded was touched
     assert Counter(x["id"] for x in read_lines(out_file)) == Counter({f"t{i:02}": 1 for i in range(16)})
     assert f"{len(first)} skipped, already in" in out.stderr
