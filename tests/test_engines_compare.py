@@ -193,6 +193,30 @@ async def test_the_last_page_of_a_listing_read_without_its_pager_stays_on_http(
     assert on_auto["data"] == on_browser["data"] and on_auto["warnings"] == on_browser["warnings"]
 
 
+@pytest.mark.parametrize(
+    "path, instruction, stated, read",
+    [
+        ("/?strona=2", "produkty ze wszystkich stron", 24, 16),  # the shop: pages 2 and 3 of 3
+        ("/test/paged-last-en.html", "all products from all pages", 120, 12),
+        ("/test/paged-last-de.html", "alle Produkte von allen Seiten", 42, 6),
+    ],
+)
+async def test_a_pager_started_on_a_later_page_stays_on_http(
+    runner, site_url, path, instruction, stated, read
+):
+    """A pager that starts on a later page of a listing (the page links its previous one) reads it to
+    its end and misses the pages before it, in the browser as on HTML: ``auto`` keeps the HTTP
+    engine's answer, with the browser's warning, which says to start from the first page."""
+    on_auto, engines = await run(runner, instruction, site_url + path, "auto")
+    on_browser, _ = await run(runner, instruction, site_url + path, "browser")
+    assert [(e["data"]["engine"], e["data"].get("switched_from")) for e in engines] == [("http", None)]
+    assert on_auto["ok"] and len(on_auto["data"]["products"]) == read
+    (warning,) = on_auto["warnings"]
+    assert warning.startswith(f"navigation.pagination: the page states {stated} items and {read} were read")
+    assert "start from the listing's first page" in warning
+    assert on_auto["data"] == on_browser["data"] and on_auto["warnings"] == on_browser["warnings"]
+
+
 async def test_the_last_page_short_of_what_it_shows_still_goes_to_the_browser(runner, site_url):
     # "Showing 109–120 of 120" and a previous page, but 4 of its 12 items in the HTML: a script adds the rest
     result, engines = await run(

@@ -44,6 +44,7 @@ from ..stated_count import (
     STATED_TEXTS_JS,
     STATED_WORD_JS,
     PagesLeft,
+    Shortfall,
     html_stated_texts,
     html_stated_total,
     read_stated_total,
@@ -86,15 +87,15 @@ CANDIDATE = (
 STEP_CANDIDATE = f"{CANDIDATE}|{LOAD_MORE_CANDIDATE}"
 
 # The listing's previous page: words that say only that, and words that say it inside a pager
-# ("Zurück", "Wstecz" and "Back" also lead back to a shop or a category elsewhere on a page).
+# ("Zurück" and "Wstecz" also lead back to a shop or a category elsewhere on a page; "Back" mostly does).
 PREV_WORDS = (
     r"prev|previous|previous page|poprzednia|poprzednia strona|poprzednie|vorherige|vorherige seite|"
     r"precedent|precedente|anterior|vorige|indietro"
 )
-PREV_WORDS_PAGER = r"zuruck|wstecz|back"
+PREV_WORDS_PAGER = r"zuruck|wstecz"
 PREV_ARROWS = "‹«←<⟨❮"
 #: `links_pages`' first test: what a control must show to be scored by the previous-page rule.
-PREV_CANDIDATE = "prev|poprz|vorherig|preced|anterior|vorig|indietro|zuruck|wstecz|back|pag|" + "|".join(
+PREV_CANDIDATE = "prev|poprz|vorherig|preced|anterior|vorig|indietro|zuruck|wstecz|pag|" + "|".join(
     PREV_ARROWS
 )
 
@@ -277,6 +278,9 @@ class WayOn:
     next: NextLink | None
     seen: Seen
     stated: int | None
+    #: The page links its listing's previous page (`prev_score`): a pager that starts here starts on
+    #: a later page, and the items before it are not read.
+    previous: bool = False
 
 
 #: Run with the scan of `way_on`: the page's short texts stating a size, and its scroll listeners.
@@ -288,11 +292,16 @@ async def way_on(page: Any) -> WayOn:
     page, in one browser call (one scan described the candidates of both rules, as on HTML): a page
     that is the whole listing is found so with one round trip, not four."""
     scan = await scan_clickables(
-        page, head_links=True, limit=8000, prefilter=STEP_CANDIDATE, also=(_WAY_ON_JS, STATED_WORD_JS)
+        page,
+        head_links=True,
+        limit=8000,
+        prefilter=f"{STEP_CANDIDATE}|{PREV_CANDIDATE}",
+        also=(_WAY_ON_JS, STATED_WORD_JS),
     )
     texts, scroll = scan.also
     stated = stated_total(stated_texts_of(texts))
-    return WayOn(best_next(scan), Seen(best_load_more(scan.items), int(scroll or 0)), stated)
+    previous = any(prev_score(c, scan.url) >= 5 for c in scan.items)
+    return WayOn(best_next(scan), Seen(best_load_more(scan.items), int(scroll or 0)), stated, previous)
 
 
 def identity(item: Any) -> str:
@@ -378,6 +387,7 @@ async def run(
     more: More | None = None
     stated_before_more: int | None = None  # what the page stated before `read_more` looked at it
     stopped = "max_pages"
+    first_previous: bool | None = None  # the first page links its previous page (known from its look)
     while True:
         urls.append(page.url)
         output = await run_tool(extract, **params)
@@ -409,6 +419,8 @@ async def run(
             ctx.warn(f"read {_pages(len(urls))} before the step's time ran out; the listing goes on")
             break
         look = await way_on(page)
+        if len(urls) == 1:
+            first_previous = look.previous
         link = look.next
         if link is None:
             stopped = "no_next_link"
@@ -482,7 +494,12 @@ async def run(
         report["read"], report["stated_total"] = read, stated
         gap = shortfall(stated, read)
         if gap is not None:
-            ctx.warn(gap)
+            if first_previous is None and len(urls) == 1:  # the first page, never looked at: here now
+                try:
+                    first_previous = (await links_pages(page)).previous
+                except PlaywrightError:
+                    first_previous = False
+            ctx.warn(_started_later(stated, read) if first_previous and stated is not None else gap)
     total["pagination"] = report
     return total
 
@@ -576,7 +593,8 @@ async def paginate_html(
         report["read"], report["stated_total"] = read, stated
         gap = shortfall(stated, read)
         if gap is not None:
-            ctx.warn(gap)
+            later = html_links_pages(first.html, first.url).previous
+            ctx.warn(_started_later(stated, read) if later and stated is not None else gap)
     total["pagination"] = report
     return total
 
@@ -625,6 +643,13 @@ class _MoreReader:
 
     def finish(self, total: dict) -> dict:
         return {k: self.kept(v) if isinstance(v, list) else v for k, v in total.items()}
+
+
+def _started_later(stated: int, read: int) -> Shortfall:
+    """The pager's shortfall when it started on a later page of the listing (its first page links the
+    previous one): the items before it were not read, which the browser's pager would not read
+    either; the warning says to start from the first page (`Shortfall.earlier`)."""
+    return Shortfall("", stated, read, earlier=True)
 
 
 def _pages(n: int) -> str:
