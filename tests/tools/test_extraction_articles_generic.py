@@ -345,3 +345,60 @@ async def test_run_in_a_real_browser(page, on_page):
     out = await on_page("extraction.articles_generic", limit=10)
     assert_valid_output("articles_generic", out)
     assert [a["title"] for a in out["articles"]] == BING_TITLES
+
+
+def _results_with_ads(lang: str, label: str, titles: list[str], ads: set[int]) -> str:
+    items = "".join(
+        f'<li class="result"><a href="/r/{i}">{title}</a>'
+        + (f' <span class="badge">{label}</span>' if i in ads else "")
+        + "<p>A few words about this result, as a results page shows them.</p></li>"
+        for i, title in enumerate(titles)
+    )
+    return f'<html lang="{lang}"><body><h1>{titles[0].split()[0]}</h1><ul class="results">{items}</ul></body></html>'
+
+
+ADS_CASES = [
+    (
+        "en",
+        "Promoted",
+        ["Senior Backend Engineer", "Product Designer", "Data Analyst Growth", "Technical Writer"],
+    ),
+    (
+        "de",
+        "Anzeige",
+        ["Wohnung in Berlin Mitte", "Altbau mit Balkon", "Penthouse am Park", "Loft im Hinterhof"],
+    ),
+    (
+        "pl",
+        "Sponsorowane",
+        ["Rower miejski damski", "Rower górski męski", "Rower dziecięcy 20 cali", "Hulajnoga"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("lang", "label", "titles"), ADS_CASES)
+def test_the_ads_left_out_are_counted(lang, label, titles):
+    out = articles_generic.extract(_results_with_ads(lang, label, titles, {0, 2}), "https://site.example/")
+    assert [a["title"] for a in out["articles"]] == [titles[1], titles[3]]
+    assert out["ads_left_out"] == 2
+    with_ads = articles_generic.extract(
+        _results_with_ads(lang, label, titles, {0, 2}), "https://site.example/", include_ads=True
+    )
+    assert [a["title"] for a in with_ads["articles"]] == titles and "ads_left_out" not in with_ads
+    plain = articles_generic.extract(_results_with_ads(lang, label, titles, set()), "https://site.example/")
+    assert len(plain["articles"]) == 4 and "ads_left_out" not in plain
+
+
+@pytest.mark.browser
+async def test_a_result_without_its_ads_says_so(curllm_run_plan):
+    """Leaving the ads out is the tool's default; the result says how many, and how to keep them."""
+    for lang, label, titles in ADS_CASES:
+        plan = {"plan": [{"tool": "extraction.articles_generic"}]}
+        result = await curllm_run_plan(plan, html=_results_with_ads(lang, label, titles, {0, 2}))
+        assert [a["title"] for a in result.data["articles"]] == [titles[1], titles[3]]
+        assert result.warnings == [
+            "extraction.articles_generic: left out 2 item(s) marked as ads (Sponsored, Promoted, Anzeige, "
+            "...); the parameter include_ads keeps them"
+        ], result.warnings
+        result = await curllm_run_plan(plan, html=_results_with_ads(lang, label, titles, set()))
+        assert len(result.data["articles"]) == 4 and result.warnings == []

@@ -551,7 +551,8 @@ def extract(
 ) -> dict:
     """The stories, posts, comments or search results of ``html`` in page order (see the module
     docstring); ``min_points``/``min_comments`` keep items showing at least that many, then
-    ``limit`` keeps the first N. Ads are left out unless ``include_ads``. ``min_score`` and
+    ``limit`` keeps the first N. Ads are left out unless ``include_ads`` (their count in
+    ``ads_left_out``, a key only then: `run` turns it into a warning). ``min_score`` and
     ``include_promoted`` are the same as ``min_points`` and ``include_ads`` (a site tool's names:
     its parameters reach its fallback by name). ``embedded`` are the JSON documents the page carries
     (`_embedded.read_embedded`): a list of results there stands in when the DOM shows none (results a
@@ -580,9 +581,10 @@ def extract(
             for record in article_listing(embedded, base)
         ]
         found = "posts" if items else None
-    kept = []
+    kept, ads = [], 0
     for item in items:
         if item["sponsored"] and not include_ads:
+            ads += 1
             continue
         if min_points is not None and (item["points"] is None or item["points"] < min_points):
             continue
@@ -598,7 +600,10 @@ def extract(
     for article in articles:
         for key in ("title", "url"):
             article.setdefault(key, None)
-    return {"articles": articles, "kind": found}
+    out: dict[str, Any] = {"articles": articles, "kind": found}
+    if ads:
+        out["ads_left_out"] = ads  # `run` says so (a warning) and drops the key
+    return out
 
 
 async def run(
@@ -632,4 +637,10 @@ async def run(
         docs = await read_embedded(require_page(ctx)) if live else html_embedded(html)
         if docs:
             out = extract("<html><body></body></html>", url, embedded=docs, **params)
+    ads = out.pop("ads_left_out", 0)
+    if ads:
+        ctx.warn(
+            f"left out {ads} item(s) marked as ads (Sponsored, Promoted, Anzeige, ...); the parameter "
+            "include_ads keeps them"
+        )
     return out
