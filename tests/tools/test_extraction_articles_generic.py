@@ -402,3 +402,47 @@ async def test_a_result_without_its_ads_says_so(curllm_run_plan):
         ], result.warnings
         result = await curllm_run_plan(plan, html=_results_with_ads(lang, label, titles, set()))
         assert len(result.data["articles"]) == 4 and result.warnings == []
+
+
+def _figure_cards(titles: list[str], makers: list[str], markup: str) -> str:
+    if markup == "figure":
+        card = (
+            '<a class="card" href="/item/{i}"><figure><img src="/i/{i}.jpg" alt=""><figcaption>'
+            '<em class="card__title">{title}</em><span class="card__maker">{maker}</span></figcaption></figure></a>'
+        )
+    else:  # a description list inside the link
+        card = (
+            '<a class="tile" href="/item/{i}"><img src="/i/{i}.jpg" alt=""><dl><dt class="tile-name">{title}</dt>'
+            "<dd>{maker}</dd></dl></a>"
+        )
+    cards = "".join(
+        card.format(i=i, title=t, maker=m) for i, (t, m) in enumerate(zip(titles, makers, strict=True))
+    )
+    return f'<html><body><nav><a href="/">Home</a><a href="/about">About</a></nav><main><h1>Results</h1><div class="grid">{cards}</div></main></body></html>'
+
+
+@pytest.mark.parametrize("markup", ["figure", "dl"])
+@pytest.mark.parametrize(
+    ("titles", "makers"),
+    [
+        (
+            ["Het melkmeisje", "Gezicht op Delft", "Het puttertje", "Stilleven met bloemen"],
+            ["Schilder, ca. 1658"] * 4,
+        ),
+        (["Morning Light", "Harbour at Dusk", "The Old Mill", "Winter Garden"], ["Oil on canvas, 1890"] * 4),
+        (
+            ["Die Brücke im Nebel", "Sommerwiese", "Der alte Hafen", "Abend am See"],
+            ["Öl auf Leinwand, 1905"] * 4,
+        ),
+        (
+            ["Pejzaż zimowy", "Portret kobiety", "Martwa natura z owocami", "Widok Krakowa"],
+            ["Olej na płótnie, 1899"] * 4,
+        ),
+    ],
+)
+def test_a_card_wide_link_around_a_figure_or_list_is_titled_by_its_named_title(titles, makers, markup):
+    """A link around a whole card is titled by the element named a title inside it, whatever block
+    holds that (a figure's caption, a description list), not by all the card's words."""
+    articles = extract(_figure_cards(titles, makers, markup))
+    assert [a["title"] for a in articles] == titles
+    assert [a["url"] for a in articles] == [f"https://site.example/item/{i}" for i in range(4)]

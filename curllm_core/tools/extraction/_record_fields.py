@@ -370,7 +370,10 @@ def _marked(link: LexborNode) -> str | None:
     return None
 
 
-_BLOCKS = "div, p, section, h1, h2, h3, h4, h5, h6, ul, li, article, header, footer, table"
+_BLOCKS = (
+    "div, p, section, h1, h2, h3, h4, h5, h6, ul, ol, li, dl, dt, dd, article, header, footer, table, "
+    "figure, figcaption, blockquote, address"
+)
 _NAMED_RE = ClassWords(r"title|name|headline")
 
 
