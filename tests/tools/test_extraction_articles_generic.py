@@ -446,3 +446,76 @@ def test_a_card_wide_link_around_a_figure_or_list_is_titled_by_its_named_title(t
     articles = extract(_figure_cards(titles, makers, markup))
     assert [a["title"] for a in articles] == titles
     assert [a["url"] for a in articles] == [f"https://site.example/item/{i}" for i in range(4)]
+
+
+def _reference_table(refs: list[str], titles: list[str], extra: str, headers: list[str]) -> str:
+    rows = "".join(
+        f'<tr><td>{10 + i}.10.2026</td><td><a href="/doc/{i}">{ref}</a></td><td>{extra}</td><td>{title}</td></tr>'
+        for i, (ref, title) in enumerate(zip(refs, titles, strict=True))
+    )
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    return (
+        '<html><body><div id="top"><a href="/">Registry online</a></div><div id="content"><h1>Results</h1>'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div></body></html>"
+    )
+
+
+REFERENCE_TABLES = [
+    (
+        ["VIII ZR 100/25", "VI ZR 101/25", "X ZR 102/25"],
+        [
+            "Kündigung wegen Eigenbedarfs bei Zweitwohnung",
+            "Haftung des Tierhalters",
+            "Schadensersatz wegen Flugverspätung",
+        ],
+        "BGH",
+        ["Datum", "Aktenzeichen", "Gericht", "Titel"],
+    ),
+    (
+        ["ZP.271.1.2026", "ZP.271.2.2026", "ZP.271.3.2026", "ZP.271.4.2026"],
+        [
+            "Dostawa sprzętu komputerowego",
+            "Budowa drogi gminnej w Nowej Wsi",
+            "Remont dachu budynku urzędu",
+            "Zakup samochodu strażackiego",
+        ],
+        "Gmina",
+        ["Data", "Znak", "Zamawiający", "Nazwa zamówienia"],
+    ),
+    (
+        ["RFC 9110", "RFC 9111", "RFC 9112"],
+        ["HTTP Semantics and Content", "HTTP Caching in Practice", "HTTP/1.1 Message Syntax"],
+        "IETF",
+        ["Date", "Number", "Body", "Title"],
+    ),
+    (
+        ["n° 2026-101", "n° 2026-102", "n° 2026-103"],
+        [
+            "Arrêté portant fermeture de voirie",
+            "Délibération sur le budget annexe",
+            "Convention avec la médiathèque",
+        ],
+        "Mairie",
+        ["Date", "Numéro", "Service", "Objet"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("refs", "titles", "extra", "headers"), REFERENCE_TABLES)
+def test_a_table_linking_only_references_is_titled_by_its_title_cells(refs, titles, extra, headers):
+    """A table whose rows link a reference (a case number, a file mark) and show their title in a cell
+    without a link: the rows, titled by that cell, linked by the reference; not the page's heading."""
+    articles = extract(_reference_table(refs, titles, extra, headers))
+    assert [(a["title"], a["url"]) for a in articles] == [
+        (title, f"https://site.example/doc/{i}") for i, title in enumerate(titles)
+    ]
+
+
+def test_a_table_whose_longest_cells_are_no_titles_gets_no_titles_from_them():
+    # The longest cell is a number (an amount), and the rows' cells tie in length: no row is titled by a cell.
+    rows = "".join(
+        f'<tr><td><a href="/doc/{i}">#{100 + i}</a></td><td>1 234 567,8{i}</td><td>ab</td></tr>'
+        for i in range(4)
+    )
+    html = f"<html><body><h1>Payments</h1><table>{rows}</table></body></html>"
+    assert extract(html) == []

@@ -202,6 +202,7 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
         text = visible_text(heading)
         if len(text) <= MAX_TITLE and _LETTER_RE.search(text) and not _meta_text(text):
             headed[link_id] = text
+    headed.update(_row_titles(body, hidden, titles))  # a row's own cell before a heading above the table
     links = [
         (link, headed[link.mem_id].casefold(), True, in_head)
         if link.mem_id in headed
@@ -210,6 +211,49 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
         if title is not None or link.mem_id in headed
     ]
     return _without_actions(links), headed
+
+
+def _row_titles(body: LexborNode, hidden: HiddenIndex, titles: set[int]) -> dict[int, str]:
+    """Rows of a table that link one target by a reference only (a case number "VIII ZR 100/25", a
+    file mark, an id) and show their title in a data cell of its own, without a link: link id ->
+    that cell's text. The title is the row's longest such cell, when it reads as a title, no other
+    is as long and the links show less; a table counts when two of its rows or more are such rows."""
+    found: dict[int, str] = {}
+    for table in body.css("table"):
+        rows: dict[int, str] = {}
+        for row in table.css("tr"):
+            if _table_of(row) != table.mem_id:
+                continue  # a row of a table inside this one: that table's own turn
+            links = [a for a in row.css("a[href]") if _target(a) and not hidden(a)]
+            if len({a.attributes.get("href") for a in links}) != 1 or any(a.mem_id in titles for a in links):
+                continue  # no link, or several targets (a row of filters): not one record's reference
+            texts = sorted(
+                (
+                    text
+                    for cell in row.iter()
+                    if cell.tag == "td" and cell.css_first("a[href]") is None  # (a th labels the row)
+                    for text in (visible_text(cell),)
+                    if text
+                ),
+                key=len,
+                reverse=True,
+            )
+            if not texts or (len(texts) > 1 and len(texts[1]) == len(texts[0])):
+                continue
+            title = texts[0]
+            if _title_like(title) and all(len(_text(a)) < len(title) for a in links):
+                rows[links[0].mem_id] = title
+        if len(rows) >= 2:
+            found.update(rows)
+    return found
+
+
+def _table_of(row: LexborNode) -> int | None:
+    """The memory id of the table a row belongs to (its nearest)."""
+    node = row.parent
+    while node is not None and node.tag != "table":
+        node = node.parent
+    return None if node is None else node.mem_id
 
 
 def _without_actions(links: list[tuple[LexborNode, str, bool, bool]]) -> list[LexborNode]:
