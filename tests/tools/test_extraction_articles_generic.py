@@ -519,3 +519,46 @@ def test_a_table_whose_longest_cells_are_no_titles_gets_no_titles_from_them():
     )
     html = f"<html><body><h1>Payments</h1><table>{rows}</table></body></html>"
     assert extract(html) == []
+
+
+def _inline_cards(titles: list[str], tag: str, meta: str) -> str:
+    cards = "".join(
+        f'<a class="post-card" href="/post/{i}"><img src="/i/{i}.jpg" alt=""><span class="post-card__tag">{tag}</span>'
+        f'<strong>{title}</strong><span class="post-card__meta">{meta.format(n=i + 2)}</span></a>'
+        for i, title in enumerate(titles)
+    )
+    return f'<html><body><nav><a href="/">Home</a><a href="/blog">Blog</a></nav><main><h1>Blog</h1><section class="grid">{cards}</section></main></body></html>'
+
+
+@pytest.mark.parametrize(
+    ("titles", "tag", "meta"),
+    [
+        (
+            ["Introducing dark mode", "A faster search for everyone", "Our new pricing, explained"],
+            "Product",
+            "{n} min read · Nov 20",
+        ),
+        (
+            ["Neue Funktionen im Editor", "Schneller suchen mit Filtern", "Unsere Preise erklärt"],
+            "Produkt",
+            "{n} Min. Lesezeit · 20. Nov.",
+        ),
+        (
+            ["Nowy tryb ciemny", "Szybsze wyszukiwanie dla wszystkich", "Nowy cennik w skrócie"],
+            "Produkt",
+            "{n} min czytania · 20 lis",
+        ),
+    ],
+)
+def test_an_inline_card_link_is_titled_by_its_bold_part(titles, tag, meta):
+    """A card drawn with inline elements only (a tag, the title in bold, a reading time and date): the
+    bold part is the title. A link with words of its own around a bold one stays whole."""
+    articles = extract(_inline_cards(titles, tag, meta))
+    assert [a["title"] for a in articles] == titles
+    whole = "".join(
+        f'<li><a href="/p/{i}">Buy the <b>best</b> running shoes {i}</a> <span>in stock</span></li>'
+        for i in range(4)
+    )
+    assert [a["title"] for a in extract(f"<html><body><ul>{whole}</ul></body></html>")] == [
+        f"Buy the best running shoes {i}" for i in range(4)
+    ]

@@ -383,7 +383,8 @@ def _link_title(link: LexborNode) -> str:
     the title in an element of its own ("NEW", a ``pill``/``tag``/``label`` element) is no part of it."""
     text = _text(link)
     if link.css_first(_BLOCKS) is None:
-        return without_badges(link, text)
+        strong = _strong_part(link)
+        return without_badges(link, text) if strong is None else visible_text(strong)
     heading = link.css_first("h1, h2, h3, h4, h5, h6, [role=heading]")
     if heading is not None and visible_text(heading):
         return without_badges(heading, visible_text(heading))
@@ -401,6 +402,25 @@ def _link_title(link: LexborNode) -> str:
         if label and label in text:
             return label
     return without_badges(link, text)
+
+
+def _strong_part(link: LexborNode) -> LexborNode | None:
+    """A card drawn inline: the link's words all in elements of their own (a tag, the title, a
+    reading time and date), one of them bold (``<strong>``, ``<b>``) with two words or more; that
+    one is the title. Words of the link's own ("Buy the <b>best</b> shoes") keep it whole."""
+    parts = []
+    child = link.child
+    while child is not None:
+        if child.is_text_node:
+            if (child.text_content or "").strip():
+                return None  # words of the link's own
+        elif child.is_element_node and visible_text(child):
+            parts.append(child)
+        child = child.next
+    bold = [p for p in parts if p.tag in ("strong", "b")]
+    if len(parts) < 2 or len(bold) != 1 or len(visible_text(bold[0]).split()) < 2:
+        return None
+    return bold[0]
 
 
 _REDIRECT_KEYS = ("u", "url", "q", "uddg", "target", "dest", "destination", "redirect", "to", "link")

@@ -214,9 +214,9 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
 
 
 def _row_titles(body: LexborNode, hidden: HiddenIndex, titles: set[int]) -> dict[int, str]:
-    """Rows of a table that link one target by a reference only (a case number "VIII ZR 100/25", a
-    file mark, an id) and show their title in a data cell of its own, without a link: link id ->
-    that cell's text. The title is the row's longest such cell, when it reads as a title, no other
+    """Rows of a table that link one target by words that are no title (a case number "VIII ZR
+    100/25", a file mark, an id, "Details") and show their title in a data cell of its own, without a
+    link: link id -> that cell's text. The title is the row's longest such cell, when it reads as a title, no other
     is as long and the links show less; a table counts when two of its rows or more are such rows."""
     found: dict[int, str] = {}
     for table in body.css("table"):
