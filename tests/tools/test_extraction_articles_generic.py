@@ -562,3 +562,23 @@ def test_an_inline_card_link_is_titled_by_its_bold_part(titles, tag, meta):
     assert [a["title"] for a in extract(f"<html><body><ul>{whole}</ul></body></html>")] == [
         f"Buy the best running shoes {i}" for i in range(4)
     ]
+
+
+def test_a_table_whose_links_read_as_titles_keeps_them_beside_a_longer_cell():
+    # A catalogue: each title link followed by "/ author" (so it is no title link on its own line), a
+    # status cell longer than some titles. The link's words are the title, never the status.
+    titles = [
+        "The Left Hand of Darkness",
+        "A Wizard of Earthsea and Other Stories",
+        "The Dispossessed",
+        "The Word for World Is Forest",
+        "Tehanu",
+        "Lavinia",
+    ]
+    rows = "".join(
+        f'<tr><td>{i + 1}.</td><td><a href="/record/{i}">{t}</a> / Ursula K. Le Guin</td><td>1974</td>'
+        f"<td>Available ({i + 1} copies)</td></tr>"
+        for i, t in enumerate(titles)
+    )
+    html = f"<html><body><h1>Catalogue</h1><table><tr><th>#</th><th>Title</th><th>Year</th><th>Status</th></tr>{rows}</table></body></html>"
+    assert [a["title"] for a in extract(html)] == titles

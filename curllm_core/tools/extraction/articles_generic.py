@@ -214,10 +214,11 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
 
 
 def _row_titles(body: LexborNode, hidden: HiddenIndex, titles: set[int]) -> dict[int, str]:
-    """Rows of a table that link one target by words that are no title (a case number "VIII ZR
-    100/25", a file mark, an id, "Details") and show their title in a data cell of its own, without a
-    link: link id -> that cell's text. The title is the row's longest such cell, when it reads as a title, no other
-    is as long and the links show less; a table counts when two of its rows or more are such rows."""
+    """Rows of a table that link one target by a reference only (a case number "VIII ZR 100/25", a
+    file mark, an id: `_reference`) and show their title in a data cell of its own, without a link:
+    link id -> that cell's text. The title is the row's longest such cell, when it reads as a title,
+    no other is as long and the links show less; a table counts when two of its rows or more are such
+    rows."""
     found: dict[int, str] = {}
     for table in body.css("table"):
         rows: dict[int, str] = {}
@@ -241,11 +242,16 @@ def _row_titles(body: LexborNode, hidden: HiddenIndex, titles: set[int]) -> dict
             if not texts or (len(texts) > 1 and len(texts[1]) == len(texts[0])):
                 continue
             title = texts[0]
-            if _title_like(title) and all(len(_text(a)) < len(title) for a in links):
+            if _title_like(title) and all(_reference(_text(a)) and len(_text(a)) < len(title) for a in links):
                 rows[links[0].mem_id] = title
         if len(rows) >= 2:
             found.update(rows)
     return found
+
+
+def _reference(text: str) -> bool:
+    """A case number, a file mark, an id: digits, and no title's words ("Tehanu" is a title)."""
+    return any(ch.isdigit() for ch in text) and not _title_like(text)
 
 
 def _table_of(row: LexborNode) -> int | None:
