@@ -582,3 +582,20 @@ def test_a_table_whose_links_read_as_titles_keeps_them_beside_a_longer_cell():
     )
     html = f"<html><body><h1>Catalogue</h1><table><tr><th>#</th><th>Title</th><th>Year</th><th>Status</th></tr>{rows}</table></body></html>"
     assert [a["title"] for a in extract(html)] == titles
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["Harbour View Hotel", "The Old Mill Inn", "City Centre Apartments", "Riverside Guest House"],
+        ["Hotel Am Stadtpark", "Pension Seeblick", "Gasthof Zur Linde", "Landhaus Sonnenhof"],
+        ["Hotel Pod Wawelem", "Pensjonat Górski", "Apartamenty Stare Miasto", "Dom Gościnny Lipa"],
+    ],
+)
+def test_stars_inside_a_names_link_are_no_part_of_the_name(names):
+    cards = "".join(
+        f'<div class="card"><h3><a href="/hotel/{i}">{name} <span class="stars" aria-label="{3 + i % 2} stars">'
+        f'{"★" * (3 + i % 2)}</span></a></h3><div class="price">{80 + i} per night</div></div>'
+        for i, name in enumerate(names)
+    )
+    assert [a["title"] for a in extract(f"<html><body><main>{cards}</main></body></html>")] == names

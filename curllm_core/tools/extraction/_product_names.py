@@ -133,7 +133,8 @@ def without_badges(node: LexborNode, text: str) -> str:
     """``text`` (the visible text of ``node``) without a badge that opens or closes it in an element of
     its own: a badge's words ("<span>NEU</span> Tasse Weiß" -> "Tasse Weiß"), or any short piece in
     an element classed as a badge by convention (badge, pill, chip, tag, flag, ribbon, label: "<span
-    class='c-pill'>Top 10</span>Samsung Galaxy" -> "Samsung Galaxy"). "New Balance 574" stays whole."""
+    class='c-pill'>Top 10</span>Samsung Galaxy" -> "Samsung Galaxy"), or symbols alone ("Park Inn
+    <span>★★★★</span>" -> "Park Inn"). "New Balance 574" stays whole."""
     if not text or node.child is None:
         return text
     leaves = [
@@ -146,7 +147,9 @@ def without_badges(node: LexborNode, text: str) -> str:
         parent = leaf.parent
         if parent is None or parent.mem_id == node.mem_id:
             continue
-        if BADGE_RE.match(piece):
+        if not any(ch.isalnum() for ch in piece):
+            pass  # symbols alone in an element of their own (a rating's stars "★★★★"): no words of it
+        elif BADGE_RE.match(piece):
             # An emphasised word is a search term highlighted in the title ("<em>New</em> Castle").
             if parent.tag in _EMPHASIS or collapse_space(parent.text(deep=True)) != piece:
                 continue
