@@ -276,3 +276,73 @@ def test_rows_taking_turns_under_a_header_row_are_one_list(lang):
         f"<html><body><main><h1>Search</h1>{table}</main></body></html>", "https://gen.example/s"
     )
     assert [a["title"] for a in out["articles"]] == titles
+
+
+CARD_FIELDS = {
+    "en": ("30 min", "★ 4.3", "Dinners", "Most read", "A most read story of this week number"),
+    "pl": ("30 min", "★ 4,3", "Obiady", "Popularne", "Popularny przepis tygodnia numer"),
+    "de": (
+        "30 Min.",
+        "★ 4,3",
+        "Hauptgerichte",
+        "Meistgelesen",
+        "Ein meistgelesener Beitrag der Woche Nummer",
+    ),
+}
+CARD_TITLES = {  # names of a few words: dishes, places, products
+    "en": [
+        "Shepherd's pie",
+        "Tomato soup with basil",
+        "Apple crumble",
+        "Roast chicken with lemon",
+        "Pancakes",
+    ],
+    "pl": ["Pierogi ruskie", "Barszcz czerwony na zakwasie", "Sernik wiedeński", "Gołąbki w sosie", "Placki"],
+    "de": [
+        "Käsespätzle",
+        "Rinderrouladen mit Rotkohl",
+        "Apfelstrudel",
+        "Kartoffelsuppe mit Würstchen",
+        "Semmelknödel",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "card, box",
+    [
+        (
+            '<div class="tile"><a href="/r/{i}"><img src="/p/{i}.jpg" alt=""><h3>{t}</h3></a>'
+            '<div class="tile__meta"><span>⏱ {time}</span><span>{stars}</span><a href="/c/{i}">{cat}</a></div></div>',
+            "<aside><h2>{head}</h2><ol>{links}</ol></aside>",
+        ),
+        (
+            '<li class="card"><a class="card__link" href="/r/{i}"><figure><img src="/p/{i}.jpg" alt="">'
+            '<figcaption><h2 class="card__title">{t}</h2></figcaption></figure></a><ul class="facts">'
+            "<li>{time}</li><li>{stars}</li><li><a href='/c/{i}'>{cat}</a></li></ul></li>",
+            '<div class="sidebar-box"><h2>{head}</h2><ul>{links}</ul></div>',
+        ),
+        (
+            '<article><a href="/r/{i}"><picture><img src="/p/{i}.jpg" alt=""></picture>'
+            '<h4>{t}</h4></a><p><time>{time}</time> · <span class="r">{stars}</span></p></article>',
+            '<section role="complementary"><h2>{head}</h2><ul>{links}</ul></section>',
+        ),
+    ],
+)
+def test_cards_showing_fields_beat_a_box_of_longer_links(card, box, lang):
+    """Cards whose link wraps a picture and a heading and which show short fields beside it (a time, a
+    rating, a category) and no teaser, beside a box of popular links whose longer texts hold a good
+    share of the short page: the cards are the list. A menu's entry shows its label alone; a record
+    shows more than its title, in words or in fields."""
+    titles = CARD_TITLES[lang]
+    time, stars, cat, head, popular = CARD_FIELDS[lang]
+    cards = "".join(card.format(i=i, t=t, time=time, stars=stars, cat=cat) for i, t in enumerate(titles))
+    wrap = "ul" if card.startswith("<li") else "div"
+    links = "".join(f'<li><a href="/pop/{k}">{popular} {k + 1}</a></li>' for k in range(5))
+    html = (
+        f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1><{wrap} class='grid'>{cards}</{wrap}>"
+        f"{box.format(head=head, links=links)}</main></body></html>"
+    )
+    out = articles_generic.extract(html, "https://gen.example/list")
+    assert [a["title"] for a in out["articles"]] == titles, html

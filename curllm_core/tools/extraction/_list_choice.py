@@ -8,12 +8,13 @@ body texts) repeat as one list, and which list wins.
 2. **The list** (`best_group`) is the group with the most blocks holding a title link (posts,
    results) or, failing that, holding a body text and no title link (comments); ties go to the outer
    level, which holds the whole item. Blocks count by how much they read like records
-   (`_record_likeness`): text beside the title (a teaser, a date), titles of a few words rather than
-   one- or two-word labels, one title per block (not a menu's column). Groups inside navigation,
-   headers, footers, asides, sidebars, "related" boxes or ad blocks count a quarter, unless that
-   container holds a large share of the page's text (a layout wrapper named "has-sidebar") or, named
-   so by class, the page's main heading (an ``<aside>`` inside a container named for the results is
-   a box of results, not a sidebar); a list under the main heading (`MainHeading`) counts double.
+   (`_record_likeness`): text or fields beside the title (a teaser, a date, a rating), titles of a
+   few words rather than one- or two-word labels, one title per block (not a menu's column). Groups
+   inside navigation, headers, footers, asides, sidebars, "related" boxes or ad blocks count a
+   quarter, unless that container holds a large share of the page's text (a layout wrapper named
+   "has-sidebar") or, named so by class, the page's main heading (an ``<aside>`` inside a container
+   named for the results is a box of results, not a sidebar); a list under the main heading
+   (`MainHeading`) counts double.
 """
 
 from __future__ import annotations
@@ -346,8 +347,9 @@ def _record_likeness(
     members: list[LexborNode], title_ids: set[int], headed: dict[int, str], sample: int = 24
 ) -> float:
     """How much the blocks read like records rather than a menu's entries, up to 1: records show
-    more than their title (a teaser, a date, a source: text outside links), and their titles read as
-    names or sentences rather than one- or two-word labels."""
+    more than their title (a teaser, a date, a source: text outside links; or fields of their own,
+    such as a card's time, rating and category), and their titles read as names or sentences rather
+    than one- or two-word labels."""
     probe = members[:sample]
     rich = 0
     words = 0
@@ -360,12 +362,31 @@ def _record_likeness(
         words += min(len(title.split()), 8)
         text = member.text(deep=True, strip=True)
         linked = sum(len(a.text(deep=True, strip=True)) for a in member.css("a"))
-        if len(text) - linked >= 15:
+        if len(text) - linked >= 15 or _pieces_beside(member, title_ids) >= 2:
             rich += 1
     rich_share = rich / len(probe)
     wordy = min(1.0, words / len(probe) / 4)
     # Blocks that each hold a list of their own (the columns of a mega-menu) are no records.
     return (0.15 + 0.85 * rich_share) * max(0.1, wordy * wordy) * (0.25 + 0.75 * single / len(probe))
+
+
+def _pieces_beside(member: LexborNode, title_ids: set[int]) -> int:
+    """How many elements of the block show text of their own outside its title links: the fields of a
+    card (a cooking time, a rating, a category link) where a menu's entry shows its label alone."""
+    pieces: set[int] = set()
+    for node in member.traverse(include_text=True):
+        if node.tag != "-text" or not (node.text_content or "").strip():
+            continue
+        holder = node.parent
+        current = holder
+        while current is not None and current.mem_id != member.mem_id:
+            if current.mem_id in title_ids:
+                break
+            current = current.parent
+        else:
+            if holder is not None:
+                pieces.add(holder.mem_id)
+    return len(pieces)
 
 
 def _signed(members: list[LexborNode], sample: int = 8) -> bool:
