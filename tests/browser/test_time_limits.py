@@ -156,13 +156,15 @@ def _descendants(pid: int) -> list[int]:
 def test_tasks_in_flight_when_the_browser_crashes_run_again_on_resume(browser_path, hostile, tmp_path):
     import signal
 
+    # Both pages are held (a gate) until the browser is gone; opened then, they answer the resume at once.
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(
         "".join(
-            json.dumps({"id": f"t{i}", "url": f"{hostile.url}/slow?s=6", "plan": PLAN}) + "\n"
+            json.dumps({"id": f"t{i}", "url": f"{hostile.url}/gate?name=crash", "plan": PLAN}) + "\n"
             for i in range(2)
         )
     )
+    reached = hostile.hits["/gate"]
     results = tmp_path / "results.jsonl"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
     env.update(
@@ -175,9 +177,10 @@ def test_tasks_in_flight_when_the_browser_crashes_run_again_on_resume(browser_pa
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while hostile.hits["/slow"] < 2 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 90  # the batch's start, stretched on a loaded machine
+        while hostile.hits["/gate"] - reached < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
+        assert hostile.hits["/gate"] - reached == 2, "the tasks never reached their pages"
         browsers = [
             p
             for p in _descendants(proc.pid)
@@ -189,6 +192,7 @@ def test_tasks_in_flight_when_the_browser_crashes_run_again_on_resume(browser_pa
                 os.kill(pid, signal.SIGKILL)
         _, stderr = proc.communicate(timeout=90)
     finally:
+        hostile.open_gate("crash")
         if proc.poll() is None:
             proc.kill()
     assert "Traceback" not in stderr
