@@ -13,7 +13,8 @@ import random
 import pytest
 
 from curllm_core.tools.extraction import articles_generic
-from curllm_core.tools.extraction._html import parse_html, remembering_texts, visible_text
+from curllm_core.tools.extraction._html import parse_html, visible_text
+from curllm_core.tools.extraction._parse_memo import remembering
 from tests.tools.test_extraction_helpers import assert_valid_output
 from tests.tools.test_extraction_list_finding import WORDS, _mega_menu
 from tests.tools.test_extraction_list_finding import _cls as _list_cls
@@ -70,7 +71,7 @@ def test_visible_text_joins_inline_elements_inside_words(html, seen):
 
 @pytest.mark.parametrize("inner_first", [True, False])
 def test_remembered_texts_read_the_same(inner_first):
-    """Inside `remembering_texts` each element is gathered once and reused by the elements around it:
+    """Inside `_parse_memo.remembering` each element is gathered once and reused by the elements around it:
     every element of every fixture (nested in a card, hidden parts and block marks included) reads
     exactly as without it, whether its parts were read before it or after; the memory ends with it."""
     cards = "".join(
@@ -83,7 +84,7 @@ def test_remembered_texts_read_the_same(inner_first):
     if inner_first:
         nodes.reverse()  # descendants before their ancestors: the ancestors reuse them
     fresh = {n.mem_id: visible_text(n) for n in nodes}
-    with remembering_texts():
+    with remembering():
         remembered = {n.mem_id: visible_text(n) for n in nodes}
         again = {n.mem_id: visible_text(n) for n in nodes}
     assert remembered == fresh and again == fresh

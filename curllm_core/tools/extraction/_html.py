@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import functools
 import json
 import re
-import threading
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -27,6 +24,7 @@ from ...readiness import PROBE_JS, PROBE_OPTIONS, QUIET_MS, timeout_for, wait_re
 from ...text import collapse_space
 from ...tool import require_page
 from ...urls import host_of
+from ._parse_memo import current as current_memo
 
 #: How many consent answers (a dialog's layers: its settings, then saving them) a read may wait for.
 CONSENT_ROUNDS = 3
@@ -647,24 +645,6 @@ class HiddenIndex:
 # --- text -----------------------------------------------------------------------------------------
 
 
-#: A reader of one parse may have `visible_text` remember what it read (`remembering_texts`), per
-#: thread (a tool may parse in a worker thread while another reads on the event loop's).
-_REMEMBERED = threading.local()
-
-
-@contextlib.contextmanager
-def remembering_texts() -> Iterator[None]:
-    """Within it, `visible_text` remembers, by element, the text it gathered and its answers: a reader
-    that reads nested elements (a link, its line, then its card) walks each element once. For ONE
-    parse, unchanged while it lasts (memory ids are only unique within one parse)."""
-    saved = getattr(_REMEMBERED, "texts", None)
-    _REMEMBERED.texts = ({}, {})
-    try:
-        yield
-    finally:
-        _REMEMBERED.texts = saved
-
-
 def _collect(node: LexborNode, parts: list[str], memo: dict[int, str] | None) -> None:
     for child in node.iter(include_text=True):
         tag = child.tag
@@ -786,20 +766,20 @@ def clean_text(text: str) -> str:
 def visible_text(node: LexborNode | None) -> str:
     """The text a user sees in ``node``: hidden and screen-reader-only parts left out, words separated
     at block and span boundaries (``Revenue<br>in US$<sup>[1]</sup>`` -> ``Revenue in US$ [1]``),
-    white space folded."""
+    white space folded. Within `_parse_memo.remembering` each element's text is gathered once and
+    kept: a reader that reads nested elements (a link, its line, then its card) walks each element once."""
     if node is None:
         return ""
-    remembered = getattr(_REMEMBERED, "texts", None)
+    memo = current_memo()
     parts: list[str] = []
-    if remembered is None:
+    if memo is None:
         _collect(node, parts, None)
         return clean_text("".join(parts))
-    gathered, answers = remembered
     key = node.mem_id
-    text = answers.get(key)
+    text = memo.visible.get(key)
     if text is None:
-        _gather(node, parts, gathered)
-        text = answers[key] = clean_text(parts[0])
+        _gather(node, parts, memo.gathered)
+        text = memo.visible[key] = clean_text(parts[0])
     return text
 
 

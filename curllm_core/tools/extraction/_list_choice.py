@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborNode
 
 from ._html import HiddenIndex, PageShare, classes, visible_text
+from ._parse_memo import current as current_memo
+from ._parse_memo import document_order
 from ._record_fields import (
     _AD_PARTS,
     _HEADINGS,
@@ -73,17 +75,15 @@ _CHROME_SUFFIXES = ("nav", "menu", "masthead", "flyout", "dropdown", "megamenu")
 _FILTER_RE = re.compile(r"filter|facet|refine|refinement", re.IGNORECASE)
 
 
-_FIRST_CLASS: dict[int, str] = {}
-
-
 def first_class(node: LexborNode) -> str:
-    """The first class name without digits (ids and counters carry digits), memoised per parse."""
-    key = node.mem_id
-    hit = _FIRST_CLASS.get(key)
+    """The first class name without digits (ids and counters carry digits), kept in the parse's memo."""
+    memo = current_memo()
+    hit = None if memo is None else memo.first_class.get(node.mem_id)
     if hit is None:
         cls = node.attributes.get("class") if node.is_element_node else None
         hit = _first_named(cls) if cls else ""
-        _FIRST_CLASS[key] = hit
+        if memo is not None:
+            memo.first_class[node.mem_id] = hit
     return hit
 
 
@@ -91,11 +91,6 @@ def first_class(node: LexborNode) -> str:
 def _first_named(cls: str) -> str:
     """The first class name of a class attribute without digits (pages repeat a few thousand times)."""
     return next((t for t in cls.split() if not any(ch.isdigit() for ch in t)), "")
-
-
-def forget_classes() -> None:
-    """Forget the first class names read so far (memory ids are only unique within one parse)."""
-    _FIRST_CLASS.clear()
 
 
 # --- groups -----------------------------------------------------------------------------------------
@@ -251,7 +246,7 @@ class MainHeading:
     def __init__(self, body: LexborNode, hidden: HiddenIndex) -> None:
         self.node: LexborNode | None = None
         self.chain: dict[int, int] = {}
-        self.order: dict[int, int] | None = None
+        self.order: dict[int, int] | None = None  # the document order, asked when first needed
         self.body = body
         for h1 in body.css("h1"):
             if hidden(h1) or not visible_text(h1) or h1.css_first("a") is not None:
@@ -277,7 +272,7 @@ class MainHeading:
         if current is None:
             return False  # they share only the body
         if self.order is None:
-            self.order = {n.mem_id: i for i, n in enumerate(self.body.traverse())}
+            self.order = document_order(self.body)
         return self.order.get(self.node.mem_id, 0) < self.order.get(member.mem_id, 0)
 
 

@@ -20,6 +20,7 @@ from ._html import (
     parse_count,
     visible_text,
 )
+from ._parse_memo import current as current_memo
 from ._product_names import without_badges
 
 COMMENT_TITLE = 120  # a comment's title: its text cut to about this many characters
@@ -461,30 +462,18 @@ def _decoded(value: str) -> list[str]:
 
 #: A short element of a block: the element, its memory id, raw text, tag, and whether the text shows a digit.
 _Short = tuple[LexborNode, int, str, str, bool]
-_TEXTS: dict[int, str] = {}  # `_text` of the current parse: the fields of a record read the same labels
-#: The short elements of a block (`_short_nodes`) in the current parse: every field reads the same ones.
-_SHORT: dict[int, list[_Short]] = {}
-_DIGITS: dict[int, list[_Short]] = {}  # those of them whose text shows a digit
-#: A block's raw text: it holds every element's (a word in none of them is not in it).
-_RAW: dict[int, str] = {}
 SHORT_LABEL = 160  # the longest raw text any field reads as a label (`_labels`' limits are at most this)
 
 
-def forget_texts() -> None:
-    """Forget the texts read so far (memory ids are only unique within one parse)."""
-    _TEXTS.clear()
-    _SHORT.clear()
-    _DIGITS.clear()
-    _RAW.clear()
-
-
 def _text(node: LexborNode) -> str:
-    """`visible_text`, with a fast path for an element holding text only (most short labels); memoised
-    for the current parse (see `forget_texts`)."""
+    """`visible_text`, with a fast path for an element holding text only (most short labels); kept in
+    the parse's memo (`_parse_memo`)."""
+    memo = current_memo()
     key = node.mem_id
-    hit = _TEXTS.get(key)
-    if hit is not None:
-        return hit
+    if memo is not None:
+        hit = memo.labels.get(key)
+        if hit is not None:
+            return hit
     child = node.child
     text = None
     while child is not None:
@@ -494,7 +483,8 @@ def _text(node: LexborNode) -> str:
         child = child.next
     if text is None:
         text = collapse_space(node.text(deep=True))
-    _TEXTS[key] = text
+    if memo is not None:
+        memo.labels[key] = text
     return text
 
 
@@ -515,10 +505,12 @@ def _short_nodes(block: LexborNode) -> list[_Short]:
     in page order, with their memory id, raw text, tag and whether that text shows a digit; one walk
     per block and parse, shared by every field (points, comments, date, rank, sponsored labels read
     the same short elements, most of them for a digit)."""
+    memo = current_memo()
     key = block.mem_id
-    hit = _SHORT.get(key)
-    if hit is not None:
-        return hit
+    if memo is not None:
+        hit = memo.short.get(key)
+        if hit is not None:
+            return hit
     # Each element's raw text is joined from its children's, read once each (asking the parser for
     # every element's deep text copies a deep block's text once per level). The elements are listed
     # in page order: a slot is taken on the way down and filled on the way up.
@@ -546,25 +538,30 @@ def _short_nodes(block: LexborNode) -> list[_Short]:
                 if not raw:
                     del slots[slot + 1 :]  # nothing inside to read: its elements are not listed
     found = [short for short in slots if short is not None]
-    _SHORT[key] = found
+    if memo is not None:
+        memo.short[key] = found
     return found
 
 
 def _digit_nodes(block: LexborNode) -> list[_Short]:
     """The `_short_nodes` of ``block`` whose raw text shows a digit (most fields read only these)."""
-    key = block.mem_id
-    hit = _DIGITS.get(key)
+    memo = current_memo()
+    hit = None if memo is None else memo.digits.get(block.mem_id)
     if hit is None:
-        hit = _DIGITS[key] = [short for short in _short_nodes(block) if short[4]]
+        hit = [short for short in _short_nodes(block) if short[4]]
+        if memo is not None:
+            memo.digits[block.mem_id] = hit
     return hit
 
 
 def _raw(block: LexborNode) -> str:
-    """The raw text of ``block``, memoised for the current parse."""
-    key = block.mem_id
-    hit = _RAW.get(key)
+    """The raw text of ``block``, kept in the parse's memo."""
+    memo = current_memo()
+    hit = None if memo is None else memo.raw.get(block.mem_id)
     if hit is None:
-        hit = _RAW[key] = block.text(deep=True)
+        hit = block.text(deep=True)
+        if memo is not None:
+            memo.raw[block.mem_id] = hit
     return hit
 
 

@@ -51,7 +51,6 @@ from ._html import (
     page_base,
     page_html,
     parse_html,
-    remembering_texts,
     strip_junk,
     visible_text,
 )
@@ -62,10 +61,10 @@ from ._list_choice import (
     best_group,
     candidate_groups,
     first_class,
-    forget_classes,
     in_heading,
     several_items,
 )
+from ._parse_memo import document_order, remembering
 from ._record_fields import (
     _BLOCK_TEXT_TAGS,
     _HEADINGS,
@@ -91,7 +90,6 @@ from ._record_fields import (
     _text,
     _title_link,
     _unwrap,
-    forget_texts,
 )
 
 REPEATED_LABEL = 3  # links with the same words: an action every record carries
@@ -448,8 +446,6 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     body = tree.body
     if body is None:
         return None, []
-    forget_classes()  # memory ids are only unique within one parse
-    forget_texts()
     hidden, strict_hidden = HiddenIndex.pair(tree)
     title_links, headed = _find_title_links(body, hidden)
     bodies = _find_bodies(body, hidden)
@@ -573,9 +569,7 @@ def _comment_text(member: LexborNode, path: tuple | None, body_ids: set[int]) ->
 
 
 def _doc_order(body: LexborNode):
-    order: dict[int, int] = {}
-    for i, node in enumerate(body.traverse()):
-        order[node.mem_id] = i
+    order = document_order(body)
     return lambda n: order.get(n.mem_id, 0)
 
 
@@ -618,11 +612,8 @@ def extract(
     tree = parse_html(html)
     base = page_base(tree, base_url)
     strip_junk(tree)
-    try:
-        with remembering_texts():  # fields and titles read the same short elements
-            found, items = find_items(tree, base, kind)
-    finally:
-        forget_texts()  # the parse's texts: not kept once its items are read (memory ids are reused)
+    with remembering():  # titles, the list and the fields ask the same elements the same questions
+        found, items = find_items(tree, base, kind)
     if not items and embedded and kind != "comments":
         from ._embedded import article_listing
 
