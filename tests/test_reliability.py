@@ -104,26 +104,27 @@ def fake_llm():
 
 @pytest.mark.parametrize("kind", ["unreachable", "garbage", "error"])
 def test_a_model_that_fails_hands_over_to_the_rule_planner(tmp_path, fake_llm, kind):
+    """Each failure of the model, the rule planner's answer instead. The unreachable model in a real
+    `curllm` process; the other two through the same console entry point in this process
+    (`tests.in_process.cli_main`), since a process that asks a model imports litellm (~8 s of CPU)."""
     from fake_llm import Reply
+
+    from tests.in_process import cli_main
 
     base = "http://127.0.0.1:9/v1" if kind == "unreachable" else fake_llm.base_url
     fake_llm.script("this is not a plan" if kind == "garbage" else Reply(status=500, body={"error": "down"}))
     data = tmp_path / "in.json"
     data.write_text(json.dumps({"products": [{"name": "a", "price": 99}, {"name": "b", "price": 120}]}))
     key = "sk-CURLLMTESTKEY-reliability-0042"
-    out = curllm(
-        "keep products under 100 zł",
-        "--input",
-        str(data),
-        "--model",
-        "openai/x",
-        "--format",
-        "json",
-        "--events",
-        str(tmp_path / "events.jsonl"),
-        env_extra={"CURLLM_API_BASE": base, "OPENAI_API_KEY": key, "CURLLM_LLM_TIMEOUT": "10"},
-        tmp=tmp_path,
-    )
+    args = ("keep products under 100 zł", "--input", str(data), "--model", "openai/x", "--format", "json")
+    args += ("--events", str(tmp_path / "events.jsonl"))
+    env = {"CURLLM_API_BASE": base, "OPENAI_API_KEY": key, "CURLLM_LLM_TIMEOUT": "10"}
+    if kind == "unreachable":
+        out = curllm(*args, env_extra=env, tmp=tmp_path)
+    else:
+        env |= {"CURLLM_CACHE_DIR": str(tmp_path / "cache"), "CURLLM_TOOLS_PATH": str(TOOLS)}
+        out = cli_main(args, env=env)
+        assert "Traceback" not in out.stderr + out.stdout, out.stderr
     assert out.returncode == 0, out.stderr
     assert "using the rule planner" in out.stderr
     result = json.loads(out.stdout)

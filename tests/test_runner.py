@@ -171,7 +171,12 @@ def fake_llm():
 
 @pytest.mark.parametrize("replans", [1, 0])
 def test_batch_max_replans_re_plans(tmp_path, fake_llm, replans):
-    """A data-only task (no URL needed) whose first plan fails: the model revises it, as in `run`."""
+    """A data-only task (no URL needed) whose first plan fails: the model revises it, as in `run`.
+    With re-planning in a real `curllm batch` process; without it through the same console entry
+    point in this process (`tests.in_process.cli_main`): a process that asks a model imports litellm
+    (~8 s of CPU), which this process does anyway for the model tests below."""
+    from tests.in_process import cli_main
+
     tasks = tmp_path / "tasks.jsonl"
     task = {
         "id": "r",
@@ -180,8 +185,20 @@ def test_batch_max_replans_re_plans(tmp_path, fake_llm, replans):
     }
     tasks.write_text(json.dumps(task) + "\n")
     fake_llm.script(STRICT, LENIENT)
-    env = fresh_env(tmp_path, OPENAI_API_KEY=KEY, CURLLM_API_BASE=fake_llm.base_url)
-    out = cli("batch", str(tasks), "--model", MODEL, "--no-cache", "--max-replans", str(replans), env=env)
+    args = ("batch", str(tasks), "--model", MODEL, "--no-cache", "--max-replans", str(replans))
+    if replans:
+        out = cli(*args, env=fresh_env(tmp_path, OPENAI_API_KEY=KEY, CURLLM_API_BASE=fake_llm.base_url))
+    else:
+        out = cli_main(
+            args,
+            env={
+                "OPENAI_API_KEY": KEY,
+                "CURLLM_API_BASE": fake_llm.base_url,
+                "CURLLM_CACHE_DIR": str(tmp_path / "cache"),
+                "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            },
+        )
+        assert "Traceback" not in out.stderr, out.stderr
     line = json.loads(out.stdout)
     if replans:
         assert out.returncode == 0 and line["ok"], (line, out.stderr)
