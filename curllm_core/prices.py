@@ -8,7 +8,7 @@ bound kept). Thousands and decimal separators are told apart by structure, not b
 two different separators is the decimal one; a single separator followed by exactly three digits
 groups thousands (prices almost never have three decimals); anything else is a decimal point.
 Cents written apart ("$ 19 97", what "$19<sup>97</sup>" shows as text) join their whole number: a
-group of two digits never groups thousands.
+group of two digits never groups thousands; so do cents written after the currency symbol ("79€99").
 
 `find_prices` gives every price of a text with the words around it ("Reg. CAD 51.66 Sale CAD
 34.42", "UVP 29,99 € 19,99 €"), for a caller that tells a sale price from a regular one.
@@ -157,6 +157,8 @@ _HINT_RE = re.compile(
 _NUMBER_RE = re.compile(
     r"(?<![\d.,])(?P<num>\d{1,3}(?:[ '’.,]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)(?P<dash>[.,][-–—])?"
 )
+_MORE_DIGITS_RE = re.compile(r"[.,]?\d")
+_DECIMALS_RE = re.compile(r"[.,]\d{1,2}$|[.,][-–—]$")
 _RANGE_JOIN_RE = re.compile(r"\s*(?:-|–|—|~|to|bis|do|à|a|au|til|till|until)\s*$", re.IGNORECASE)
 _ZERO_WIDTH_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _SPACE_RE = re.compile(r"\s+")  # \s covers no-break (\xa0), thin (\u2009) and narrow no-break (\u202f) spaces
@@ -345,9 +347,38 @@ def _join_cents(text: str, nums: list[_Num], marked_before: set[int], marked_aft
             )
             i += 2
             continue
+        if b is not None and _cents_after_mark(text, a, b, i in marked_after, i + 1 in marked_before):
+            currency = a.currency or b.currency
+            out.append(
+                _Num(a.start, b.end, a.value + b.value / 100, currency, False, False, a.outer_start, b.end)
+            )
+            i += 2
+            continue
         out.append(a)
         i += 1
     return out
+
+
+def _cents_after_mark(text: str, a: _Num, b: _Num, after_a: bool, before_b: bool) -> bool:
+    """Cents written after the currency symbol that follows their whole number ("79€99", "1 299 €00",
+    what ``79<sup>€99</sup>`` shows as text): two digits and nothing more. The symbol is the whole
+    number's, or, nearer the cents, belongs to a label that starts with the number ("Pack of 2 €15"
+    is 15)."""
+    between = text[a.end : b.start].strip()
+    if not (
+        len(between) == 1
+        and between in _SYMBOLS
+        and a.value.is_integer()
+        and not _DECIMALS_RE.search(text, a.start, a.end)
+        and not a.glued
+        and b.whole
+        and b.end - b.start == 2
+        and not _MORE_DIGITS_RE.match(text, b.end)
+    ):
+        return False
+    if after_a:
+        return b.currency is None
+    return before_b and a.currency is None and text[: a.start].strip().lower() in _LEAD_WORDS
 
 
 def _range_upper(text: str, first: _Num, second: _Num) -> float | None:

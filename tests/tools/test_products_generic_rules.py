@@ -279,6 +279,13 @@ CENTS_CASES = [
     ),
     ("12,<sup>99</sup> €", 12.99, "EUR"),
     ("Cena: <span>12</span><sup>99</sup> zł", 12.99, "PLN"),
+    # the cents after the currency symbol (French and Belgian shops: "79€99")
+    ("79€99", 79.99, "EUR"),
+    ("<span>79</span><span>€</span><span>99</span>", 79.99, "EUR"),
+    ('<span class="prix">79<sup>€99</sup></span>', 79.99, "EUR"),
+    ("1 299 €<sup>00</sup>", 1299.0, "EUR"),
+    ("<b>1 049</b>€<sup>90</sup>", 1049.9, "EUR"),
+    ("4£50", 4.5, "GBP"),
     # whole amounts written with a dash for the cents
     ("12,– €", 12.0, "EUR"),
     ("€ 12,-", 12.0, "EUR"),
