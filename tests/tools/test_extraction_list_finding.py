@@ -346,3 +346,40 @@ def test_cards_showing_fields_beat_a_box_of_longer_links(card, box, lang):
     )
     out = articles_generic.extract(html, "https://gen.example/list")
     assert [a["title"] for a in out["articles"]] == titles, html
+
+
+MORE_LINKS = {
+    "en": ["More »", "Read more"],
+    "pl": ["Więcej »", "Czytaj więcej »"],
+    "de": ["Mehr", "Weiterlesen »"],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize(
+    "record, wrap",
+    [
+        (
+            '<a href="/r/{i}"><b>{t}</b></a><br>{snippet}<br><a href="/r/{i}">{more}</a><br><br>',
+            "<td>{}</td>",
+        ),
+        ('<a href="/r/{i}">{t}</a><br>{snippet} <a href="/r/{i}">{more}</a><hr>', "<td>{}</td>"),
+        (
+            '<a class="t" href="/r/{i}">{t}</a><br><small>{snippet}</small> <a href="/r/{i}">{more}</a><br>',
+            "<td>{}</td>",
+        ),
+    ],
+)
+def test_records_set_one_after_another_keep_their_more_link_out(record, wrap, which, lang):
+    """Records written one after another in one cell (no element of their own, ``<br>`` or ``<hr>``
+    between), each with a second link to its address ("More »", "Czytaj więcej »", "Weiterlesen"):
+    one record each, titled by its title, whether the second link's words read as a title or not."""
+    words = WORDS[lang]
+    titles = words["titles"][:5]
+    more = MORE_LINKS[lang][which]
+    cell = "".join(record.format(i=i, t=t, snippet=words["snippet"], more=more) for i, t in enumerate(titles))
+    menu = "".join(f'<a href="/m/{k}">{m}</a><br>' for k, m in enumerate(words["menu"][:6]))
+    html = f"<html><body><table><tr><td>{menu}</td>{wrap.format(cell)}</tr></table></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/list")
+    assert [a["title"] for a in out["articles"]] == titles, html

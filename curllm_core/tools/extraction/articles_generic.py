@@ -288,7 +288,7 @@ def _without_actions(links: list[tuple[LexborNode, str, bool, bool]]) -> list[Le
                 rarest[key] = count
             node = node.parent
     kept = []
-    for link, text, title, _ in links:
+    for k, (link, text, title, _) in enumerate(links):
         if not title:
             continue
         action = False
@@ -301,9 +301,24 @@ def _without_actions(links: list[tuple[LexborNode, str, bool, bool]]) -> list[Le
                     action = True
                     break
                 node = node.parent
+            if not action:
+                action = _beside_its_target(links, k, seen)
         if not action:
             kept.append(link)
     return kept
+
+
+def _beside_its_target(links: list[tuple[LexborNode, str, bool, bool]], k: int, seen: Counter[str]) -> bool:
+    """Whether the repeated link ``k`` ("More »", "Więcej", "Weiterlesen") follows or precedes a link
+    to the same address with words of its own: the record's title, where records have no element of
+    their own to tell them apart (records set one after another in one cell, ``<br>`` between)."""
+    href = links[k][0].attributes.get("href")
+    for j in (k - 1, k + 1):
+        if 0 <= j < len(links):
+            other, text, _, _ = links[j]
+            if other.attributes.get("href") == href and seen.get(text, 0) < seen[links[k][1]]:
+                return True
+    return False
 
 
 _BLOCK_TEXT_QUERY = ", ".join(sorted(_BLOCK_TEXT_TAGS))
@@ -476,7 +491,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     else:
         path = _common_path(choice.members, [b for b in bodies if _inside_any(b, anchored)])
     body_ids = _anchor_ids(bodies)
-    items = []
+    items: list[dict[str, Any]] = []
     for member in sorted(members, key=_doc_order(body)):
         scope = _scope(member, member_ids, titled_rows)
         item: dict[str, Any] = {}
@@ -494,6 +509,8 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             )
             if not url:
                 continue
+            if link.mem_id not in title_ids and items and items[-1]["url"] == _unwrap(url):
+                continue  # a record's second link to its address ("More »" after the title), no record
             item["title"] = headed.get(link.mem_id) or _without_file_note(_link_title(link))
             item["url"] = _unwrap(url)
             skip.add(link.mem_id)
