@@ -446,9 +446,15 @@ def parse_html(html: str) -> LexborHTMLParser:
     return LexborHTMLParser(html or "<html></html>")
 
 
+_JUNK_QUERY = ", ".join(JUNK_TAGS)
+
+
 def strip_junk(tree: LexborHTMLParser) -> None:
-    """Remove script/style/template/svg/... subtrees (call after reading head metadata)."""
-    tree.strip_tags(JUNK_TAGS)
+    """Remove script/style/template/svg/... subtrees (call after reading head metadata): found in one
+    query (``strip_tags`` walks the tree once per tag) and taken out last first, so that an element
+    inside another goes before it (each is unlinked from its parent, as ``strip_tags`` does)."""
+    for node in reversed(tree.css(_JUNK_QUERY)):
+        node.decompose(recursive=False)
 
 
 def load_selectors(manifest_file: str | Path) -> dict:
