@@ -383,3 +383,42 @@ def test_records_set_one_after_another_keep_their_more_link_out(record, wrap, wh
     html = f"<html><body><table><tr><td>{menu}</td>{wrap.format(cell)}</tr></table></body></html>"
     out = articles_generic.extract(html, "https://gen.example/list")
     assert [a["title"] for a in out["articles"]] == titles, html
+
+
+DESCRIPTIONS = {
+    "en": "A longer description of the site that a reader sees beside its title, on the same line.",
+    "pl": "Dłuższy opis strony, który czytelnik widzi obok jej tytułu, w tym samym wierszu tekstu.",
+    "de": "Eine längere Beschreibung der Seite, die der Leser neben ihrem Titel in derselben Zeile sieht.",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "record, wrap",
+    [
+        ('<li><a href="/r/{i}">{t}</a> - {d}</li>', "<ul>{}</ul>"),
+        ('<li><a href="/r/{i}"><b>{t}</b></a> — {d} <i>(2017)</i></li>', "<ol>{}</ol>"),
+        ('<p><a href="/r/{i}">{t}</a>: {d}</p>', "<div>{}</div>"),
+        ('<p>{n}. <a href="/r/{i}">{t}</a> – {d}</p>', "<td>{}</td>"),
+    ],
+)
+def test_a_directory_entry_is_titled_by_the_link_opening_its_line(record, wrap, lang):
+    """A directory's entries: a link that opens its line, then a dash or a colon and a description
+    longer than the title. The link is the entry's title; a link inside a sentence stays no title."""
+    words = WORDS[lang]
+    titles = words["titles"][:5]
+    entries = "".join(record.format(i=i, n=i + 1, t=t, d=DESCRIPTIONS[lang]) for i, t in enumerate(titles))
+    menu = "".join(f'<a href="/m/{k}">{m}</a> ' for k, m in enumerate(words["menu"][:5]))
+    html = f"<html><body><div>{menu}</div><h1>{words['menu'][1]}</h1>{wrap.format(entries)}</body></html>"
+    if wrap.startswith("<td>"):
+        html = html.replace(wrap.format(entries), f"<table><tr>{wrap.format(entries)}</tr></table>")
+    out = articles_generic.extract(html, "https://gen.example/dir")
+    assert [a["title"] for a in out["articles"]] == titles, html
+    in_sentences = "".join(
+        f'<p>{DESCRIPTIONS[lang]} <a href="/r/{i}">{t}</a> – {DESCRIPTIONS[lang]}</p>'
+        for i, t in enumerate(titles)
+    )
+    out = articles_generic.extract(
+        f"<html><body><h1>x</h1>{in_sentences}</body></html>", "https://gen.example/"
+    )
+    assert out["articles"] == []

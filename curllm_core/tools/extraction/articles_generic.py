@@ -132,6 +132,8 @@ def _stands_alone(link: LexborNode, text: str) -> bool:
         node.parent.tag in _HEADINGS or node.parent.attributes.get("role") == "heading"
     ):
         return True
+    if _opens_a_described_line(node):
+        return True
     beside = 0
     for step in ("prev", "next"):
         sibling = getattr(node, step)
@@ -150,6 +152,33 @@ def _stands_alone(link: LexborNode, text: str) -> bool:
                 return False  # more text beside it than its own already
             sibling = getattr(sibling, step)
     return True
+
+
+_RANK_RE = re.compile(r"^\s*(?:\d{1,4}[.)]?|[•·*])?\s*$")
+_DESCRIBED_RE = re.compile(r"^\s*[-–—:]\s")
+
+
+def _opens_a_described_line(node: LexborNode) -> bool:
+    """A link that opens its line (a rank or a bullet at most before it) and is followed by a dash or a
+    colon and words: a directory's entry ("<a>Title</a> - what the site offers"), whose words beside
+    it describe it."""
+    sibling = node.prev
+    while sibling is not None:
+        if sibling.is_text_node:
+            if not _RANK_RE.match(sibling.text_content or ""):
+                return False
+        elif sibling.is_element_node:
+            if sibling.tag not in _INLINE or sibling.tag == "br":
+                break  # the line starts
+            if visible_text(sibling):
+                return False
+        sibling = sibling.prev
+    sibling = node.next
+    while sibling is not None and sibling.is_text_node and not (sibling.text_content or "").strip():
+        sibling = sibling.next
+    return (
+        sibling is not None and sibling.is_text_node and bool(_DESCRIBED_RE.match(sibling.text_content or ""))
+    )
 
 
 def _direct_text(node: LexborNode) -> int:
