@@ -422,3 +422,59 @@ def test_a_directory_entry_is_titled_by_the_link_opening_its_line(record, wrap, 
         f"<html><body><h1>x</h1>{in_sentences}</body></html>", "https://gen.example/"
     )
     assert out["articles"] == []
+
+
+UNSPACED = {
+    "ja": (
+        [
+            "東京で新しい美術館が開館",
+            "大阪の夏祭りに十万人が参加",
+            "京都の紅葉が見頃",
+            "北海道で初雪を観測",
+            "名古屋城の修復が完了",
+        ],
+        ["ホーム", "ニュース", "スポーツ", "天気", "お問い合わせ"],
+        "検索結果",
+    ),
+    "zh": (
+        [
+            "北京新建博物馆开放",
+            "上海夏季音乐节吸引十万人",
+            "杭州西湖迎来赏花季",
+            "哈尔滨初雪",
+            "广州地铁新线路开通",
+        ],
+        ["首页", "新闻", "体育", "天气", "联系我们"],
+        "搜索结果",
+    ),
+    "th": (
+        [
+            "พิพิธภัณฑ์ใหม่เปิดในกรุงเทพ",
+            "เทศกาลดนตรีฤดูร้อน",
+            "ฝนตกหนักในเชียงใหม่",
+            "รถไฟฟ้าสายใหม่เปิดให้บริการ",
+            "ตลาดน้ำยอดนิยม",
+        ],
+        ["หน้าแรก", "ข่าว", "กีฬา", "สภาพอากาศ", "ติดต่อเรา"],
+        "ผลการค้นหา",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(UNSPACED))
+@pytest.mark.parametrize(
+    "record",
+    [
+        '<li><h3><a href="/n/{i}">{t}</a></h3><p>2017-03-{d:02d}</p></li>',
+        '<li class="item"><a class="title" href="/n/{i}">{t}</a><span class="date">2017-03-{d:02d}</span></li>',
+    ],
+)
+def test_titles_in_scripts_written_without_spaces_are_titles(record, lang):
+    """Japanese, Chinese and Thai titles have no spaces between their words: a title of a few signs
+    is a title as one of a few words is, and the menu's labels stay a menu."""
+    titles, menu, heading = UNSPACED[lang]
+    items = "".join(record.format(i=i, t=t, d=i + 1) for i, t in enumerate(titles))
+    nav = "".join(f'<a href="/m/{k}">{m}</a> ' for k, m in enumerate(menu))
+    html = f"<html><body><nav>{nav}</nav><h1>{heading}</h1><ul>{items}</ul></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/search")
+    assert [a["title"] for a in out["articles"]] == titles, html

@@ -743,6 +743,32 @@ def _joined(text: str, start: int, end: int, run: str) -> bool:
     return _RAISED in run and before.isalpha() and (after.isdigit() or after in "+-\u2212*\u2020")
 
 
+# Scripts written without spaces between words: kana, CJK ideographs, Thai, Lao, Khmer, Myanmar.
+_UNSPACED_RE = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]+"
+)
+
+
+def without_spaces(text: str) -> bool:
+    """Whether ``text`` has words of a script written without spaces between them."""
+    return _UNSPACED_RE.search(text) is not None
+
+
+def reading_length(text: str) -> int:
+    """The length of ``text`` with each sign of a script written without spaces counted twice: a sign
+    carries about what two letters do ("哈尔滨初雪", Harbin's first snow, is no shorter than a date)."""
+    return len(text) + sum(len(run) for run in _UNSPACED_RE.findall(text))
+
+
+def word_count(text: str) -> int:
+    """Words in ``text`` as a reader counts them: words between spaces, and in scripts written without
+    spaces (Japanese, Chinese, Thai) a word per two characters ("東京で新しい美術館が開館" is six)."""
+    count = len(text.split())
+    for run in _UNSPACED_RE.findall(text):
+        count += len(run) // 2 - 1 if len(run) >= 4 else 0
+    return count
+
+
 def clean_text(text: str) -> str:
     """Fold white space; element-boundary breaks become one space except next to punctuation, inside
     a quotation's marks, and (inline elements) inside a word."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborNode
 
-from ._html import HiddenIndex, PageShare, classes, visible_text
+from ._html import HiddenIndex, PageShare, classes, visible_text, word_count
 from ._parse_memo import current as current_memo
 from ._parse_memo import document_order
 from ._record_fields import (
@@ -354,7 +354,7 @@ def _record_likeness(
             single += 1
         link = _title_link(member, title_ids)
         title = "" if link is None else headed.get(link.mem_id) or _text(link)
-        words += min(len(title.split()), 8)
+        words += min(word_count(title), 8)
         text = member.text(deep=True, strip=True)
         linked = sum(len(a.text(deep=True, strip=True)) for a in member.css("a"))
         if len(text) - linked >= 15 or _pieces_beside(member, title_ids) >= 2:

@@ -51,8 +51,11 @@ from ._html import (
     page_base,
     page_html,
     parse_html,
+    reading_length,
     strip_junk,
     visible_text,
+    without_spaces,
+    word_count,
 )
 from ._list_choice import (
     MAX_LEVELS,
@@ -114,6 +117,8 @@ def _title_like(text: str) -> bool:
         return False
     words = _WORD_RE.findall(text)
     letters = sum(len(w) for w in words)
+    if without_spaces(text):  # Japanese, Chinese, Thai: a sign carries what a few letters do
+        return word_count(text) >= 2 and letters >= 4 and not _meta_text(text)
     return len(words) >= 2 and len(text.split()) >= 2 and letters >= 8 and not _meta_text(text)
 
 
@@ -124,7 +129,7 @@ _INLINE = GLUE_TAGS | {"span", "font", "label", "small", "br", "img", "sup", "su
 def _stands_alone(link: LexborNode, text: str) -> bool:
     """A title link is the main text of its line, not a link inside a sentence: the text beside it on
     its line (up to the nearest block boundary, other links such as "(example.com)" not counted) is no
-    longer than its own."""
+    longer than its own (a sign of a script without spaces counting as two letters)."""
     node = link
     while node.parent is not None and node.parent.tag in _INLINE:
         node = node.parent
@@ -134,6 +139,7 @@ def _stands_alone(link: LexborNode, text: str) -> bool:
         return True
     if _opens_a_described_line(node):
         return True
+    own = reading_length(text)
     beside = 0
     for step in ("prev", "next"):
         sibling = getattr(node, step)
@@ -148,7 +154,7 @@ def _stands_alone(link: LexborNode, text: str) -> bool:
                 if sibling.tag != "a":
                     linked = sum(len(visible_text(a)) for a in sibling.css("a"))
                     beside += max(0, len(visible_text(sibling)) - linked)
-            if beside > len(text):
+            if beside > own:
                 return False  # more text beside it than its own already
             sibling = getattr(sibling, step)
     return True
