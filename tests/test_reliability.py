@@ -146,9 +146,17 @@ def test_a_model_that_fails_hands_over_to_the_rule_planner(tmp_path, fake_llm, k
     ],
 )
 def test_bad_options_and_files_exit_2_with_a_message(tmp_path, args, words):
-    out = curllm(
-        *args, stdin='{"plan": [{"tool": "required_fields", "parameters": {"fields": ["x"]}}]}', tmp=tmp_path
-    )
+    """The first case in a real `curllm` process, the others through the same console entry point in
+    this process (`tests.in_process.cli_main`: the same parser, checks, error line and exit code)."""
+    from tests.in_process import cli_main
+
+    plan = '{"plan": [{"tool": "required_fields", "parameters": {"fields": ["x"]}}]}'
+    if args[-1] == "-3":
+        out = curllm(*args, stdin=plan, tmp=tmp_path)
+    else:
+        env = {"CURLLM_CACHE_DIR": str(tmp_path / "cache"), "CURLLM_TOOLS_PATH": str(TOOLS)}
+        out = cli_main(args, stdin=plan, env=env)
+        assert "Traceback" not in out.stderr + out.stdout, out.stderr
     assert out.returncode == 2, out.stderr
     assert words in out.stderr
 
