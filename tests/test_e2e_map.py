@@ -37,6 +37,37 @@ def _curllm(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     )
 
 
+#: The German case's words: its answer (availability and SKU under 80 zł) is also the one
+#: test_the_maps_answers_are_the_tools compares with the tool's, so the command runs once for both.
+DE = "für jedes Produkt unter 80 zł die Verfügbarkeit und die Artikelnummer"
+
+
+@pytest.fixture(scope="module")
+def for_each(site_url, tmp_path_factory):
+    """``curllm INSTRUCTION --url SHOP --format json --events FILE``, run once per instruction in
+    this module: the process and the file of events it wrote."""
+    done: dict[str, tuple[subprocess.CompletedProcess, Path]] = {}
+
+    def run(instruction: str) -> tuple[subprocess.CompletedProcess, Path]:
+        if instruction not in done:
+            tmp = tmp_path_factory.mktemp("for-each")
+            events = tmp / "events.jsonl"
+            out = _curllm(
+                instruction,
+                "--url",
+                f"{site_url}/",
+                "--format",
+                "json",
+                "--events",
+                str(events),
+                tmp_path=tmp,
+            )
+            done[instruction] = (out, events)
+        return done[instruction]
+
+    return run
+
+
 def _truth(p: dict, field: str):
     return {
         "availability": "InStock" if p["in_stock"] else "OutOfStock",
@@ -51,21 +82,12 @@ def _truth(p: dict, field: str):
     [
         ("for each product under 150 zł get its availability and brand", 150, ["availability", "brand"]),
         ("dla każdego produktu do 50 zł pobierz opis", 50, ["description"]),
-        (
-            "für jedes Produkt unter 80 zł die Verfügbarkeit und die Artikelnummer",
-            80,
-            ["availability", "sku"],
-        ),
+        (DE, 80, ["availability", "sku"]),
     ],
     ids=["en", "pl", "de"],
 )
-def test_for_each_product_through_the_cli(
-    instruction, limit, fields, site_url, catalog, tmp_path, browser_path
-):
-    events = tmp_path / "events.jsonl"
-    done = _curllm(
-        instruction, "--url", f"{site_url}/", "--format", "json", "--events", str(events), tmp_path=tmp_path
-    )
+def test_for_each_product_through_the_cli(instruction, limit, fields, for_each, catalog, browser_path):
+    done, events = for_each(instruction)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["ok"] and not result.get("warnings"), result.get("warnings")
@@ -85,24 +107,17 @@ def test_for_each_product_through_the_cli(
     assert len(items) == len(want) and all(e["data"]["status"] == "completed" for e in items)
 
 
-async def test_the_maps_answers_are_the_tools(site_url, page, tmp_path, browser_path):
-    """Each product's answer in "for each product ... get its availability" is what
-    extraction.product_detail says on that product's page in a browser: the map reads the page with
-    the same tool, so what improves the tool improves the map."""
+async def test_the_maps_answers_are_the_tools(for_each, page, browser_path):
+    """Each product's answer in "for each product ... get its availability and SKU" (the German
+    case's command above, run once for both) is what extraction.product_detail says on that
+    product's page in a browser: the map reads the page with the same tool, so what improves the
+    tool improves the map."""
     import asyncio
 
     from curllm_core.tool import ToolContext
     from curllm_core.tools.extraction import product_detail
 
-    done = await asyncio.to_thread(
-        _curllm,
-        "for each product under 80 zł get its availability and sku",
-        "--url",
-        f"{site_url}/",
-        "--format",
-        "json",
-        tmp_path=tmp_path,
-    )
+    done, _ = await asyncio.to_thread(for_each, DE)
     assert done.returncode == 0, done.stderr
     products = json.loads(done.stdout)["data"]["products"]
     assert {p["availability"] for p in products} == {"InStock", "OutOfStock"}  # both kinds of page
