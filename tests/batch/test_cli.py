@@ -152,14 +152,23 @@ def test_a_torn_last_line_is_cut_and_its_task_runs_again(tmp_path, env):
     assert lines[-1]["id"] == torn_id
 
 
-def interrupt_and_resume(tmp_path, env, tasks: list[dict], running: int, first_lines: int) -> None:
-    """Ctrl-C (SIGINT to the whole process group, like a terminal) once ``first_lines`` are written:
-    exit 130, the running tasks recorded CANCELLED, no others; then --resume finishes exactly the rest."""
+def interrupt_and_resume(
+    tmp_path, env, tasks: list[dict], running: int, first_lines: int, under_way=None
+) -> None:
+    """Ctrl-C (SIGINT to the whole process group, like a terminal) once ``first_lines`` are written
+    and the next tasks are under way (``under_way()`` says so when given; else 0.3 s): exit 130, the
+    running tasks recorded CANCELLED, no others; then --resume finishes exactly the rest."""
     task_file = write_jsonl(tmp_path / "tasks.jsonl", tasks)
     out_file = tmp_path / "out.jsonl"
     proc = start_batch(str(task_file), "--out", str(out_file), "-j", str(running), env=env)
     wait_for_lines(out_file, first_lines, proc)
-    time.sleep(0.3)  # the next tasks are well under way
+    if under_way is None:
+        time.sleep(0.3)  # the next tasks (sleeps that say nothing while they run) are well under way
+    else:
+        deadline = time.monotonic() + 60  # a loaded machine stretches a page's start
+        while not under_way():
+            assert time.monotonic() < deadline and proc.poll() is None, "the next tasks never got under way"
+            time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
@@ -193,7 +202,10 @@ def test_ctrl_c_with_pages_loading_in_the_browser(tmp_path, env, slow_site, brow
         }
 
     tasks = [page(0, 0), page(1, 0)] + [page(i, 1500) for i in range(2, 6)]
-    interrupt_and_resume(tmp_path, env, tasks, running=2, first_lines=2)
+    # Under way: both slow pages requested and loading (the server holds them 1.5 s), not a fixed wait.
+    interrupt_and_resume(
+        tmp_path, env, tasks, running=2, first_lines=2, under_way=lambda: slow_site.active >= 2
+    )
 
 
 @pytest.mark.browser
