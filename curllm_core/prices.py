@@ -9,6 +9,7 @@ two different separators is the decimal one; a single separator followed by exac
 groups thousands (prices almost never have three decimals); anything else is a decimal point.
 Cents written apart ("$ 19 97", what "$19<sup>97</sup>" shows as text) join their whole number: a
 group of two digits never groups thousands; so do cents written after the currency symbol ("79€99").
+Whole kronor written the Swedish way ("499:-") are priced in the site's krona, else SEK.
 
 `find_prices` gives every price of a text with the words around it ("Reg. CAD 51.66 Sale CAD
 34.42", "UVP 29,99 € 19,99 €"), for a caller that tells a sale price from a regular one.
@@ -138,6 +139,8 @@ _CURRENCY_RE = re.compile(
             rf"(?P<sym>{'|'.join(re.escape(s) for s in _SYMBOLS)})",
             rf"{_NOT_LETTER_BEFORE}(?P<word>(?i:{'|'.join(sorted(_WORDS, key=len, reverse=True))}))\.?{_NOT_LETTER_AFTER}",
             rf"{_NOT_LETTER_BEFORE}(?P<cased>{'|'.join(sorted(_CASED_WORDS, key=len, reverse=True))})\.?{_NOT_LETTER_AFTER}",
+            # "499:-": the Swedish way of writing whole kronor, a mark of its own.
+            r"(?<=\d)(?P<kronor>:[-–])",
         ]
     )
 )
@@ -151,6 +154,7 @@ _HINT_RE = re.compile(
     + ")"
     + "|"
     + "|".join(_CASED_WORDS)
+    + "|:[-–]"
 )
 # A number: digit groups with thousands separators (space, apostrophe, dot, comma) and an optional
 # decimal part, or plain digits with an optional decimal part; then an optional ",-" / ".–" (no cents).
@@ -202,6 +206,8 @@ def _currency_of(match: re.Match, default: str | None) -> str:
         return _SYMBOLS[sym]
     if match.group("cased"):
         return _CASED_WORDS[match.group("cased")]
+    if match.group("kronor"):
+        return default if default in _KRONA else "SEK"
     word = match.group("word").lower()
     if word == "kr":
         return default if default in _KRONA else "SEK"

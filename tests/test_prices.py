@@ -28,6 +28,8 @@ EXAMPLES = [
     ("1.305,34 zł", 1305.34, "PLN", None),
     ("EUR 124,00 bis EUR 174,00", 124.0, "EUR", 174.0),
     ("1 299 zł", 1299.0, "PLN", None),
+    ("499:-", 499.0, "SEK", None),  # whole kronor, the Swedish way
+    ("Ord. pris 1 599:-", 1599.0, "SEK", None),
     ("12.99", 12.99, None, None),
     ("PLN 100", 100.0, "PLN", None),
     ("£5", 5.0, "GBP", None),
@@ -98,6 +100,13 @@ def test_default_currency_fills_in_and_disambiguates():
     assert parse_price("199 kr", "NOK") == Price(199.0, "NOK")
     assert parse_price("¥ 88", "CNY") == Price(88.0, "CNY")
     assert parse_price("US $5", "NZD") == Price(5.0, "USD")  # an explicit prefix wins
+
+
+def test_kronor_written_with_a_colon_and_a_dash():
+    assert parse_price("1 299:-", "NOK") == Price(1299.0, "NOK")  # the site's krona
+    assert parse_price("1 299:–", "PLN") == Price(1299.0, "SEK")
+    assert parse_price("12:30") == Price(12.0, None)  # a time, no mark
+    assert not has_currency_mark("12:30")
 
 
 def test_feet_are_not_forints():

@@ -287,6 +287,8 @@ CENTS_CASES = [
     ("<b>1 049</b>€<sup>90</sup>", 1049.9, "EUR"),
     ("4£50", 4.5, "GBP"),
     # whole amounts written with a dash for the cents
+    ("499:-", 499.0, "SEK"),
+    ('<span class="pris">1 299:-</span> <span>Ord. pris 1 599:-</span>', 1299.0, "SEK"),
     ("12,– €", 12.0, "EUR"),
     ("€ 12,-", 12.0, "EUR"),
     ("129,- Kč", 129.0, "CZK"),
