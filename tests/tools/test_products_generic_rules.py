@@ -404,6 +404,33 @@ def test_a_spec_line_after_the_title_is_cut_off(lang, spec):
         assert [p["name"] for p in extract(page)] == [f"Board X{i} Pro (90MB-{i})" for i in (1, 2, 3)]
 
 
+CUT_NAMES = [
+    ("en", "Wireless Over-Ear Headphones with Active Noise Cancelling", "$129.00"),
+    ("pl", "Odkurzacz pionowy bezprzewodowy z funkcją mopowania", "1 299,00 zł"),
+    ("de", "Kabellose Kopfhörer mit aktiver Geräuschunterdrückung", "129,00 €"),
+]
+
+
+@pytest.mark.parametrize("lang, name, price", CUT_NAMES, ids=[c[0] for c in CUT_NAMES])
+@pytest.mark.parametrize(
+    "card",
+    [
+        '<div class="card"><a href="/p/{i}" title="{name}"><img src="/c.jpg" alt=""><div class="card__name">{cut}…</div></a><div class="price">{price}</div></div>',
+        '<div class="card"><a href="/p/{i}"><img src="/c.jpg" alt="{name}"></a><h3><a href="/p/{i}">{cut}...</a></h3><span class="price">{price}</span></div>',
+        '<div class="card"><a href="/p/{i}" aria-label="{name}"><span class="name">{cut} …</span></a><p>{price}</p></div>',
+    ],
+)
+def test_a_name_shown_cut_short_is_given_whole(card, lang, name, price):
+    """A name the page shows cut short with an ellipsis is given whole where the card holds it whole
+    (a link's title, an aria-label, a picture's alt); an attribute saying something else is no name."""
+    cut = name[:24].rstrip()
+    page = doc("".join(card.format(i=i, name=name, cut=cut, price=price) for i in range(3)), lang)
+    assert [p["name"] for p in extract(page)] == [name] * 3
+    other = doc("".join(card.format(i=i, name="Photo", cut=cut, price=price) for i in range(3)), lang)
+    names = [p["name"] for p in extract(other)]
+    assert len(names) == 3 and all(n.startswith(cut) and len(n) <= len(cut) + 3 for n in names), names
+
+
 def test_decoration_around_a_title_is_trimmed():
     page = doc(
         '<div class="list">'

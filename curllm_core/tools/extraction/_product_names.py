@@ -259,7 +259,7 @@ def best_name(member: LexborNode, main_links: list[LexborNode], skip: Iterable[s
         ):
             add(_named_text(heading, main_links), 4)
     if candidates and max(candidates)[0] >= 4:
-        return max(candidates)[2]  # a clean heading: nothing else can score higher
+        return _whole(max(candidates)[2], member)  # a clean heading: nothing else can score higher
     for node in member.css(NAMED):
         if node.mem_id == member.mem_id or len(node.text(deep=True)) >= 600:
             continue
@@ -285,4 +285,24 @@ def best_name(member: LexborNode, main_links: list[LexborNode], skip: Iterable[s
     if not candidates:
         return None
     best = max(candidates)
-    return best[2] if best[0] > -50 else None
+    return _whole(best[2], member) if best[0] > -50 else None
+
+
+_CUT_RE = re.compile(r"\s*(?:…|\.\.\.)\s*$")
+
+
+def _whole(name: str, member: LexborNode) -> str:
+    """A name the page shows cut short ("Wireless Over-Ear Headphones wi…") in whole, where the block
+    holds it whole in an attribute (a link's ``title``, an ``aria-label``, a picture's ``alt``)."""
+    cut = _CUT_RE.search(name)
+    if cut is None:
+        return name
+    start = name[: cut.start()].casefold()
+    if len(start) < 8:
+        return name
+    for node in member.css("[title], [aria-label], img[alt]"):
+        for key in ("title", "aria-label", "alt"):
+            whole = clean_name(collapse_space(node.attributes.get(key)))
+            if len(whole) > len(start) and whole.casefold().startswith(start):
+                return whole
+    return name
