@@ -129,7 +129,12 @@ def test_a_warning_in_a_data_run(env, data):
     ],
 )
 def test_nothing_doable_exits_3(env, instruction):
-    out = curllm(instruction, "--url", "https://shop.example/", "--plan-only", env_extra=env)
+    """The first wording in a real `curllm` process, the others through the same console entry point
+    in this process (`tests.in_process.cli_main`: the same parser, planner, error line and exit code)."""
+    from tests.in_process import cli_main
+
+    args = (instruction, "--url", "https://shop.example/", "--plan-only")
+    out = curllm(*args, env_extra=env) if instruction.startswith("what") else cli_main(args, env=env)
     assert out.returncode == 3 and out.stdout == ""
     assert out.stderr.startswith("curllm: error [PLANNING_FAILED]") and "Traceback" not in out.stderr
 
