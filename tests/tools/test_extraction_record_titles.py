@@ -299,3 +299,45 @@ def test_a_document_link_s_file_note_is_no_part_of_its_title(lang):
     html = f"<html><body><main><h1>Docs</h1><ul>{items}</ul></main></body></html>"
     out = articles_generic.extract(html, "https://gen.example/docs")
     assert [a["title"] for a in out["articles"]] == titles
+
+
+@pytest.mark.parametrize("lang", list(MORE))
+@pytest.mark.parametrize("named", ['class="title"', 'class="course__title"', 'data-testid="item-title"'])
+def test_a_named_title_beside_a_link_every_record_shows_titles_its_record(lang, named):
+    """Cards whose title is an element named a title (no heading, no link) and whose one link shows
+    the words every card's link shows ("More information", "Ver detalles"): the named title titles
+    the card, the link is its target."""
+    cards = "".join(
+        f'<div class="card"><span {named}>{title}</span><p class="info">{i + 4} weeks · 18:00</p>'
+        f'<a class="btn" href="/c/{i}">{MORE[lang]}</a></div>'
+        for i, title in enumerate(EVENTS[lang])
+    )
+    html = f"<html><body><main><h1>Agenda</h1><div class='cards'>{cards}</div></main></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/list")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://gen.example/c/{i}") for i, t in enumerate(EVENTS[lang])
+    ]
+
+
+JOBS = {
+    "en": ["Senior Java Developer", "Accounts Payable Clerk", "Registered Nurse, part time"],
+    "pl": ["Programista Java (k/m)", "Specjalista ds. księgowości", "Pielęgniarka na pół etatu"],
+    "de": ["Softwareentwickler Java (m/w/d)", "Sachbearbeiter Buchhaltung", "Pflegefachkraft in Teilzeit"],
+}
+
+
+@pytest.mark.parametrize("lang", list(JOBS))
+@pytest.mark.parametrize("named", ['class="job-title"', 'class="card__name"', 'data-testid="job-title"'])
+def test_a_card_wide_link_of_inline_parts_is_titled_by_its_named_part(lang, named):
+    """A link around a whole card drawn with inline elements only (title, company, place, date, no
+    white space between them): the part the markup names a title is the title."""
+    cards = "".join(
+        f'<a class="job-card" href="/job/{i}"><span {named}>{title}</span><span class="company">ACME {i}</span>'
+        f'<span class="place">Leeds</span><span class="posted">{i + 1}d</span></a>'
+        for i, title in enumerate(JOBS[lang])
+    )
+    html = f"<html><body><main><h1>Jobs</h1><div class='jobs'>{cards}</div></main></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/jobs")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://gen.example/job/{i}") for i, t in enumerate(JOBS[lang])
+    ]

@@ -301,7 +301,8 @@ def _headed_links(
     record's link shows (``repeated``: "More information"). Returns the first such link of each record
     (a block holding one heading, no title link and at most one repeated one) -> the heading.
     An element the markup names a title (``class="card-title"``, a title test id) stands for a heading
-    when its record's link is a picture alone (a listing of offers whose cards link only their photo).
+    when its record's link is a picture alone (a listing of offers whose cards link only their photo)
+    or shows the words every record's link shows ("Ver detalles").
     ``usable(link)`` tells a link that may be a record's target (not a script, an anchor, a profile)."""
     found: dict[int, LexborNode] = {}
     headings = [(h, True) for h in body.css("h1, h2, h3, h4, h5, h6, [role=heading]")]
@@ -331,9 +332,12 @@ def _headed_links(
                 if (
                     target is not None
                     and not real
-                    and (_TITLED_RE.search(_flags(up)) or visible_text(target))
+                    and (
+                        _TITLED_RE.search(_flags(up))
+                        or (visible_text(target) and target.mem_id not in repeated)
+                    )
                 ):
-                    break  # a named title beside a link with words, or inside a title block
+                    break  # a named title beside a link with words of its own, or inside a title block
                 if target is not None and target.mem_id not in found:
                     found[target.mem_id] = heading
                 break
@@ -407,8 +411,9 @@ def _link_title(link: LexborNode) -> str:
 
 def _strong_part(link: LexborNode) -> LexborNode | None:
     """A card drawn inline: the link's words all in elements of their own (a tag, the title, a
-    reading time and date), one of them bold (``<strong>``, ``<b>``) with two words or more; that
-    one is the title. Words of the link's own ("Buy the <b>best</b> shoes") keep it whole."""
+    reading time and date), one of them bold (``<strong>``, ``<b>``) with two words or more, or the
+    one the markup names a title (``class="job-title"``); that one is the title. Words of the link's
+    own ("Buy the <b>best</b> shoes") keep it whole."""
     parts = []
     child = link.child
     while child is not None:
@@ -418,8 +423,13 @@ def _strong_part(link: LexborNode) -> LexborNode | None:
         elif child.is_element_node and visible_text(child):
             parts.append(child)
         child = child.next
+    if len(parts) < 2:
+        return None
+    named = [p for p in parts if _NAMED_RE.search(_flags(p)) and not _AUTHOR_CLASS_RE.search(_flags(p))]
+    if len(named) == 1:
+        return named[0]
     bold = [p for p in parts if p.tag in ("strong", "b")]
-    if len(parts) < 2 or len(bold) != 1 or len(visible_text(bold[0]).split()) < 2:
+    if len(bold) != 1 or len(visible_text(bold[0]).split()) < 2:
         return None
     return bold[0]
 
