@@ -341,3 +341,41 @@ def test_a_card_wide_link_of_inline_parts_is_titled_by_its_named_part(lang, name
     assert [(a["title"], a["url"]) for a in out["articles"]] == [
         (t, f"https://gen.example/job/{i}") for i, t in enumerate(JOBS[lang])
     ]
+
+
+PAPERS = {
+    "en": [
+        "Deep learning for medical image segmentation",
+        "Fast motif search in large graphs",
+        "Formal checks of protocols",
+    ],
+    "pl": [
+        "Głębokie uczenie w segmentacji obrazów",
+        "Szybkie wyszukiwanie wzorców w grafach",
+        "Weryfikacja protokołów",
+    ],
+    "de": [
+        "Tiefes Lernen für medizinische Bilder",
+        "Schnelle Mustersuche in Graphen",
+        "Formale Prüfung von Protokollen",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", list(PAPERS))
+@pytest.mark.parametrize("named", ['class="title"', 'class="pub-title"', 'itemprop="title"'])
+def test_a_named_title_beside_a_file_link_titles_its_record(lang, named):
+    """A publication list: authors, a title the markup names (no heading, no link), a venue, and links
+    that show no title ("[PDF]", "[BibTeX]"): the named title titles the record, its first link the
+    target."""
+    rows = "".join(
+        f'<li class="pub"><span class="authors">A. Nowak, B. Schmidt.</span> <b {named}>{title}</b>. '
+        f'<em>Proceedings {2020 + i}</em>, p. {10 + i}–{18 + i}. <a href="/pdf/{i}.pdf">[PDF]</a> '
+        f'<a href="/bib/{i}.bib">[BibTeX]</a></li>'
+        for i, title in enumerate(PAPERS[lang])
+    )
+    html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1><ol>{rows}</ol></main></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/pubs")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://gen.example/pdf/{i}.pdf") for i, t in enumerate(PAPERS[lang])
+    ]

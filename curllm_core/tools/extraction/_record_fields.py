@@ -301,12 +301,11 @@ def _headed_links(
     record's link shows (``repeated``: "More information"). Returns the first such link of each record
     (a block holding one heading, no title link and at most one repeated one) -> the heading.
     An element the markup names a title (``class="card-title"``, a title test id) stands for a heading
-    when its record's link is a picture alone (a listing of offers whose cards link only their photo)
-    or shows the words every record's link shows ("Ver detalles").
+    as well (cards that link only their photo, a "Ver detalles" every card shows, a "[PDF]").
     ``usable(link)`` tells a link that may be a record's target (not a script, an anchor, a profile)."""
     found: dict[int, LexborNode] = {}
     headings = [(h, True) for h in body.css("h1, h2, h3, h4, h5, h6, [role=heading]")]
-    # An element the markup names a title (class, test id) stands for a heading beside a picture link.
+    # An element the markup names a title (class, test id) stands for a heading.
     named = [(n, False) for n in _named_titles(body)]
     # Named titles first: each claims its own record's link before a heading further up (the page's
     # heading over the whole list) can.
@@ -329,15 +328,8 @@ def _headed_links(
                 ):
                     break  # a section with titled entries, or a block of several records
                 target = next((a for a in links if usable(a) and not hidden(a)), None)
-                if (
-                    target is not None
-                    and not real
-                    and (
-                        _TITLED_RE.search(_flags(up))
-                        or (visible_text(target) and target.mem_id not in repeated)
-                    )
-                ):
-                    break  # a named title beside a link with words of its own, or inside a title block
+                if target is not None and not real and _TITLED_RE.search(_flags(up)):
+                    break  # a named title inside a title block
                 if target is not None and target.mem_id not in found:
                     found[target.mem_id] = heading
                 break
