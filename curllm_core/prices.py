@@ -9,7 +9,8 @@ two different separators is the decimal one; a single separator followed by exac
 groups thousands (prices almost never have three decimals); anything else is a decimal point.
 Cents written apart ("$ 19 97", what "$19<sup>97</sup>" shows as text) join their whole number: a
 group of two digits never groups thousands; so do cents written after the currency symbol ("79€99").
-Whole kronor written the Swedish way ("499:-") are priced in the site's krona, else SEK.
+Whole kronor written the Swedish way ("499:-") are priced in the site's krona, else SEK; amounts in
+pence ("18p", `in_pence`) are read only where the default currency is the pound.
 
 `find_prices` gives every price of a text with the words around it ("Reg. CAD 51.66 Sale CAD
 34.42", "UVP 29,99 € 19,99 €"), for a caller that tells a sale price from a regular one.
@@ -29,6 +30,7 @@ __all__ = [
     "in_price_range",
     "filter_by_price",
     "has_currency_mark",
+    "in_pence",
     "remove_currency_marks",
     "currency_for_domain",
     "DOLLAR_CURRENCIES",
@@ -161,6 +163,8 @@ _HINT_RE = re.compile(
 _NUMBER_RE = re.compile(
     r"(?<![\d.,])(?P<num>\d{1,3}(?:[ '’.,]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)(?P<dash>[.,][-–—])?"
 )
+# Pence: "18p", "55p each" (on a page priced in pounds; "1080p" is no price).
+_PENCE_RE = re.compile(r"(?<![\d.,£])(\d{1,2})p(?![^\W\d_])")
 _MORE_DIGITS_RE = re.compile(r"[.,]?\d")
 _DECIMALS_RE = re.compile(r"[.,]\d{1,2}$|[.,][-–—]$")
 _RANGE_JOIN_RE = re.compile(r"\s*(?:-|–|—|~|to|bis|do|à|a|au|til|till|until)\s*$", re.IGNORECASE)
@@ -453,6 +457,8 @@ def _parse_cached(text: str, default_currency: str | None) -> Price | None:
         mentions = _mentions(text, nums)
         if mentions:
             return mentions[0][0]
+        if pence := _pence(text, default_currency):
+            return pence[0]
         free = [n for n in nums if not n.glued]
         if not free:
             return None
@@ -460,6 +466,12 @@ def _parse_cached(text: str, default_currency: str | None) -> Price | None:
         return Price(free[0].value, default_currency, upper)
     except Exception:  # noqa: BLE001 - documented never to raise; a parser bug must not break a tool
         return None
+
+
+def _pence(text: str, default_currency: str | None) -> tuple[Price, int, int] | None:
+    """An amount in pence ("18p each") where the default currency is the pound: price, start, end."""
+    match = _PENCE_RE.search(text) if default_currency == "GBP" else None
+    return None if match is None else (Price(int(match.group(1)) / 100, "GBP"), match.start(), match.end())
 
 
 def find_prices(text: str, default_currency: str | None = None) -> list[PriceSpan]:
@@ -482,8 +494,10 @@ def _find_cached(text: str, default_currency: str | None) -> tuple[PriceSpan, ..
         nums = _tokens(text, default_currency)
         mentions = _mentions(text, nums)
         if not mentions:
-            price = _parse_cached(text, default_currency)
-            return (PriceSpan(price, "", ""),) if price is not None else ()
+            if pence := _pence(text, default_currency):
+                return (PriceSpan(pence[0], text[: pence[1]], text[pence[2] :]),)
+            found = _parse_cached(text, default_currency)
+            return (PriceSpan(found, "", ""),) if found is not None else ()
         spans = []
         for k, (price, start, end) in enumerate(mentions):
             prev_end = mentions[k - 1][2] if k > 0 else 0
@@ -522,6 +536,12 @@ def filter_by_price(
 def has_currency_mark(text: str) -> bool:
     """Whether ``text`` contains a currency symbol, ISO code or local abbreviation ("zł", "kr")."""
     return bool(text) and _HINT_RE.search(text) is not None and _CURRENCY_RE.search(text) is not None
+
+
+def in_pence(text: str) -> bool:
+    """Whether ``text`` reads as an amount in pence ("18p", "55p each") and names no currency: a price
+    on a page that prices in pounds (`parse_price` reads it with the default currency GBP)."""
+    return _PENCE_RE.search(text) is not None and not has_currency_mark(text)
 
 
 def remove_currency_marks(text: str) -> str:

@@ -13,6 +13,7 @@ from curllm_core.prices import (
     currency_for_domain,
     find_prices,
     has_currency_mark,
+    in_pence,
     parse_price,
     remove_currency_marks,
 )
@@ -107,6 +108,14 @@ def test_kronor_written_with_a_colon_and_a_dash():
     assert parse_price("1 299:–", "PLN") == Price(1299.0, "SEK")
     assert parse_price("12:30") == Price(12.0, None)  # a time, no mark
     assert not has_currency_mark("12:30")
+
+
+def test_pence_are_read_on_a_page_priced_in_pounds():
+    assert parse_price("18p", "GBP") == Price(0.18, "GBP")
+    assert parse_price("55p each", "GBP") == Price(0.55, "GBP")
+    assert parse_price("18p") is None  # "p" alone names no currency
+    assert parse_price("1080p", "GBP") is None  # a screen's lines, not pence
+    assert in_pence("(63p/litre)") and not in_pence("£1.45") and not in_pence("720p")
 
 
 def test_feet_are_not_forints():

@@ -972,3 +972,37 @@ def test_a_filter_box_of_price_facets_is_no_listing(lang, box):
         lang,
     )
     assert [(p["name"], p["price"]) for p in extract(around)] == [(offers[0], 26.0), (offers[1], 65.0)]
+
+
+PENCE_CARDS = [
+    '<li class="product"><h3><a href="/p/{i}">{name}</a></h3><p class="price"><span>{shown}</span> <span class="unit">({unit}/kg)</span></p></li>',
+    '<div class="tile"><a href="/p/{i}">{name}</a><div class="tile__price">{shown}</div></div>',
+    '<tr><td><a href="/p/{i}">{name}</a></td><td>{shown} each</td></tr>',
+]
+GROCERIES = [
+    ("Bananas, loose", 0.18, "18p", "90p"),
+    ("Semi-skimmed milk 2 pints", 1.45, "£1.45", "63p"),
+    ("Tinned tomatoes 400g", 0.55, "55p", "£1.38"),
+    ("Wholemeal bread 800g", 1.35, "£1.35", "£1.69"),
+]
+
+
+@pytest.mark.parametrize("card", PENCE_CARDS)
+def test_amounts_in_pence_on_a_page_priced_in_pounds(card):
+    """A grocery listing pricing small amounts in pence ("18p", "55p each") and the rest in pounds:
+    every product has its price; the same cards on a page in another currency keep pence unread, and
+    "1080p" in a name is never a price."""
+    rows = "".join(card.format(i=i, name=n, shown=s, unit=u) for i, (n, _, s, u) in enumerate(GROCERIES))
+    wrap = "<table>{}</table>" if card.startswith("<tr") else '<div class="list">{}</div>'
+    products = extract(doc(wrap.format(rows), "en-GB"))
+    assert got(products, "name", "price", "currency") == [(n, p, "GBP") for n, p, _, _ in GROCERIES]
+    only_pence = "".join(
+        card.format(i=i, name=n, shown="25p", unit="50p") for i, (n, *_) in enumerate(GROCERIES)
+    )
+    products = extract(doc(wrap.format(only_pence), "en-GB"), "https://shop.example.co.uk/sweets")
+    assert got(products, "price", "currency") == [(0.25, "GBP")] * 4
+    tvs = "".join(
+        card.format(i=i, name=f"Full HD TV 1080p {i}", shown=f"€{199 + i}", unit="–") for i in range(3)
+    )
+    products = extract(doc(wrap.format(tvs), "en"))
+    assert got(products, "price", "currency") == [(199.0 + i, "EUR") for i in range(3)]

@@ -57,6 +57,7 @@ from ...prices import (
     filter_by_price,
     find_prices,
     has_currency_mark,
+    in_pence,
     parse_price,
     remove_currency_marks,
 )
@@ -203,6 +204,7 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
     hits: list[_PriceHit] = []
     seen: set[int] = set()
     checked: set[int] = set()  # elements already looked at from an earlier number (so were their parents)
+    pence: list[tuple[int, LexborNode]] = []  # amounts in pence ("18p"), where among the hits they stand
     for text_node in body.traverse(include_text=True):
         # Most nodes are elements or indentation: tag ids and lexbor's blank test reject them in C.
         if text_node.tag_id != _TEXT_TAG_ID or text_node.is_empty_text_node:
@@ -216,6 +218,9 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
         found: tuple[LexborNode, str] | None = None
         fallback: tuple[LexborNode, str] | None = None
         direct = has_currency_mark(content)
+        if not direct and in_pence(content):
+            pence.append((len(hits), el))  # a price if the page's other prices are in pounds
+            continue
         if direct:  # "€2.95", "EUR 10,79": the element holding the text
             checked.add(el.mem_id)
             found = (el, el.text(deep=True))
@@ -261,6 +266,12 @@ def _find_prices(body: LexborNode, currency: str | None, hidden: HiddenIndex) ->
         if price is None:
             continue
         hits.append(_PriceHit(node, text, raw, price, found is not None, letters))
+    if pence and (currency == "GBP" or sum(h.price.currency == "GBP" for h in hits) > len(hits) / 2):
+        for shift, (at, el) in enumerate(pence):
+            raw = collapse_space(el.text(deep=True))
+            price = parse_price(raw, "GBP")
+            if price is not None and el.mem_id not in seen and not hidden(el):
+                hits.insert(at + shift, _PriceHit(el, raw, raw, price, True, _label_letters(raw)))
     return hits
 
 
@@ -750,6 +761,8 @@ def _page_default(hits: list[_PriceHit], body: LexborNode, currency: str | PageC
             default = resolved
             for hit in hits:
                 hit.price = parse_price(hit.text, default) or hit.price
+    if default is None and any(in_pence(h.text) for h in hits):
+        default = "GBP"  # amounts in pence stand among the hits only where the page prices in pounds
     return default
 
 
