@@ -179,6 +179,10 @@ NET_CASES = [
     ("<span>81,30 zł netto</span> <span>100,00 zł brutto</span>", 100.0, "PLN"),
     ("<span>cena netto: 81,30 zł</span> <span>100,00 zł</span>", 100.0, "PLN"),
     ("<span>10,00 € HT</span> <span>12,00 € TTC</span>", 12.0, "EUR"),
+    ("<p>¥3,980<span>（税込）</span></p><p>¥3,618（税抜）</p>", 3980.0, "JPY"),
+    ("<p>本体価格 ¥3,618</p><p>¥3,980（税込）</p>", 3980.0, "JPY"),
+    ("<span>¥1,800 税別</span> <span>¥1,980</span>", 1980.0, "JPY"),
+    ("<span>¥90 不含税</span> <span>¥99</span>", 99.0, "JPY"),
     # shown without tax only (a trade shop): that is the price
     ("<span>8,40 € zzgl. MwSt.</span>", 8.4, "EUR"),
     ("<span>81,30 zł netto</span>", 81.3, "PLN"),

@@ -10,7 +10,7 @@ matched as whole words so that ``a-text-bold`` is not "old"):
 - ``current``: the price to pay (a sale price, or the only price shown);
 - ``regular``: the price before a reduction (was, UVP, statt, przed obniżką, au lieu de, struck through);
 - ``reference``: a price for comparison only (the lowest price of the last 30 days);
-- ``net``: a price before tax ("£4.17 ex VAT", "netto", "HT", a column headed "Ex VAT"): the price only
+- ``net``: a price before tax ("£4.17 ex VAT", "netto", "HT", "（税抜）", a column headed "Ex VAT"): the price only
   when no price with tax is shown;
 - ``other``: another seller's or condition's offer ("Andere Angebote", "more buying choices");
 - ``piece``: a price per piece or pack ("/ szt.", "/ Unit"): the price only when nothing else is;
@@ -85,10 +85,10 @@ _WITHOUT = (
 #: A price before tax named so right after it ("ex VAT", "zzgl. MwSt.", "netto", "HT").
 _NET_AFTER = (
     rf"(?:{'|'.join(re.escape(w) for w in _WITHOUT)})\.?\s*(?:{'|'.join(_TAXES)})(?!{{w}})|netto(?!{{w}})|ht(?!{{w}})"
-    rf"|hors taxes|iva (?:esclusa|excluida)"
+    rf"|hors taxes|iva (?:esclusa|excluida)|税抜き?|税別|不含税"
 )
 #: ... or right before it ("Netto:", "cena netto", "Prix HT", a column headed "Ex VAT").
-_NET_BEFORE = rf"(?:{_NET_AFTER}|net price|nettopreis|preis netto|cena netto|prix ht)\W*$"
+_NET_BEFORE = rf"(?:{_NET_AFTER}|net price|nettopreis|preis netto|cena netto|prix ht|本体価格)\W*$"
 #: Words after a price that add something to it ("zzgl. Versand", "+ shipping"): the price is not that.
 _ADDED = r"\W*(?:\+|zzgl|plus|excl|exkl|excluding|bez|ohne|sans|hors|sin)"
 _MEASURES = (

@@ -99,6 +99,10 @@ _CONTENT_TAGS = frozenset({"main", "article", "section"})
 #: and a price labelled as without tax.
 _CLASSED_REGULAR = "regular-by-class"
 _NET = "net"
+#: ... and one labelled so by a Japanese shop, which must show the price with tax (総額表示) and shows
+#: the one without it first by custom: never the price to pay, wherever it stands.
+_NET_BESIDE = "net-beside"
+_NET_BESIDE_RE = re.compile(r"税抜|税別|本体価格")
 _STRUCK_CLASS = re.compile(r"strike|crossed|through|barr[eé]|durchgestrichen|przekre[sś]lon|[sš]krtnut", re.I)
 
 
@@ -275,7 +279,10 @@ def _price_role(el: LexborNode, before: str, after: str, own_before: str = "") -
         return REGULAR
     if NEXT_LABEL.search(after):
         after = ""  # the word is the next price's label, not this one's
-    return text_role(before, after)
+    role = text_role(before, after)
+    if role == _NET and (_NET_BESIDE_RE.search(after[:8]) or _NET_BESIDE_RE.search(before[-8:])):
+        return _NET_BESIDE
+    return role
 
 
 def _shown_prices(block: list[LexborNode], currency: str | None) -> list[_Shown]:
