@@ -435,6 +435,46 @@ def test_a_name_shown_cut_short_is_given_whole(card, lang, name, price):
     assert len(names) == 3 and all(n.startswith(cut) and len(n) <= len(cut) + 3 for n in names), names
 
 
+LINE_BELOW = [
+    ("en", "Hex Bolt M8 x 40 (box of 50)", "SKU 900", "$7.45"),
+    ("pl", "Wkręty do drewna 4 x 30 (200 szt.)", "Indeks 901", "5,99 zł"),
+    ("de", "Sechskantschraube M8 x 40 (50 Stück)", "Art.-Nr. 902", "7,45 €"),
+]
+
+
+@pytest.mark.parametrize("lang, name, line, price", LINE_BELOW, ids=[c[0] for c in LINE_BELOW])
+@pytest.mark.parametrize(
+    "cell",
+    [
+        '<div class="col col--name"><a href="/p/{i}">{name}</a><div class="sku">{line}</div></div>',
+        '<div class="product-name"><p><a href="/p/{i}">{name}</a></p><p>{line}</p></div>',
+        '<td class="name"><a href="/p/{i}">{name}</a><div>{line}</div></td>',
+    ],
+)
+def test_a_line_below_the_name_is_no_part_of_it(cell, lang, name, line, price):
+    """A name column or element holding the product's link and, on a line of its own below it, a short
+    line (an SKU, an article number): the name is the link's; words inline beside it stay part of it."""
+    row = (
+        "<tr>{}<td>{}</td></tr>"
+        if cell.startswith("<td")
+        else '<div class="row">{}<div class="col">{}</div></div>'
+    )
+    body = "".join(row.format(cell.format(i=i, name=name, line=line), price) for i in range(3))
+    page = doc(
+        f"<table>{body}</table>" if cell.startswith("<td") else f'<div class="table">{body}</div>', lang
+    )
+    assert [p["name"] for p in extract(page)] == [name] * 3
+    inline = cell.replace('<div class="sku">{line}</div>', "<span> {line}</span>").replace(
+        "<div>{line}</div>", "<span> {line}</span>"
+    )
+    if inline != cell:
+        body = "".join(row.format(inline.format(i=i, name=name, line=line), price) for i in range(3))
+        page = doc(
+            f"<table>{body}</table>" if cell.startswith("<td") else f'<div class="table">{body}</div>', lang
+        )
+        assert [p["name"] for p in extract(page)] == [f"{name} {line}"] * 3
+
+
 def test_decoration_around_a_title_is_trimmed():
     page = doc(
         '<div class="list">'

@@ -215,8 +215,27 @@ def _named_text(node: LexborNode, main_links: list[LexborNode]) -> str:
         rest = text.replace(link_text, "", 1)
         if not re.search(r"[^\W_]", rest) or (len(link_text) >= 8 and len(rest) >= 20):
             return link_text
+        if len(link_text) >= 8 and _on_lines_of_their_own(node, link):
+            return link_text  # the rest is a line below the name ("SKU 900"), not a part of it
         break
     return text
+
+
+_LINE_TAGS = frozenset({"div", "p", "ul", "ol", "li", "dl", "dt", "dd", "table", "section"})
+
+
+def _on_lines_of_their_own(node: LexborNode, link: LexborNode) -> bool:
+    """Whether every word of ``node`` outside ``link`` stands in a block element of its own (a line
+    below or above the name), not inline beside it."""
+    for text_node in node.traverse(include_text=True):
+        if text_node.tag != "-text" or not (text_node.text_content or "").strip() or _within(text_node, link):
+            continue
+        current = text_node.parent
+        while current is not None and current.mem_id != node.mem_id and current.tag not in _LINE_TAGS:
+            current = current.parent
+        if current is None or current.mem_id == node.mem_id:
+            return False  # words inline beside the link
+    return True
 
 
 def _name_flags(node: LexborNode) -> str:
