@@ -478,3 +478,67 @@ def test_titles_in_scripts_written_without_spaces_are_titles(record, lang):
     html = f"<html><body><nav>{nav}</nav><h1>{heading}</h1><ul>{items}</ul></body></html>"
     out = articles_generic.extract(html, "https://gen.example/search")
     assert [a["title"] for a in out["articles"]] == titles, html
+
+
+SHELF = {  # a strip of clips or covers above the results: a caption of a few words and a count each
+    "en": ("Short", "Quick tip #{k} in 30 seconds", "{k} M views"),
+    "pl": ("Krótkie", "Szybka porada #{k} w 30 sekund", "{k} mln wyświetleń"),
+    "de": ("Kurz", "Schneller Tipp #{k} in 30 Sekunden", "{k} Mio. Aufrufe"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "shelf_item, result",
+    [
+        (
+            '<a href="/shorts/{k}"><img src="/s/{k}.jpg" alt=""><span>{caption}</span><span>{count}</span></a>',
+            '<div class="video"><a class="thumb" href="/watch/{i}"><img src="/v/{i}.jpg" alt=""><span>4:{i}7</span>'
+            '</a><div class="details"><h3><a href="/watch/{i}">{t}</a></h3><a class="channel" href="/c/{i}">'
+            'Channel {i}</a> · {date}<p class="desc">{snippet}</p></div></div>',
+        ),
+        (
+            '<a class="shelf__link" href="/clip/{k}"><figure><img src="/s/{k}.jpg" alt="">'
+            "<figcaption>{caption}</figcaption></figure><small>{count}</small></a>",
+            '<article class="result"><h2><a href="/doc/{i}">{t}</a></h2><p>{snippet}</p>'
+            '<footer><a href="/by/{i}">Author {i}</a> <time>{date}</time></footer></article>',
+        ),
+        (
+            '<a class="cover" href="/book/{k}"><img src="/c/{k}.jpg" alt=""><b>{caption}</b> <i>{count}</i></a>',
+            '<tr><td><a href="/record/{i}">{t}</a><br><font size="-1">{snippet}<br>{date}</font></td></tr>',
+        ),
+    ],
+)
+def test_a_shelf_of_more_captioned_thumbnails_does_not_outweigh_the_results(shelf_item, result, lang):
+    """Five results (a title link, a line to read, a date) under a strip of eight links, each a
+    thumbnail with a caption and a count and no element around it: the strip shows more blocks, but
+    such a link's words are all its title, no fields beside it, and the results are the list."""
+    words = WORDS[lang]
+    head, caption, count = SHELF[lang]
+    titles = words["titles"][:5]
+    shelf = "".join(
+        shelf_item.format(k=k, caption=caption.format(k=k), count=count.format(k=k + 1)) for k in range(8)
+    )
+    results = "".join(
+        result.format(i=i, t=t, snippet=words["snippet"], date=words["date"]) for i, t in enumerate(titles)
+    )
+    results = f"<table>{results}</table>" if result.startswith("<tr") else f"<div>{results}</div>"
+    html = f"<html><body><div class='content'><section><h2>{head}</h2><div class='strip'>{shelf}</div></section>{results}</div></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/search")
+    assert [a["title"] for a in out["articles"]] == titles, html
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_a_long_list_of_one_line_records_still_beats_a_box_of_rich_ones(lang):
+    """Thirty catalogue entries of a title each and a box of three featured stories with teasers: the
+    catalogue is the list (how much a record reads weighs less than how many records there are)."""
+    words = WORDS[lang]
+    entries = [f"{t} ({1990 + k})" for k, t in enumerate((words["titles"] * 5)[:30])]
+    featured = "".join(
+        f'<div class="feature"><h3><a href="/f/{i}">{t}</a></h3><p>{words["snippet"]} {words["snippet"]}</p></div>'
+        for i, t in enumerate(words["titles"][:3])
+    )
+    catalogue = "".join(f'<li><a href="/item/{k}">{t}</a></li>' for k, t in enumerate(entries))
+    html = f"<html><body><div class='content'>{featured}<ul>{catalogue}</ul></div></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/catalogue")
+    assert [a["title"] for a in out["articles"]] == entries, html

@@ -35,6 +35,7 @@ from ._record_fields import (
     _author,
     _class_parts,
     _date,
+    _link_title,
     _points,
     _text,
     _title_link,
@@ -357,7 +358,7 @@ def _record_likeness(
         words += min(word_count(title), 8)
         text = member.text(deep=True, strip=True)
         linked = sum(len(a.text(deep=True, strip=True)) for a in member.css("a"))
-        if len(text) - linked >= 15 or _pieces_beside(member, title_ids) >= 2:
+        if len(text) - linked >= 15 or _pieces_beside(member, title_ids, headed) >= 2:
             rich += 1
     rich_share = rich / len(probe)
     wordy = min(1.0, words / len(probe) / 4)
@@ -365,13 +366,19 @@ def _record_likeness(
     return (0.15 + 0.85 * rich_share) * max(0.1, wordy * wordy) * (0.25 + 0.75 * single / len(probe))
 
 
-def _pieces_beside(member: LexborNode, title_ids: set[int]) -> int:
+def _pieces_beside(member: LexborNode, title_ids: set[int], headed: dict[int, str]) -> int:
     """How many elements of the block show text of their own outside its title links: the fields of a
-    card (a cooking time, a rating, a category link) where a menu's entry shows its label alone."""
+    card (a cooking time, a rating, a category link) where a menu's entry shows its label alone. A block
+    that is itself a title link (a card-wide link with no element around it) shows fields in its parts
+    outside the title it shows (a heading inside it); one whose words all make its title (a
+    thumbnail's caption and count, read as one title) shows none."""
+    title = (headed.get(member.mem_id) or _link_title(member)) if member.mem_id in title_ids else None
     pieces: set[int] = set()
     for node in member.traverse(include_text=True):
-        if node.tag != "-text" or not (node.text_content or "").strip():
+        if node.tag != "-text" or not (words := " ".join((node.text_content or "").split())):
             continue
+        if title is not None and words in title:
+            continue  # the link's own title
         holder = node.parent
         current = holder
         while current is not None and current.mem_id != member.mem_id:
