@@ -542,3 +542,49 @@ def test_a_long_list_of_one_line_records_still_beats_a_box_of_rich_ones(lang):
     html = f"<html><body><div class='content'>{featured}<ul>{catalogue}</ul></div></body></html>"
     out = articles_generic.extract(html, "https://gen.example/catalogue")
     assert [a["title"] for a in out["articles"]] == entries, html
+
+
+GROUP_HEADS = {
+    "en": ["Today", "Yesterday", "Monday, 3 April"],
+    "pl": ["Dziś", "Wczoraj", "Poniedziałek, 3 kwietnia"],
+    "de": ["Heute", "Gestern", "Montag, 3. April"],
+}
+CATEGORIES = {
+    "en": ["Bikes", "Accessories", "Parts"],
+    "pl": ["Rowery", "Akcesoria", "Części"],
+    "de": ["Fahrräder", "Zubehör", "Ersatzteile"],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "group, entry",
+    [
+        (
+            '<h3 class="day">{head}</h3><ul class="news">{entries}</ul>',
+            '<li><span>{k}:15</span> <a href="/n/{i}">{t}</a></li>',
+        ),
+        (
+            '<div class="category"><h2><a href="/c/{g}">{category}</a></h2><ul>{entries}</ul></div>',
+            '<li><a href="/p/{i}">{t}</a> <span class="count">({k})</span></li>',
+        ),
+        (
+            '<h4>{head}</h4><table class="group">{entries}</table>',
+            '<tr><td><a href="/doc/{i}">{t}</a></td><td>{k}</td></tr>',
+        ),
+    ],
+)
+def test_a_list_split_under_headings_is_one_list(group, entry, lang):
+    """Records of one kind split in parts of three, two and three under headings of their own (a news
+    archive by day, a shop's results by category, tables by year): every record is the list, not the
+    first of each part. A part of two records is a list of its own, not one record."""
+    titles = WORDS[lang]["titles"][:7] + [WORDS[lang]["titles"][0] + " (2)"]
+    parts, start = [], 0
+    for g, size in enumerate((3, 2, 3)):
+        entries = "".join(entry.format(i=start + k, k=k + 8, t=titles[start + k]) for k in range(size))
+        head, category = GROUP_HEADS[lang][g], CATEGORIES[lang][g]
+        parts.append(group.format(g=g, head=head, category=category, entries=entries))
+        start += size
+    html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1>{''.join(parts)}</main></body></html>"
+    out = articles_generic.extract(html, "https://gen.example/archive")
+    assert [a["title"] for a in out["articles"]] == titles, html

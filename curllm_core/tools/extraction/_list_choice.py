@@ -313,8 +313,9 @@ def best_group(
         for what, chosen, score in found:
             # A list's items are siblings. Blocks that each sit in a parent of their own (columns of
             # a product row, the inner table of a comment) repeat inside the items: a lower level.
+            # Two or more to a parent are a list split in parts (a day's news under each date).
             parents = len({m.parent.mem_id for m in chosen if m.parent is not None})
-            if parents > max(2, len(chosen) / 3):
+            if parents > max(2, len(chosen) / 2):
                 score *= SPREAD_FACTOR
             factor = _decoy(chosen[0], decoy_memo, share, heading)
             score *= factor
@@ -411,6 +412,39 @@ def in_heading(link: LexborNode) -> bool:
 
 def several_items(member: LexborNode, title_ids: set[int]) -> bool:
     """A block holding three titles or more of which not exactly one is a heading: a carousel or a
-    box of suggestions (a result with sub-links under its own heading is still one item)."""
+    box of suggestions (a result with sub-links under its own heading is still one item). Two titles
+    make a list of its own where each sits in an entry of its own, the two alike (list items or rows
+    of one tag and class): a day's two news in a list under its date heading."""
     titles = [a for a in member.css("a[href]") if a.mem_id in title_ids]
-    return len(titles) >= 3 and sum(1 for a in titles if in_heading(a)) != 1
+    if len(titles) < 2 or sum(1 for a in titles if in_heading(a)) == 1:
+        return False
+    return len(titles) >= 3 or _in_alike_blocks(member, titles[0], titles[1])
+
+
+_ITEM_TAGS = frozenset({"li", "tr", "article"})  # the markup of a list's entries
+
+
+def _in_alike_blocks(member: LexborNode, one: LexborNode, other: LexborNode) -> bool:
+    """Whether two links inside ``member`` sit in two alike entries of a list: below their nearest
+    common ancestor, the blocks holding them are list items, rows or articles of one tag and first
+    class name (a record's rows of layout, ``<div class="row">`` around its title and around its
+    rating link, are not entries)."""
+    chain: dict[int, LexborNode | None] = {}
+    node: LexborNode | None = one
+    below: LexborNode | None = None
+    while node is not None:
+        chain[node.mem_id] = below
+        if node.mem_id == member.mem_id:
+            break
+        below, node = node, node.parent
+    node, below = other, None
+    while node is not None and node.mem_id not in chain:
+        below, node = node, node.parent
+    if node is None or below is None:
+        return False
+    mine = chain[node.mem_id]
+    return (
+        mine is not None
+        and mine.tag in _ITEM_TAGS
+        and (mine.tag, first_class(mine)) == (below.tag, first_class(below))
+    )
