@@ -389,6 +389,51 @@ def test_the_ads_left_out_are_counted(lang, label, titles):
     assert len(plain["articles"]) == 4 and "ads_left_out" not in plain
 
 
+MORE_AD_LABELS = [
+    ("it", "Pubblicità", ["Casa con giardino", "Bilocale in centro", "Attico con terrazzo", "Villa al mare"]),
+    (
+        "fr",
+        "Publicité",
+        ["Maison avec jardin", "Studio au centre", "Loft avec terrasse", "Villa en bord de mer"],
+    ),
+    (
+        "es",
+        "Publicidad",
+        ["Casa con jardín", "Estudio en el centro", "Ático con terraza", "Chalet junto al mar"],
+    ),
+    ("nl", "Advertentie", ["Huis met tuin", "Studio in het centrum", "Loft met dakterras", "Villa aan zee"]),
+    ("sv", "Annons", ["Hus med trädgård", "Etta i centrum", "Vindsvåning med terrass", "Villa vid havet"]),
+]
+
+
+@pytest.mark.parametrize(("lang", "label", "titles"), MORE_AD_LABELS)
+def test_ads_labelled_in_more_languages_are_left_out_and_counted(lang, label, titles):
+    """An ad among the results, labelled in the page's language ("Pubblicità", "Publicité",
+    "Publicidad", "Advertentie", "Annons") as the shops' ads already are."""
+    out = articles_generic.extract(_results_with_ads(lang, label, titles, {1, 3}), "https://site.example/")
+    assert [a["title"] for a in out["articles"]] == [titles[0], titles[2]] and out["ads_left_out"] == 2
+
+
+@pytest.mark.parametrize("markup", ["adv", "adv-box", "is-adv"])
+def test_an_ad_classed_adv_among_the_results_is_left_out(markup):
+    """Results with an ad block between them in the same list, classed ``adv`` (a shortening Italian,
+    Polish and Spanish sites use for advertising) and labelled nowhere else."""
+    titles = ["Casa con giardino", "Bilocale in centro", "Attico con terrazzo", "Villa al mare"]
+    items = "".join(
+        f'<div class="result"><h3><a href="/casa/{i}">{t}</a></h3><p>Luminoso, ristrutturato, con cantina.</p></div>'
+        + (
+            f'<div class="result {markup}"><h3><a href="/x/{i}">Mutuo casa al tasso più basso oggi</a></h3>'
+            "<p>Offerta riservata ai nuovi clienti, preventivo gratuito.</p></div>"
+            if i % 2
+            else ""
+        )
+        for i, t in enumerate(titles)
+    )
+    html = f'<html lang="it"><body><h1>Case</h1><div class="list">{items}</div></body></html>'
+    out = articles_generic.extract(html, "https://site.example/")
+    assert [a["title"] for a in out["articles"]] == titles and out["ads_left_out"] == 2
+
+
 @pytest.mark.browser
 async def test_a_result_without_its_ads_says_so(curllm_run_plan):
     """Leaving the ads out is the tool's default; the result says how many, and how to keep them."""

@@ -137,12 +137,13 @@ _BY_RE = re.compile(r"^\s*(?:by|von|przez|posted by|submitted by|autor:?|author:
 
 _SPONSORED_LABEL_RE = re.compile(
     r"^(?:ads?|sponsored|gesponsert|sponsorowane|sponsorowany|anzeige|werbung|reklama|promoted|promowane|"
-    r"advertisement|sponsoris[ée]|patrocinado|sponsorizzato)$",
+    r"advertisement|sponsoris[ée]e?|patrocinad[oa]|sponsorizzat[oa]|pubblicit[àa]|publicit[ée]|"
+    r"publicidad|publicidade|advertentie|gesponsord|annons|annonse|mainos|hirdetés)$",
     re.IGNORECASE,
 )
 
 _AD_PARTS = frozenset(
-    {"ad", "ads", "advert", "adverts", "advertisement", "sponsored", "sponsor", "promoted", "promo"}
+    {"ad", "ads", "adv", "advert", "adverts", "advertisement", "sponsored", "sponsor", "promoted", "promo"}
 )
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
