@@ -588,3 +588,74 @@ def test_a_list_split_under_headings_is_one_list(group, entry, lang):
     html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1>{''.join(parts)}</main></body></html>"
     out = articles_generic.extract(html, "https://gen.example/archive")
     assert [a["title"] for a in out["articles"]] == titles, html
+
+
+SERVICES = {  # an authority's services A-Z: one word each, and what it is about
+    "en": [
+        ("Recycling", "Bin days and what goes where"),
+        ("Parking", "Permits for residents and visitors"),
+        ("Libraries", "Opening hours and online loans"),
+        ("Elections", "How to register and where to vote"),
+        ("Licensing", "Alcohol, taxis and street trading"),
+    ],
+    "pl": [
+        ("Meldunek", "Zameldowanie na pobyt stały i czasowy"),
+        ("Paszporty", "Wniosek i odbiór dokumentu"),
+        ("Podatki", "Podatek od nieruchomości i środków transportu"),
+        ("Śmieci", "Harmonogram odbioru odpadów"),
+        ("Parkowanie", "Abonamenty i strefa płatnego parkowania"),
+    ],
+    "de": [
+        ("Abfallkalender", "Termine der Müllabfuhr"),
+        ("Bauantrag", "Unterlagen und Gebühren"),
+        ("Fundbüro", "Verlorenes melden und abholen"),
+        ("Führungszeugnis", "Online beantragen und bezahlen"),
+        ("Hundesteuer", "Anmeldung und Abmeldung eines Hundes"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "entry, wrap",
+    [
+        ('<li><a href="/service/{i}">{name}</a><p>{about}</p></li>', "<ul class='services'>{}</ul>"),
+        ('<tr><td><a href="/service/{i}">{name}</a></td><td>{about}</td></tr>', "<table>{}</table>"),
+        (
+            '<div class="entry"><a href="/service/{i}">{name}</a><br><span>{about}</span></div>',
+            "<div>{}</div>",
+        ),
+    ],
+)
+def test_one_word_titles_of_a_directory_with_descriptions_are_its_list(entry, wrap, lang):
+    """A directory of one-word entries, each with a description of its own below or beside it, under a
+    menu of one-word links and beside a facet box of one-word links with counts: the entries are the
+    list (a menu's entry shows its label alone, a facet a count)."""
+    services = SERVICES[lang]
+    menu = "".join(f'<li><a href="/m/{k}">{w}</a></li>' for k, w in enumerate(WORDS[lang]["menu"]))
+    facets = "".join(
+        f'<li><a href="/f/{k}">{w}</a> ({k + 3})</li>' for k, w in enumerate(WORDS[lang]["menu"][:5])
+    )
+    entries = "".join(entry.format(i=i, name=n, about=a) for i, (n, a) in enumerate(services))
+    html = (
+        f"<html><body><nav><ul>{menu}</ul></nav><main><h1>A-Z</h1>{wrap.format(entries)}</main>"
+        f"<div class='box'><ul>{facets}</ul></div></body></html>"
+    )
+    out = articles_generic.extract(html, "https://city.example/a-z")
+    assert [a["title"] for a in out["articles"]] == [n for n, _ in services], html
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_a_one_word_label_over_a_records_title_link_stays_no_title(lang):
+    """A one-word section label opening each record, above the record's own title link and teaser: the
+    title link titles the record, not the label."""
+    titles = WORDS[lang]["titles"][:5]
+    records = "".join(
+        f'<div class="story"><a class="section" href="/s/{i}">{WORDS[lang]["menu"][i + 1]}</a>'
+        f'<h3><a href="/story/{i}">{t}</a></h3><p>{WORDS[lang]["snippet"]}</p></div>'
+        for i, t in enumerate(titles)
+    )
+    out = articles_generic.extract(
+        f"<html><body><main>{records}</main></body></html>", "https://news.example/"
+    )
+    assert [a["title"] for a in out["articles"]] == titles

@@ -187,6 +187,50 @@ def _opens_a_described_line(node: LexborNode) -> bool:
     )
 
 
+_ENTRY_TAGS = frozenset({"li", "tr", "dd", "article", "section", "div", "p"})
+_HEADING_QUERY = "h1, h2, h3, h4, h5, h6, [role=heading]"
+
+
+def _opens_a_described_entry(link: LexborNode, text: str) -> bool:
+    """A one-word link that opens its entry (a list item, a row, a box) and is followed there by a
+    description of its own, two words or more outside links: an A-Z directory's "Bauantrag" over
+    "Unterlagen und Gebühren". A menu's entry shows its label alone, a facet a count ("Kraków (12)"),
+    and a one-word label over an entry's title link or heading ("Football", "Reuters", "New") is no
+    title; nor is an address shown as a link's text."""
+    node = link
+    for _ in range(3):
+        parent = node.parent
+        first = None if parent is None else _first_shown(parent)
+        if parent is None or parent.tag in ("body", "html") or first is None or first.mem_id != node.mem_id:
+            return False
+        node = parent
+        if node.tag in _ENTRY_TAGS and len(visible_text(node)) > len(text):
+            break
+    else:
+        return False
+    if _URL_TEXT_RE.match(text) or node.css_first(_HEADING_QUERY) is not None:
+        return False  # an address shown as a link; a badge beside the entry's heading
+    links = node.css("a[href]")
+    if any(a.mem_id != link.mem_id and _title_like(_text(a)) for a in links):
+        return False  # a label over the entry's title link (a section, a source), not its title
+    linked = sum(len(visible_text(a)) for a in links)
+    beside = visible_text(node)
+    return len(_WORD_RE.findall(beside)) - len(_WORD_RE.findall(text)) >= 2 and len(beside) - linked >= 8
+
+
+def _first_shown(node: LexborNode) -> LexborNode | None:
+    """The first child of ``node`` that shows anything: an element with visible text or words."""
+    child = node.child
+    while child is not None:
+        if child.is_text_node:
+            if (child.text_content or "").strip():
+                return child
+        elif child.is_element_node and visible_text(child):
+            return child
+        child = child.next
+    return None
+
+
 def _direct_text(node: LexborNode) -> int:
     total = 0
     child = node.child
@@ -213,7 +257,9 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
         # the section a record is filed under).
         in_head = in_heading(link)
         named = marked == "title" or (in_head and _REFERENCE_RE.search(text) is not None)
-        titled = _title_like(text) or (named and _one_word_title(text))
+        titled = _title_like(text) or (
+            _one_word_title(text) and (named or _opens_a_described_entry(link, text))
+        )
         if _runs_script(link):  # a script's link: a title or nothing
             if titled and not hidden(link) and _stands_alone(link, text):
                 entries.append((link, text.casefold(), True, in_head))
