@@ -125,6 +125,14 @@ def _private_dirs(tmp_path_factory) -> tuple[Path, Path]:
     return tmp_path_factory.mktemp("curllm-cache"), tmp_path_factory.mktemp("curllm-config")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _warm_cache_home(tmp_path_factory) -> None:
+    """Where `tests.warm_cache.fresh_cache` fills its one manifest cache, when a test first asks."""
+    from tests import warm_cache
+
+    warm_cache.HOME = tmp_path_factory.getbasetemp()
+
+
 @pytest.fixture(autouse=True)
 def _never_the_users_cache_or_config(_private_dirs, monkeypatch):
     """No test reads or writes the user's ~/.cache/curllm or ~/.config/curllm, or takes a model, a

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.warm_cache import fresh_cache
+
 pytestmark = pytest.mark.browser
 CATALOG = json.loads(
     (Path(__file__).resolve().parent.parent / "examples" / "shop" / "catalog.json").read_text()
@@ -23,7 +25,7 @@ def catalog_names(lo: float = 0, hi: float = float("inf")) -> list[str]:
 
 def curllm(*args: str, tmp: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache")})
+    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(fresh_cache(tmp / "cache"))})
     out = subprocess.run(
         [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=env, timeout=120
     )

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.warm_cache import fresh_cache
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +28,7 @@ def catalog():
 
 def _curllm(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env.update(CURLLM_CACHE_DIR=str(tmp_path / "cache"), LITELLM_LOCAL_MODEL_COST_MAP="True")
+    env.update(CURLLM_CACHE_DIR=str(fresh_cache(tmp_path / "cache")), LITELLM_LOCAL_MODEL_COST_MAP="True")
     return subprocess.run(
         [sys.executable, "-m", "curllm_core", *args],
         cwd=ROOT,

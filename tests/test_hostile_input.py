@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.in_process import cli_main
+from tests.warm_cache import fresh_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "tests" / "browser" / "tools"
@@ -32,7 +33,7 @@ def curllm(*args: str, stdin: str | None = None, env: dict | None = None, tmp: P
     full.update(
         {
             "CURLLM_LOAD_PLUGINS": "",
-            "CURLLM_CACHE_DIR": str(tmp / "cache"),
+            "CURLLM_CACHE_DIR": str(fresh_cache(tmp / "cache")),
             "CURLLM_CONFIG": str(tmp / "no-config.toml"),
             **(env or {}),
         }

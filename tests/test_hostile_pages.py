@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from hostile_server import start_hostile
 
+from tests.warm_cache import fresh_cache
+
 pytestmark = pytest.mark.browser
 PRODUCT_PLAN = {"plan": [{"tool": "extraction.product_detail"}]}
 
@@ -39,7 +41,7 @@ def strict_json(text: str):
 
 def cli_env(tmp: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CURLLM_", "OPENAI_"))}
-    env.update(CURLLM_CACHE_DIR=str(tmp / "cache"), CURLLM_LOAD_PLUGINS="")
+    env.update(CURLLM_CACHE_DIR=str(fresh_cache(tmp / "cache")), CURLLM_LOAD_PLUGINS="")
     return env
 
 

@@ -18,6 +18,7 @@ from curllm_core.executor import RunOptions
 from curllm_core.policy import NetworkPolicy
 from curllm_core.runner import Runner, TaskSpec
 from tests.site_late import items
+from tests.warm_cache import fresh_cache
 
 pytestmark = pytest.mark.browser
 
@@ -73,7 +74,7 @@ async def test_auto_back_in_the_browser_reads_the_whole_listing(runner, site_url
 
 def test_the_command_reads_the_whole_listing(site_url, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp_path / "cache")})
+    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache"))})
     url = f"{site_url}/late/load-timeout?markup=list&lang=pl&ms=100"
     out = subprocess.run(
         [sys.executable, "-m", "curllm_core", "wszystkie produkty", "--url", url, "--engine", "browser"]

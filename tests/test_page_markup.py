@@ -20,6 +20,7 @@ import pytest_asyncio
 
 from tests.conftest import REALPAGES, REALPAGES_REASON, realpage
 from tests.in_process import InProcessCurllm
+from tests.warm_cache import fresh_cache
 
 pytestmark = pytest.mark.browser
 SITE = Path(__file__).resolve().parent / "site"
@@ -27,7 +28,9 @@ SITE = Path(__file__).resolve().parent / "site"
 
 def curllm(*args: str, tmp: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    full.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache"), **(env or {})})
+    full.update(
+        {"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(fresh_cache(tmp / "cache")), **(env or {})}
+    )
     out = subprocess.run(
         [sys.executable, "-m", "curllm_core", *args], capture_output=True, text=True, env=full, timeout=300
     )

@@ -17,6 +17,8 @@ TOOLS = ROOT / "tests" / "browser" / "tools"
 sys.path.insert(0, str(ROOT / "tests" / "planner"))
 from fake_llm import FakeLLM  # noqa: E402
 
+from tests.warm_cache import fresh_cache  # noqa: E402
+
 
 def curllm(
     *args: str, stdin: str | None = None, env_extra: dict | None = None, tmp: Path, timeout: float = 120
@@ -25,7 +27,7 @@ def curllm(
     env.update(
         {
             "CURLLM_LOAD_PLUGINS": "",
-            "CURLLM_CACHE_DIR": str(tmp / "cache"),
+            "CURLLM_CACHE_DIR": str(fresh_cache(tmp / "cache")),
             "CURLLM_TOOLS_PATH": str(TOOLS),
             **(env_extra or {}),
         }
@@ -122,7 +124,7 @@ def test_a_model_that_fails_hands_over_to_the_rule_planner(tmp_path, fake_llm, k
     if kind == "unreachable":
         out = curllm(*args, env_extra=env, tmp=tmp_path)
     else:
-        env |= {"CURLLM_CACHE_DIR": str(tmp_path / "cache"), "CURLLM_TOOLS_PATH": str(TOOLS)}
+        env |= {"CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache")), "CURLLM_TOOLS_PATH": str(TOOLS)}
         out = cli_main(args, env=env)
         assert "Traceback" not in out.stderr + out.stdout, out.stderr
     assert out.returncode == 0, out.stderr
@@ -154,7 +156,7 @@ def test_bad_options_and_files_exit_2_with_a_message(tmp_path, args, words):
     if args[-1] == "-3":
         out = curllm(*args, stdin=plan, tmp=tmp_path)
     else:
-        env = {"CURLLM_CACHE_DIR": str(tmp_path / "cache"), "CURLLM_TOOLS_PATH": str(TOOLS)}
+        env = {"CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache")), "CURLLM_TOOLS_PATH": str(TOOLS)}
         out = cli_main(args, stdin=plan, env=env)
         assert "Traceback" not in out.stderr + out.stdout, out.stderr
     assert out.returncode == 2, out.stderr

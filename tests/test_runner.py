@@ -13,6 +13,7 @@ import pytest
 
 from curllm_core.errors import UsageError
 from curllm_core.runner import Runner, TaskSpec, check_start_url
+from tests.warm_cache import fresh_cache
 
 from .planner.fake_llm import FakeLLM
 
@@ -23,11 +24,12 @@ KEY = "sk-CURLLMRUNNERKEY"
 
 @pytest.fixture
 def clean_env(tmp_path, monkeypatch):
-    """No default URL, no config file, no model, a private cache."""
+    """No default URL, no config file, no model, a private cache (the built-in manifests checked in
+    it already: tests/warm_cache.py)."""
     for name in ("CURLLM_DEFAULT_URL", "CURLLM_CONFIG", "CURLLM_MODEL", "CURLLM_TOOLS_PATH"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
     return tmp_path
 
@@ -57,7 +59,7 @@ def fresh_env(tmp_path: Path, **extra: str) -> dict:
     env.update(
         {
             "CURLLM_LOAD_PLUGINS": "",
-            "CURLLM_CACHE_DIR": str(tmp_path / "cache"),
+            "CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache")),
             "XDG_CONFIG_HOME": str(tmp_path / "config"),
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             **extra,
@@ -194,7 +196,7 @@ def test_batch_max_replans_re_plans(tmp_path, fake_llm, replans):
             env={
                 "OPENAI_API_KEY": KEY,
                 "CURLLM_API_BASE": fake_llm.base_url,
-                "CURLLM_CACHE_DIR": str(tmp_path / "cache"),
+                "CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache")),
                 "XDG_CONFIG_HOME": str(tmp_path / "config"),
             },
         )

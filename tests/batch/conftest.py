@@ -15,6 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.warm_cache import fresh_cache
+
 # Tools for the CLI in a subprocess, found through CURLLM_TOOLS_PATH: a manifest and its module side by side.
 TOOLS_MODULE = """
 import asyncio
@@ -137,7 +139,7 @@ def cli_env(tmp_path: Path, tools_dir: Path | None = None) -> dict:
     env.update(
         {
             "CURLLM_LOAD_PLUGINS": "",
-            "CURLLM_CACHE_DIR": str(tmp_path / "cache"),
+            "CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache")),
             "XDG_CONFIG_HOME": str(tmp_path / "config"),
             "PYTHONUNBUFFERED": "1",
         }

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from hostile_server import start_hostile
 
+from tests.warm_cache import fresh_cache
+
 pytestmark = pytest.mark.browser
 TOOLS = Path(__file__).parent / "tools"
 PLAN = {"plan": [{"tool": "extraction.page_info"}], "expected_output": "page"}
@@ -168,7 +170,11 @@ def test_tasks_in_flight_when_the_browser_crashes_run_again_on_resume(browser_pa
     results = tmp_path / "results.jsonl"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
     env.update(
-        {"CURLLM_LOAD_PLUGINS": "", "CURLLM_TOOLS_PATH": str(TOOLS), "CURLLM_CACHE_DIR": str(tmp_path / "c")}
+        {
+            "CURLLM_LOAD_PLUGINS": "",
+            "CURLLM_TOOLS_PATH": str(TOOLS),
+            "CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "c")),
+        }
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "curllm_core", "batch", str(tasks), "--out", str(results), "-j", "2"],

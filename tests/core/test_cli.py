@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from tests.warm_cache import fresh_cache
+
 
 def curllm(*args: str, stdin: str | None = None, env_extra: dict | None = None, cwd=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
@@ -26,7 +28,9 @@ def curllm(*args: str, stdin: str | None = None, env_extra: dict | None = None, 
 
 @pytest.fixture
 def cache_env(tmp_path):
-    return {"CURLLM_CACHE_DIR": str(tmp_path / "cache")}
+    """A private cache holding the built-in tools' checked manifests, as after a first run
+    (tests/warm_cache.py): a command here does not check them again."""
+    return {"CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache"))}
 
 
 def test_version_and_help(cache_env):
@@ -198,8 +202,8 @@ def test_tools_manifest_for_a_code_first_function(tmp_path, cache_env):
     assert doc["name"] == "cheap" and doc["parameters"]["properties"]["limit"]["default"] == 5.0
 
 
-def test_plugins_list(cache_env):
-    out = curllm("plugins", "list", "--json", env_extra=cache_env)
+def test_plugins_list(tmp_path):
+    out = curllm("plugins", "list", "--json", env_extra={"CURLLM_CACHE_DIR": str(tmp_path / "cache")})
     builtin = next(p for p in json.loads(out.stdout) if p["name"] == "builtin")
     assert builtin["tools"] and builtin["error"] is None
 
@@ -212,7 +216,6 @@ def test_commands_without_browser_or_model_never_import_them(cache_env):
         "sys.stderr.write('HEAVY=%s' % heavy)\n"
     )
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}, **cache_env}
-    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)  # warms the cache
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert "HEAVY=[]" in out.stderr, out.stderr
 
@@ -246,9 +249,6 @@ def test_a_batch_on_html_imports_no_browser_api_and_no_schema_validator(tmp_path
         "sys.stderr.write('HEAVY=%s' % heavy)\n"
     )
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}, **cache_env}
-    subprocess.run(
-        [sys.executable, "-m", "curllm_core", "tools", "list"], capture_output=True, env=env
-    )  # the cache
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     line = json.loads(out.stdout)
     assert line["ok"] and line["data"]["products"], out.stderr

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests.core.test_cli import curllm
+from tests.warm_cache import fresh_cache
 
 PRODUCTS = {
     "products": [
@@ -21,7 +22,10 @@ PRODUCTS = {
 @pytest.fixture
 def env(tmp_path):
     # No browser anywhere: none of these runs may need one.
-    return {"CURLLM_CACHE_DIR": str(tmp_path / "cache"), "CURLLM_BROWSER": "/nonexistent/chromium"}
+    return {
+        "CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache")),
+        "CURLLM_BROWSER": "/nonexistent/chromium",
+    }
 
 
 @pytest.fixture

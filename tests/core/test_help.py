@@ -13,13 +13,14 @@ from click.testing import CliRunner
 
 from curllm_core.cli import cli
 from curllm_core.cli.tools import first_sentence
+from tests.warm_cache import fresh_cache
 
 CURLLM = [sys.executable, "-m", "curllm_core"]
 
 
 def _run(*args: str, tmp) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env |= {"CURLLM_CACHE_DIR": str(tmp / "cache"), "CURLLM_LOAD_PLUGINS": "", "COLUMNS": "100"}
+    env |= {"CURLLM_CACHE_DIR": str(fresh_cache(tmp / "cache")), "CURLLM_LOAD_PLUGINS": "", "COLUMNS": "100"}
     return subprocess.run([*CURLLM, *args], env=env, capture_output=True, text=True, timeout=60)
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.warm_cache import fresh_cache
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOP = ROOT / "examples" / "shop" / "serve.py"
 
@@ -72,7 +74,11 @@ def shop():
 
 @pytest.fixture
 def env(tmp_path) -> dict:
-    env = {**os.environ, "CURLLM_CACHE_DIR": str(tmp_path / "cache"), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env = {
+        **os.environ,
+        "CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache")),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
     for name in ("CURLLM_MODEL", "CURLLM_TOOLS_PATH", "CURLLM_LOAD_PLUGINS", "CURLLM_CONFIG"):
         env.pop(name, None)
     return env

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.warm_cache import fresh_cache
+
 
 @pytest.fixture(scope="module")
 def registry(tmp_path_factory):
@@ -11,7 +13,7 @@ def registry(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("CURLLM_LOAD_PLUGINS", "")
     mp.delenv("CURLLM_TOOLS_PATH", raising=False)
-    mp.setenv("CURLLM_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    mp.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path_factory.mktemp("cache"))))
     from curllm_core.plugins import load_registry
 
     yield load_registry()

@@ -23,6 +23,7 @@ from curllm_core.planner.llm import (
     redact,
 )
 from curllm_core.planner.rules import plan_with_rules
+from tests.warm_cache import fresh_cache
 
 from .fake_llm import FakeLLM, Reply
 
@@ -49,7 +50,7 @@ def registry(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("CURLLM_LOAD_PLUGINS", "")
     mp.delenv("CURLLM_TOOLS_PATH", raising=False)
-    mp.setenv("CURLLM_CACHE_DIR", str(tmp_path_factory.mktemp("manifests")))
+    mp.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path_factory.mktemp("manifests"))))
     from curllm_core.plugins import load_registry
 
     yield load_registry()
@@ -61,7 +62,7 @@ def env(fake, monkeypatch, tmp_path):
     """A fake key, the fake server as the API base, a private plan cache."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("CURLLM_API_BASE", fake.base_url)
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     monkeypatch.delenv("CURLLM_LLM_TIMEOUT", raising=False)
     monkeypatch.delenv("CURLLM_API_KEY", raising=False)
     return tmp_path / "cache"

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from curllm_core.runner import Runner, TaskSpec
+from tests.warm_cache import fresh_cache
 
 
 def start_url(instruction, url, registry):
@@ -62,7 +63,7 @@ def test_start_url_without_anything_is_a_usage_error(registry, monkeypatch, tmp_
     monkeypatch.delenv("CURLLM_DEFAULT_URL", raising=False)
     monkeypatch.setenv("CURLLM_CONFIG", str(tmp_path / "none.toml"))
     (tmp_path / "none.toml").write_text("", encoding="utf-8")
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     assert start_url("find products", None, registry) is None
     out = curllm("find products")  # the CLI refuses: UsageError, exit 2
     assert "--url" in out.stderr

@@ -13,13 +13,9 @@ from hypothesis import strategies as st
 from curllm_core.errors import PlanningError
 from curllm_core.planner.rules import plan_with_rules
 from curllm_core.plugins import load_registry
+from tests.warm_cache import fresh_cache
 
 SHOP = "https://shop.example/list"
-
-
-@pytest.fixture(scope="module")
-def registry():
-    return load_registry()
 
 
 def steps_of(plan, tool: str) -> list[dict]:
@@ -279,7 +275,7 @@ def test_a_plugins_example_without_parameters_is_a_plan(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tools))
     monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
     monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     plan = plan_with_rules("products, only the bestsellers", SHOP, load_registry()).plan
     assert "validation.only_bestsellers" in [s.tool for s in plan.steps]
     assert not any("bestsellers" in w for w in plan.warnings)

@@ -16,6 +16,7 @@ from curllm_core.planner import Planned, plan_task
 from curllm_core.planner.facts import site_pattern
 from curllm_core.planner.rules import plan_with_rules
 from curllm_core.runner import Runner, TaskSpec
+from tests.warm_cache import fresh_cache
 
 SHOP = "https://shop.example/"
 HN = "https://news.ycombinator.com/"
@@ -835,7 +836,7 @@ def plugin_registry(tmp_path, monkeypatch):
     _manifest(tools, "jobs_board", sites=[], produces=["jobs"], triggers=[r"\bjobs?\b|\boferty pracy\b"])
     monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
     monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     from curllm_core.plugins import load_registry
 
     registry = load_registry()
@@ -884,7 +885,7 @@ def test_plugin_output_kind_by_its_own_name(plugin_registry):
 async def test_a_repeated_task_is_not_planned_again(registry, tmp_path, monkeypatch):
     import curllm_core.planner as planner
 
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     calls = []
     real = planner.plan_with_rules
     monkeypatch.setattr(planner, "plan_with_rules", lambda *a, **k: calls.append(a) or real(*a, **k))
@@ -1059,7 +1060,7 @@ def test_a_plugin_that_does_an_action_takes_it(tmp_path, monkeypatch):
     )
     monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
     monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     from curllm_core.plugins import load_registry
 
     planned = plan_with_rules("log in and buy the cheapest", SHOP, load_registry())
@@ -1151,7 +1152,7 @@ async def sort_items(
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     from curllm_core.plugins import load_registry
 
     registry = load_registry()
@@ -1191,7 +1192,7 @@ def test_a_plugin_check_is_planned_for_its_own_example(tmp_path, monkeypatch):
     )
     monkeypatch.setenv("CURLLM_LOAD_PLUGINS", "")
     monkeypatch.setenv("CURLLM_TOOLS_PATH", str(tools))
-    monkeypatch.setenv("CURLLM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CURLLM_CACHE_DIR", str(fresh_cache(tmp_path / "cache")))
     from curllm_core.plugins import load_registry
 
     registry = load_registry()

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.warm_cache import fresh_cache
+
 pytest.importorskip("starlette", reason="curllm[server] is not installed")
 pytest.importorskip("uvicorn", reason="curllm[server] is not installed")
 httpx = pytest.importorskip("httpx")
@@ -30,7 +32,7 @@ CURLLM = str(Path(sys.executable).parent / "curllm")
 def server_env(tmp: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
     env.update(
-        CURLLM_CACHE_DIR=str(tmp / "cache"),
+        CURLLM_CACHE_DIR=str(fresh_cache(tmp / "cache")),
         CURLLM_CONFIG=str(tmp / "config.toml"),
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         PYTHONUNBUFFERED="1",

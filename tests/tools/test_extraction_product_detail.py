@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from curllm_core.tools.extraction.product_detail import FIELDS, extract
+from tests.warm_cache import fresh_cache
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "product_detail"
 PAGES = sorted(FIXTURES.glob("*.html"))
@@ -272,7 +273,7 @@ def test_the_shops_product_page_through_the_cli(tmp_path, browser_path):
         plan.write_text(
             json.dumps({"plan": [{"tool": "extraction.product_detail"}], "expected_output": "product"})
         )
-        env = {**os.environ, "CURLLM_CACHE_DIR": str(tmp_path / "cache")}
+        env = {**os.environ, "CURLLM_CACHE_DIR": str(fresh_cache(tmp_path / "cache"))}
         env.pop("CURLLM_TOOLS_PATH", None)
         done = curllm("--plan", str(plan), "--url", url, "--format", "json", env=env)
         assert done.returncode == 0, done.stderr

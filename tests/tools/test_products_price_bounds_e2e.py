@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.warm_cache import fresh_cache
+
 pytestmark = pytest.mark.browser
 CATALOG = json.loads((Path(__file__).resolve().parents[2] / "examples" / "shop" / "catalog.json").read_text())
 PER_PAGE = 8  # the shop's listing shows 8 products a page, in catalog order
@@ -19,7 +21,7 @@ PER_PAGE = 8  # the shop's listing shows 8 products a page, in catalog order
 
 def curllm_plan(plan: dict, url: str, tmp: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURLLM_")}
-    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(tmp / "cache")})
+    env.update({"CURLLM_LOAD_PLUGINS": "", "CURLLM_CACHE_DIR": str(fresh_cache(tmp / "cache"))})
     out = subprocess.run(
         [sys.executable, "-m", "curllm_core", "--plan", "-", "--url", url, "--format", "json"],
         input=json.dumps(plan),
