@@ -1,4 +1,6 @@
-"""The real CLI in a subprocess: exit codes, errors without tracebacks, plan runs without a browser."""
+"""The real CLI in a subprocess: exit codes, errors without tracebacks, plan runs without a browser. A
+contract a real process shows takes its further cases through the console entry point in this process
+(`tests.in_process.cli_main`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sys
 
 import pytest
 
+from tests.in_process import cli_main
 from tests.warm_cache import fresh_cache
 
 
@@ -167,12 +170,13 @@ def test_tools_list_json_and_show(cache_env):
     assert {"name", "category", "version", "description", "source"} <= set(entry) and entry[
         "source"
     ] == "builtin"
-    only = json.loads(
-        curllm("tools", "list", "--category", "validation", "--json", env_extra=cache_env).stdout
-    )
-    assert only and all(t["category"] == "validation" for t in only)
-    shown = json.loads(curllm("tools", "show", "price_range_check", env_extra=cache_env).stdout)
-    assert shown["name"] == "price_range_check"
+    # The further cases through the command's entry point in this process (the same parsing, output
+    # and exit codes), not a process each.
+    listed = cli_main(("tools", "list", "--category", "validation", "--json"), env=cache_env)
+    only = json.loads(listed.stdout)
+    assert listed.returncode == 0 and only and all(t["category"] == "validation" for t in only)
+    shown = cli_main(("tools", "show", "price_range_check"), env=cache_env)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["name"] == "price_range_check"
     out = curllm("tools", "show", "nope", env_extra=cache_env)
     assert out.returncode == 2 and "unknown tool" in out.stderr
 
@@ -292,9 +296,14 @@ def test_a_plans_format_is_the_output_format_unless_the_option_says_otherwise(tm
     out = curllm("--plan", str(plan), "--input", str(data), env_extra=cache_env)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "count,average_price,currency\n2,74.5,PLN\n"
-    out = curllm("--plan", str(plan), "--input", str(data), "--format", "jsonl", env_extra=cache_env)
-    assert json.loads(out.stdout) == {"count": 2, "average_price": 74.5, "currency": "PLN"}
+    # The option's and the bad format's cases through the command's entry point in this process.
+    out = cli_main(("--plan", str(plan), "--input", str(data), "--format", "jsonl"), env=cache_env)
+    assert out.returncode == 0 and json.loads(out.stdout) == {
+        "count": 2,
+        "average_price": 74.5,
+        "currency": "PLN",
+    }
     bad = json.loads(plan.read_text()) | {"format": "xlsx"}
     plan.write_text(json.dumps(bad))
-    out = curllm("--plan", str(plan), "--input", str(data), env_extra=cache_env)
+    out = cli_main(("--plan", str(plan), "--input", str(data)), env=cache_env)
     assert out.returncode == 2 and "/format" in out.stderr and "Traceback" not in out.stderr

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests.core.test_cli import curllm
+from tests.in_process import cli_main
 from tests.warm_cache import fresh_cache
 
 PRODUCTS = {
@@ -49,9 +50,10 @@ def test_fields_and_limit_on_data(env, data):
 
 @pytest.mark.parametrize("fmt, expected", [("csv", "name,price\na,5.00\nc,9.00\n"), ("jsonl", None)])
 def test_fields_in_csv_and_jsonl(env, data, fmt, expected):
-    out = curllm(
-        "the 2 cheapest products, only names and prices", "--input", data, "--format", fmt, env_extra=env
-    )
+    """CSV in a real `curllm` process; JSONL through the same console entry point in this process
+    (`tests.in_process.cli_main`: the same parsing, planning, rendering and exit code)."""
+    args = ("the 2 cheapest products, only names and prices", "--input", data, "--format", fmt)
+    out = curllm(*args, env_extra=env) if fmt == "csv" else cli_main(args, env=env)
     assert out.returncode == 0, out.stderr
     if expected:
         assert out.stdout == expected
@@ -76,7 +78,9 @@ def test_fields_with_a_given_plan(env, data, tmp_path):
         ("validation.order_items", 1, None),
         ("validation.select_fields", None, ["url"]),
     ]
-    out = curllm("--plan", str(plan), "--input", data, "--fields", "url", "--format", "json", env_extra=env)
+    # The run itself through the command's entry point in this process (the plan-only one was real).
+    out = cli_main(("--plan", str(plan), "--input", data, "--fields", "url", "--format", "json"), env=env)
+    assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["data"]["products"] == [
         {"url": "https://s.example/a"},
         {"url": "https://s.example/c"},
@@ -91,7 +95,9 @@ def test_a_field_no_item_has_fails_the_task(env, data):
 
 @pytest.mark.parametrize("value", ["", " , ", "name;price", "a b"])
 def test_bad_fields_exit_2(env, data, value):
-    out = curllm("products", "--input", data, "--fields", value, env_extra=env)
+    """The first in a real `curllm` process, the others through its entry point in this process."""
+    args = ("products", "--input", data, "--fields", value)
+    out = curllm(*args, env_extra=env) if value == "" else cli_main(args, env=env)
     assert out.returncode == 2 and "--fields" in out.stderr and "Traceback" not in out.stderr
 
 
@@ -135,8 +141,6 @@ def test_a_warning_in_a_data_run(env, data):
 def test_nothing_doable_exits_3(env, instruction):
     """The first wording in a real `curllm` process, the others through the same console entry point
     in this process (`tests.in_process.cli_main`: the same parser, planner, error line and exit code)."""
-    from tests.in_process import cli_main
-
     args = (instruction, "--url", "https://shop.example/", "--plan-only")
     out = curllm(*args, env_extra=env) if instruction.startswith("what") else cli_main(args, env=env)
     assert out.returncode == 3 and out.stdout == ""
