@@ -1,4 +1,5 @@
-"""``curllm doctor`` and ``curllm cache``, through the real command in a subprocess."""
+"""``curllm doctor`` and ``curllm cache``, through the real command in a subprocess; a contract a real
+process shows takes its further cases through the console entry point in this process (`here`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.in_process import Exited, cli_main
 
 CURLLM = [sys.executable, "-m", "curllm_core"]
 
@@ -24,7 +27,16 @@ def curllm(*args: str, tmp: Path, **env_extra: str) -> subprocess.CompletedProce
     return subprocess.run([*CURLLM, *args], env=env, capture_output=True, text=True, timeout=120)
 
 
-def findings(out: subprocess.CompletedProcess) -> dict[str, list[dict]]:
+def here(*args: str, tmp: Path, **env_extra: str) -> Exited:
+    """``curllm ARGS`` by its console entry point in this process (`cli_main`: the same parsing,
+    report, output and exit code), in the environment `curllm` gives its process."""
+    env = {"CURLLM_CACHE_DIR": str(tmp / "cache"), "XDG_CONFIG_HOME": str(tmp / "config")} | env_extra
+    if "CURLLM_LOAD_PLUGINS" in os.environ:
+        env.setdefault("CURLLM_LOAD_PLUGINS", os.environ["CURLLM_LOAD_PLUGINS"])
+    return cli_main(args, env=env)
+
+
+def findings(out: subprocess.CompletedProcess | Exited) -> dict[str, list[dict]]:
     by_topic: dict[str, list[dict]] = {}
     for finding in json.loads(out.stdout)["findings"]:
         by_topic.setdefault(finding["topic"], []).append(finding)
@@ -49,7 +61,7 @@ def test_doctor_with_a_browser(tmp_path, browser_path):
     assert f"ok    config {tmp_path / 'config' / 'curllm' / 'config.toml'}: none (defaults apply)" in lines
     assert lines[-1] == "curllm can do its job: plan a task and run it in the browser."
 
-    report = curllm("doctor", "--json", tmp=tmp_path, CURLLM_BROWSER=browser_path)
+    report = here("doctor", "--json", tmp=tmp_path, CURLLM_BROWSER=browser_path)
     assert report.returncode == 0 and json.loads(report.stdout)["ok"] is True
     found = findings(report)
     assert found["launch"][0]["status"] == "ok" and found["launch"][0]["data"]["version"]
@@ -73,7 +85,7 @@ def test_doctor_without_a_browser(tmp_path):
     assert "→ install Debian's headless Chromium: sudo apt-get install chromium-headless-shell" in fixes
     assert not any("the browser starts" in line for line in lines)  # nothing to start
     assert lines[-1].startswith("curllm cannot run tasks yet: 1 problem (FAIL above)")
-    found = findings(curllm("doctor", "--json", tmp=tmp_path, CURLLM_BROWSER=nowhere))
+    found = findings(here("doctor", "--json", tmp=tmp_path, CURLLM_BROWSER=nowhere))
     assert found["browser"][0]["status"] == "fail" and "launch" not in found
 
 
@@ -115,7 +127,7 @@ def test_doctor_reports_plugins_manifests_and_config(tmp_path):
 
     config = tmp_path / "bad.toml"
     config.write_text('modle = "x"\n')
-    out = curllm("doctor", "--no-launch", tmp=tmp_path, CURLLM_CONFIG=str(config))
+    out = here("doctor", "--no-launch", tmp=tmp_path, CURLLM_CONFIG=str(config))
     assert out.returncode == 1
     assert any(
         line.startswith("FAIL  config: config file ") and "unknown key 'modle'" in line
@@ -160,17 +172,17 @@ def test_cache_list_and_clear(tmp_path):
     assert plans.split()[:3] == ["plans", "1", "entries"] and plans.endswith(str(cache / "plans"))
     assert manifests.startswith("manifests") and str(cache / "manifests.json") in manifests
 
-    listed = curllm("cache", "list", "--plans", tmp=tmp_path)
+    listed = here("cache", "list", "--plans", tmp=tmp_path)
     line = listed.stdout.splitlines()[1]
     assert line.startswith("plan ") and ' rules  "find products under 150zł"  file:' in line
 
-    doc = json.loads(curllm("cache", "list", "--json", "--all", tmp=tmp_path).stdout)
+    doc = json.loads(here("cache", "list", "--json", "--all", tmp=tmp_path).stdout)
     assert [c["kind"] for c in doc["caches"]] == ["plans", "manifests"]
     assert doc["plans"][0]["instruction"] == "find products under 150zł"
     assert any(m["name"].endswith("products_generic.json") and m["ok"] for m in doc["manifests"])
 
     (cache / "keep.txt").write_text("not a cache file")
-    out = curllm("cache", "clear", "--plans", tmp=tmp_path)
+    out = here("cache", "clear", "--plans", tmp=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("cleared plans: 1 entries, ")
     assert list((cache / "plans").iterdir()) == [] and (cache / "manifests.json").exists()
