@@ -659,3 +659,65 @@ def test_a_one_word_label_over_a_records_title_link_stays_no_title(lang):
         f"<html><body><main>{records}</main></body></html>", "https://news.example/"
     )
     assert [a["title"] for a in out["articles"]] == titles
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "lead, entry, wrap",
+    [
+        (  # a lead story over a news list
+            '<div class="top-story"><a href="/article/{i}"><img src="/t.jpg" alt=""></a><h2><a href="/article/{i}">{t}</a>'
+            '</h2><p class="standfirst">{snippet}</p><span class="date">{date}</span></div>',
+            '<li><h3><a href="/article/{i}">{t}</a></h3><p>{snippet}</p><span>{date}</span></li>',
+            '<ul class="stories">{}</ul>',
+        ),
+        (  # a "best match" box over the results, a rule between
+            '<div id="best"><p class="special">★</p><div><a class="result" href="/docs/guide/{i}.html">{t}</a>'
+            "<p>{snippet}</p></div></div><hr>",
+            '<div class="item"><a class="result" href="/docs/guide/{i}.html">{t}</a><p>{snippet}</p></div>',
+            '<div class="list">{}</div>',
+        ),
+        (  # the first result outside the container the others were loaded into
+            '<div class="res"><div class="title"><a href="https://site.example/p/{i}/">{t}</a></div>'
+            '<div class="snip">{snippet}</div></div>',
+            '<div class="res"><div class="title"><a href="https://site.example/p/{i}/">{t}</a></div>'
+            '<div class="snip">{snippet}</div></div>',
+            '<div class="expansion">{}</div>',
+        ),
+    ],
+)
+def test_the_first_record_in_a_markup_of_its_own_opens_the_list(lead, entry, wrap, lang):
+    """The list's first record drawn in a markup of its own right before the list (a lead story, a
+    "best match" box, the first result outside the container of the others): it is the first record."""
+    words = WORDS[lang]
+    titles = words["titles"][:6]
+    fill = {"snippet": words["snippet"], "date": words["date"]}
+    first = lead.format(i=0, t=titles[0], **fill)
+    rest = "".join(entry.format(i=i, t=t, **fill) for i, t in enumerate(titles[1:], 1))
+    html = f"<html><body><main><h1>{words['menu'][1]}</h1>{first}{wrap.format(rest)}</main></body></html>"
+    out = articles_generic.extract(html, "https://site.example/search?q=x")
+    assert [a["title"] for a in out["articles"]] == titles, html
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "box",
+    [
+        '<p class="spell">Did you mean: <a href="/article/search?q=y">{t}</a></p>',  # nothing beside as a record
+        '<div class="promo"><h2><a href="/shop/offer/1">{t}</a></h2><p>{snippet}</p></div>',  # elsewhere
+        '<div class="sort"><h4>{t}</h4><ul><li><a href="/article/list?order=date">{word}</a></li></ul></div>',
+    ],
+)
+def test_a_box_before_the_list_that_is_no_record_of_it_stays_out(box, lang):
+    """A line or box right before the list that is not its first record: a spelling suggestion, a
+    promotion linking elsewhere than the records do, a sort box titled by its heading."""
+    words = WORDS[lang]
+    titles = words["titles"][1:6]
+    rest = "".join(
+        f'<li><h3><a href="/article/{i}">{t}</a></h3><p>{words["snippet"]}</p></li>'
+        for i, t in enumerate(titles)
+    )
+    before = box.format(t=words["titles"][0], snippet=words["snippet"], word=words["menu"][2])
+    html = f"<html><body><main><h1>{words['menu'][1]}</h1>{before}<ul>{rest}</ul></main></body></html>"
+    out = articles_generic.extract(html, "https://site.example/search?q=x")
+    assert [a["title"] for a in out["articles"]] == titles, html

@@ -220,6 +220,17 @@ def _decoy(node: LexborNode, memo: dict[int, float], share: PageShare, heading: 
     return result
 
 
+def named_chrome(node: LexborNode) -> bool:
+    """Whether the element's class names or id call it chrome: navigation, a menu, a sidebar, a
+    related or popular box, an ad, a filter or facet box."""
+    parts = _class_parts(node)
+    return (
+        any(p.endswith(_CHROME_SUFFIXES) for p in parts)
+        or bool(parts & _DECOY_PARTS or parts & _AD_PARTS)
+        or any(_FILTER_RE.search(p) for p in parts)
+    )
+
+
 # Words of a container of results ("search-results", "results-container", "Suchergebnisse", "wyniki").
 _RESULTS_PARTS = frozenset(
     {"results", "searchresults", "serp", "hits", "treffer", "ergebnisse", "suchergebnisse", "wyniki"}

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from typing import Any
+from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -65,6 +66,7 @@ from ._list_choice import (
     candidate_groups,
     first_class,
     in_heading,
+    named_chrome,
     several_items,
 )
 from ._parse_memo import document_order, remembering
@@ -557,6 +559,10 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
         return None, []
     title_ids = _anchor_ids(title_links)
     members = [m for m in _siblings_alike(choice.members) if not hidden(m)]
+    if choice.kind == "posts" and members:
+        lead = _lead_record(members, title_ids, hidden, base)
+        if lead is not None:
+            members.insert(0, lead)
     member_ids = {m.mem_id for m in members}
     titled_rows = set()
     for anchor in title_links:  # blocks at the members' level that hold a title: never continuation rows
@@ -623,6 +629,86 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     for item in items:
         item["sponsored"] = item["sponsored"] == "markup" or (item["sponsored"] == "label" and trust_labels)
     return choice.kind, items
+
+
+def _lead_record(
+    members: list[LexborNode], title_ids: set[int], hidden: HiddenIndex, base: str
+) -> LexborNode | None:
+    """The list's first record in a markup of its own, right before the list: a lead story over a
+    news list, a "best match" box over the results. A block just before the list's first block (or
+    before the container that opens with it) holding one title link that reads as a title by its own
+    words, to an address like the list's
+    (the same host, under the path most of its records share), that is not one of theirs nor this
+    page again (sorted or filtered otherwise), and text beside it as a record shows (a teaser, a
+    date)."""
+    node = members[0]
+    for _ in range(3):
+        sibling = node.prev
+        while sibling is not None and not (
+            sibling.is_element_node and visible_text(sibling) and not hidden(sibling)
+        ):
+            sibling = sibling.prev  # text between blocks, a rule, an empty or a hidden block
+        if sibling is not None:
+            return sibling if _reads_as_lead(sibling, members, title_ids, hidden, base) else None
+        parent = node.parent
+        if parent is None or parent.tag in ("body", "html"):
+            return None
+        node = parent
+    return None
+
+
+def _reads_as_lead(
+    block: LexborNode, members: list[LexborNode], title_ids: set[int], hidden: HiddenIndex, base: str
+) -> bool:
+    if block.tag in _HEADINGS or block.tag in ("nav", "aside", "header", "footer", "form") or hidden(block):
+        return False
+    links = [a for a in block.css("a[href]") if a.mem_id in title_ids]
+    urls = {absolute_url(a.attributes.get("href"), base) for a in links}
+    if len(urls) != 1 or None in urls or not any(_title_like(_link_title(a)) for a in links):
+        return False  # (a link titled only by a heading beside it: "Sort by" over "Date")
+    if any(named_chrome(n) for n in (block, *block.css("[class], [id]"))):
+        return False  # a box of chosen filters ("Clear filters"), a promotion, a related box
+    (url,) = urls
+    theirs = [
+        absolute_url(link.attributes.get("href"), base)
+        for m in members[:24]
+        if (link := _title_link(m, title_ids)) is not None
+    ]
+    if url in theirs or not _under_their_path(url, [u for u in theirs if u]):
+        return False
+    if urlsplit(url).path == urlsplit(base).path:
+        return False  # this page again, sorted or filtered otherwise: no record
+    text = visible_text(block)
+    linked = sum(len(visible_text(a)) for a in block.css("a[href]"))
+    return len(text) - linked >= 15 or _date([block])[0] is not None
+
+
+def _under_their_path(url: str, theirs: list[str]) -> bool:
+    """Whether ``url`` is on the host of most of ``theirs`` and under the longest path most of them
+    share ("/article/" of "/article/1", "/article/2"; nothing but the host for a site's own pages)."""
+    if not theirs:
+        return False
+    split = urlsplit(url)
+    parts = [urlsplit(u) for u in theirs]
+    if sum(1 for p in parts if p.netloc == split.netloc) * 2 < len(parts):
+        return False
+    shared: list[str] = []
+    depth = 0
+    while True:
+        counts = Counter(
+            tuple(segments[: depth + 1])
+            for p in parts
+            if len(segments := [x for x in p.path.split("/") if x]) > depth + 1
+        )
+        if not counts:
+            break
+        prefix, n = counts.most_common(1)[0]
+        if n * 2 < len(parts):
+            break
+        shared = list(prefix)
+        depth += 1
+    mine = [x for x in split.path.split("/") if x]
+    return mine[: len(shared)] == shared and len(mine) > len(shared)
 
 
 #: A note of a document's type and size closing a link's text: "(PDF, 2,3 MB)", "[DOCX 45 kB]", "(1.2 MB)".
