@@ -664,11 +664,11 @@ def _reads_as_lead(
         return False
     links = [a for a in block.css("a[href]") if a.mem_id in title_ids]
     urls = {absolute_url(a.attributes.get("href"), base) for a in links}
-    if len(urls) != 1 or None in urls or not any(_title_like(_link_title(a)) for a in links):
+    url = urls.pop() if len(urls) == 1 else None
+    if url is None or not any(_title_like(_link_title(a)) for a in links):
         return False  # (a link titled only by a heading beside it: "Sort by" over "Date")
     if any(named_chrome(n) for n in (block, *block.css("[class], [id]"))):
         return False  # a box of chosen filters ("Clear filters"), a promotion, a related box
-    (url,) = urls
     theirs = [
         absolute_url(link.attributes.get("href"), base)
         for m in members[:24]
