@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.in_process import Exited, cli_main
 from tests.warm_cache import fresh_cache
 
 pytestmark = pytest.mark.browser
@@ -33,6 +34,14 @@ def curllm(*args: str, tmp: Path) -> subprocess.CompletedProcess:
     return out
 
 
+def here(*args: str, tmp: Path) -> Exited:
+    """``curllm ARGS`` by its console entry point in this process (`cli_main`: the same parsing, run,
+    output and exit code): the further cases of a contract a real process shows."""
+    out = cli_main(args, env={"CURLLM_CACHE_DIR": str(fresh_cache(tmp / "cache"))})
+    assert "Traceback" not in out.stderr, out.stderr
+    return out
+
+
 @pytest.mark.parametrize(
     "instruction, lo, hi",
     [
@@ -43,7 +52,9 @@ def curllm(*args: str, tmp: Path) -> subprocess.CompletedProcess:
     ],
 )
 def test_exactly_the_products_in_the_price_range(browser_path, site_url, tmp_path, instruction, lo, hi):
-    out = curllm(instruction, "--url", site_url + "/", "--format", "json", tmp=tmp_path)
+    """The first wording in a real `curllm` process, the others by its entry point in this process."""
+    run = curllm if instruction.startswith("find") else here
+    out = run(instruction, "--url", site_url + "/", "--format", "json", tmp=tmp_path)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     products = result["data"]["products"]
@@ -69,7 +80,7 @@ def test_csv_and_jsonl_output(browser_path, site_url, tmp_path):
     out = curllm("find products under 50 zł", "--url", site_url + "/", "--format", "csv", tmp=tmp_path)
     lines = out.stdout.splitlines()
     assert lines[0].startswith("name,price,currency,url") and len(lines) == 1 + len(catalog_names(hi=50))
-    out = curllm("find products under 50 zł", "--url", site_url + "/", "--format", "jsonl", tmp=tmp_path)
+    out = here("find products under 50 zł", "--url", site_url + "/", "--format", "jsonl", tmp=tmp_path)
     assert sorted(json.loads(line)["name"] for line in out.stdout.splitlines()) == catalog_names(hi=50)
 
 
