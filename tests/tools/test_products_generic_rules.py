@@ -167,6 +167,45 @@ def test_a_per_piece_price_is_the_price_when_nothing_else_is():
     ]
 
 
+# --- a price for members or card holders only --------------------------------------------------------
+
+CONDITIONAL_CASES = [
+    # (language, price markup, the price anyone pays, currency)
+    (
+        "en",
+        '<span class="price-regular">$29.99</span> <span class="price-member">Member price $24.99</span>',
+        29.99,
+        "USD",
+    ),
+    ("en", "<span>Members</span> <span>$24.99</span> <span>$29.99</span>", 29.99, "USD"),
+    ("en", "<p>£12.00</p><p><small>Club card price</small> <b>£9.50</b></p>", 12.0, "GBP"),
+    ("pl", "<span>129,99 zł</span> <span>Cena klubowa:</span> <span>99,99 zł</span>", 129.99, "PLN"),
+    (
+        "pl",
+        "<div><em>Z kartą</em> <strong>89,99 zł</strong></div><div><strong>109,99 zł</strong></div>",
+        109.99,
+        "PLN",
+    ),
+    ("de", "<span>Mitgliederpreis</span> <span>19,99 €</span> <span>24,99 €</span>", 24.99, "EUR"),
+    ("de", '<span>24,99 €</span> <span class="preis-mitglied">21,99 €</span>', 24.99, "EUR"),
+    ("fr", "<span>Prix adhérent</span> <span>45,00 €</span> <span>49,90 €</span>", 49.9, "EUR"),
+    # a sale price for everyone stays the price to pay
+    ("en", "<span>Sale $19.99</span> <s>$29.99</s> <span>Member price $17.99</span>", 19.99, "USD"),
+    # shown for members only: that is the price
+    ("en", "<span>Member price</span> <span>$24.99</span>", 24.99, "USD"),
+]
+
+
+@pytest.mark.parametrize(
+    "lang, price_html, price, currency", CONDITIONAL_CASES, ids=[c[1][:40] for c in CONDITIONAL_CASES]
+)
+def test_a_price_for_members_only_is_not_the_price_when_another_is_shown(lang, price_html, price, currency):
+    """A member's, club card's or loyalty price is conditional: the price anyone pays is the other
+    price the card shows, unless none is."""
+    products = extract(cards(*(li(f"Article {i}", price_html) for i in range(3))))
+    assert got(products, "price", "currency") == [(price, currency)] * 3
+
+
 # --- prices before tax, and a price with shipping extra ------------------------------------------------
 
 NET_CASES = [

@@ -13,6 +13,8 @@ matched as whole words so that ``a-text-bold`` is not "old"):
 - ``net``: a price before tax ("£4.17 ex VAT", "netto", "HT", "（税抜）", a column headed "Ex VAT"): the price only
   when no price with tax is shown;
 - ``other``: another seller's or condition's offer ("Andere Angebote", "more buying choices");
+- ``conditional``: a price for members or card holders only ("Member price", "Mitgliederpreis", "cena
+  klubowa", "prix adhérent"): the price only when no other is shown;
 - ``piece``: a price per piece or pack ("/ szt.", "/ Unit"): the price only when nothing else is;
 - ``unit``: a price per measure or per month ("/kg", "/100 g", "1 l = ...", "mtl."): never the price;
 - ``shipping``: postage or delivery ("+ 4,90 € Versand", "+£35.27 postage"): never the price; a price
@@ -36,8 +38,9 @@ OTHER = "other"
 PIECE = "piece"
 UNIT = "unit"
 SHIPPING = "shipping"
+CONDITIONAL = "conditional"
 #: Roles that can be a product's price, best first (the others never are).
-PRICE_ROLES = (CURRENT, NET, OTHER, PIECE, REGULAR)
+PRICE_ROLES = (CURRENT, NET, OTHER, PIECE, REGULAR, CONDITIONAL)
 
 _REGULAR_WORDS = (
     # en
@@ -70,6 +73,16 @@ _OTHER_WORDS = (
     "other offers", "other sellers", "more buying choices", "used from", "new from", "refurbished from",
     "andere angebote", "weitere angebote", "gebraucht ab", "gebraucht", "neu ab",
     "inne oferty", "używany", "uzywany", "autres offres", "d'occasion", "occasion dès",
+)  # fmt: skip
+_CONDITIONAL_WORDS = (
+    "member price", "members price", "member's price", "members' price", "member", "members", "for members",
+    "club price", "card price", "with card", "with club card", "loyalty price", "with subscription",
+    "subscribe & save", "subscribe and save", "mitgliederpreis", "für mitglieder", "mitglieder", "clubpreis",
+    "kartenpreis", "mit karte", "mit kundenkarte", "cena klubowa", "dla członków", "z kartą", "cena z kartą",
+    "z kartą klubową", "cena w aplikacji", "w aplikacji", "z aplikacją", "prix adhérent", "prix adhérents",
+    "prix membre", "avec la carte", "prix carte", "prix fidélité", "precio socio", "precio para socios",
+    "para socios", "con tarjeta", "prezzo soci", "prezzo socio", "per i soci", "con carta", "con la carta",
+    "ledenprijs", "voor leden", "met klantenkaart", "met bonuskaart",
 )  # fmt: skip
 _SHIPPING_WORDS = (
     "shipping", "postage", "delivery", "p&p", "s&h", "shipping & handling", "freight",
@@ -118,6 +131,7 @@ _DIGIT_RE = re.compile(r"\d")
 _FROM = r"(?:\W+(?:from|od|ab|dès|desde|da|vanaf))?"
 _BEFORE_RES = {
     SHIPPING: re.compile(rf"(?:^|\s|\()\+\s*$|(?<!{_W})(?:{_alternation(_SHIPPING_WORDS)}){_FROM}\W*$", re.I),
+    CONDITIONAL: re.compile(rf"(?<!{_W})(?:{_alternation(_CONDITIONAL_WORDS)})\W*$", re.I),
     REFERENCE: re.compile(
         rf"(?<!{_W})(?:{_alternation(_REFERENCE_WORDS)})(?!{_W})|^\W*(?:{_alternation(_DAYS)})(?!{_W})", re.I
     ),
@@ -191,6 +205,9 @@ _REGULAR_TOKENS = frozenset(
 )
 _UNIT_TOKENS = frozenset("unitprice baseprice grundpreis perunit ppu priceperunit basisprice".split())
 _SHIPPING_TOKENS = frozenset("shipping delivery postage versand dostawa livraison freight".split())
+_CONDITIONAL_TOKENS = frozenset(
+    "member members memberprice clubprice loyalty loyaltyprice mitglied mitglieder klubowa adherent".split()
+)
 _PRICE_TOKEN_RE = re.compile(r"price|preis|cena|prix|prezzo|precio|amount|cost", re.IGNORECASE)
 
 
@@ -233,7 +250,7 @@ def _role_tokens(flags: str) -> frozenset:
 def markup(node: LexborNode) -> tuple[str | None, bool]:
     """What an element's own markup says of the prices in it: (role, price-classed). The role is
     ``regular`` when struck through or classed old, ``unit`` when classed per unit, ``shipping``,
-    or None; price-classed when a class, itemprop, test id or id names a price."""
+    ``conditional`` when classed for members, or None; price-classed when a class, itemprop, test id or id names a price."""
     attrs = node.attributes
     if not attrs:
         return (REGULAR if node.tag in ("s", "del", "strike") else None), False
@@ -260,6 +277,8 @@ def markup(node: LexborNode) -> tuple[str | None, bool]:
         return UNIT, classed
     if tokens & _REGULAR_TOKENS:
         return REGULAR, classed
+    if tokens & _CONDITIONAL_TOKENS:
+        return CONDITIONAL, classed
     return None, classed
 
 
