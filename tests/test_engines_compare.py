@@ -12,9 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
-from curllm_core.browser import Browser
 from curllm_core.events import EventBus
 from curllm_core.executor import RunOptions
 from curllm_core.policy import NetworkPolicy
@@ -39,11 +37,10 @@ PAGES = {
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def runner(browser_path):
-    browser = Browser(browser_path)
-    yield Runner(browser=browser)
-    await browser.close()
+@pytest.fixture(scope="module")
+def runner(curllm_browser):
+    """A Runner over the session's browser (`curllm_browser`: one Chromium for every module)."""
+    return Runner(browser=curllm_browser)
 
 
 #: The browser's answers by (instruction, URL): the reference every engine is compared with, read

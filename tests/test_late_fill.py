@@ -10,9 +10,7 @@ import subprocess
 import sys
 
 import pytest
-import pytest_asyncio
 
-from curllm_core.browser import Browser
 from curllm_core.events import EventBus
 from curllm_core.executor import RunOptions
 from curllm_core.policy import NetworkPolicy
@@ -25,11 +23,10 @@ pytestmark = pytest.mark.browser
 ONLY_HERE = NetworkPolicy(allow=("127.0.0.1",))
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def runner(browser_path):
-    browser = Browser(browser_path)
-    yield Runner(browser=browser)
-    await browser.close()
+@pytest.fixture(scope="module")
+def runner(curllm_browser):
+    """A Runner over the session's browser (`curllm_browser`: one Chromium for every module)."""
+    return Runner(browser=curllm_browser)
 
 
 async def run(runner: Runner, instruction: str, url: str, engine: str) -> tuple[dict, list[dict]]:

@@ -1,7 +1,8 @@
 """Documents whose declared charset is missing or wrong, opened by the real browser layer.
 
 A stdlib server on 127.0.0.1 sends each page's bytes with the Content-Type given for it; the page
-is opened through `Session.open` (as every task does) and its text read back from the DOM.
+is opened through `Session.open` (as every task does), in a session of its own in the session's
+browser (`curllm_browser`), and its text read back from the DOM.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from curllm_core.browser import Browser, BrowserOptions
+from curllm_core.browser import BrowserOptions
 from curllm_core.policy import NetworkPolicy
 
 pytestmark = pytest.mark.browser
@@ -84,47 +85,41 @@ async def shown(session, url: str) -> str:
     ],
     ids=["default", "load-images", "policy"],
 )
-async def test_documents_read_with_the_charset_their_bytes_show(browser_path, server, options, policy):
-    browser = Browser()
+async def test_documents_read_with_the_charset_their_bytes_show(curllm_browser, server, options, policy):
+    session = await curllm_browser.new_session(options, policy)
     try:
-        session = await browser.new_session(options, policy)
         for path, (_, _, text) in PAGES.items():
             assert await shown(session, server + path) == text, path
         # The page keeps its own URL, and its scripts see the right characters.
         assert session.page.url == server + "/utf8-declared"
         await session.open(server + "/meta-utf8-latin1")
         assert await session.page.evaluate("document.characterSet") == "windows-1252"
-        await session.close()
     finally:
-        await browser.close()
+        await session.close()
 
 
-async def test_saved_files_with_a_wrong_declaration(browser_path, tmp_path):
+async def test_saved_files_with_a_wrong_declaration(curllm_browser, tmp_path):
     wrong = tmp_path / "wrong.html"
     wrong.write_bytes(doc(FR, '<meta charset="utf-8">').encode("cp1252"))
     right = tmp_path / "right.html"
     right.write_bytes(doc(PL, '<meta charset="utf-8">').encode())
-    browser = Browser()
+    session = await curllm_browser.new_session()
     try:
-        session = await browser.new_session()
         assert await shown(session, str(wrong)) == FR
         assert session.page.url == wrong.as_uri()
         assert await shown(session, str(right)) == PL
-        await session.close()
     finally:
-        await browser.close()
+        await session.close()
 
 
 @pytest.mark.parametrize(
     "policy", [NetworkPolicy(), NetworkPolicy(allow=("127.0.0.1",))], ids=["default", "policy"]
 )
-async def test_the_target_of_a_redirect(browser_path, server, policy):
-    browser = Browser()
+async def test_the_target_of_a_redirect(curllm_browser, server, policy):
+    session = await curllm_browser.new_session(BrowserOptions(), policy)
     try:
-        session = await browser.new_session(BrowserOptions(), policy)
         # Chromium does not route the hops it follows: the target is opened again, through the route.
         assert await shown(session, server + "/redirect") == PL
         assert session.page.url == server + "/no-charset-utf8"
-        await session.close()
     finally:
-        await browser.close()
+        await session.close()

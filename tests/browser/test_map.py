@@ -7,9 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-import pytest_asyncio
 
-from curllm_core.browser import Browser
 from curllm_core.events import EventBus, events_schema
 from curllm_core.executor import RunOptions, execute
 from curllm_core.plan import check_plan
@@ -57,11 +55,10 @@ def registry():
     return r
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def browser(browser_path):
-    b = Browser()
-    yield b
-    await b.close()
+@pytest.fixture(scope="module")
+def browser(curllm_browser):
+    """The session's browser (`curllm_browser`: one Chromium for every module)."""
+    return curllm_browser
 
 
 @pytest.fixture(scope="module")
