@@ -141,6 +141,9 @@ def _never_the_users_cache_or_config(_private_dirs, monkeypatch):
     cache, config = _private_dirs
     monkeypatch.setenv("CURLLM_CACHE_DIR", str(cache))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    # litellm imported by a test itself (not through curllm, which sets this) would otherwise fetch
+    # its price list from GitHub, and wait ~7 s of retries where there is no network.
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     for name in ("CURLLM_CONFIG", "CURLLM_DEFAULT_URL", "CURLLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
 
