@@ -206,6 +206,38 @@ def test_a_price_for_members_only_is_not_the_price_when_another_is_shown(lang, p
     assert got(products, "price", "currency") == [(price, currency)] * 3
 
 
+# --- prices by quantity --------------------------------------------------------------------------------
+
+TIER_CASES = [
+    # (language, price markup, the price of one, currency)
+    (
+        "de",
+        "<table><tr><td>ab 1 Stk.</td><td>4,99 €</td></tr><tr><td>ab 10 Stk.</td><td>3,99 €</td></tr></table>",
+        4.99,
+        "EUR",
+    ),
+    ("pl", "<div>od 1 szt. 12,50 zł</div><div>od 50 szt. 9,90 zł</div>", 12.5, "PLN"),
+    ("pl", "<p>1 szt.: <b>12,50 zł</b></p><p>50 szt.: <b>9,90 zł</b></p>", 12.5, "PLN"),
+    ("en", "<ul><li>1 pc: $2.40</li><li>25 pcs: $1.95</li><li>100 pcs: $1.60</li></ul>", 2.4, "USD"),
+    (
+        "en",
+        "<p><span>1-9 units</span> <b>$8.00</b></p><p><span>10+ units</span> <b>$6.50</b></p>",
+        8.0,
+        "USD",
+    ),
+    # a price for everyone, and a cheaper one for a quantity: the first
+    ("de", "<span>5,49 €</span> <small>ab 20 Stk. 4,29 €</small>", 5.49, "EUR"),
+]
+
+
+@pytest.mark.parametrize("lang, price_html, price, currency", TIER_CASES, ids=[c[1][:40] for c in TIER_CASES])
+def test_prices_by_quantity_give_the_price_of_the_smallest(lang, price_html, price, currency):
+    """A table of prices by quantity (office and trade shops): the first row's, for one piece or the
+    smallest quantity, is the price; a lower one for fifty is no reduction."""
+    products = extract(cards(*(li(f"Artikel {i}", price_html) for i in range(3))))
+    assert got(products, "price", "currency") == [(price, currency)] * 3
+
+
 # --- prices before tax, and a price with shipping extra ------------------------------------------------
 
 NET_CASES = [

@@ -13,6 +13,8 @@ matched as whole words so that ``a-text-bold`` is not "old"):
 - ``net``: a price before tax ("£4.17 ex VAT", "netto", "HT", "（税抜）", a column headed "Ex VAT"): the price only
   when no price with tax is shown;
 - ``other``: another seller's or condition's offer ("Andere Angebote", "more buying choices");
+- ``tier``: a price for a quantity ("ab 10 Stk. 3,99 €", "od 10 szt.", "10 pcs: $3.99"): of several,
+  the first shown (the smallest quantity's) is the price, not the lowest;
 - ``conditional``: a price for members or card holders only ("Member price", "Mitgliederpreis", "cena
   klubowa", "prix adhérent"): the price only when no other is shown;
 - ``piece``: a price per piece or pack ("/ szt.", "/ Unit"): the price only when nothing else is;
@@ -39,8 +41,9 @@ PIECE = "piece"
 UNIT = "unit"
 SHIPPING = "shipping"
 CONDITIONAL = "conditional"
+TIER = "tier"
 #: Roles that can be a product's price, best first (the others never are).
-PRICE_ROLES = (CURRENT, NET, OTHER, PIECE, REGULAR, CONDITIONAL)
+PRICE_ROLES = (CURRENT, TIER, NET, OTHER, PIECE, REGULAR, CONDITIONAL)
 
 _REGULAR_WORDS = (
     # en
@@ -132,6 +135,8 @@ _FROM = r"(?:\W+(?:from|od|ab|dès|desde|da|vanaf))?"
 _BEFORE_RES = {
     SHIPPING: re.compile(rf"(?:^|\s|\()\+\s*$|(?<!{_W})(?:{_alternation(_SHIPPING_WORDS)}){_FROM}\W*$", re.I),
     CONDITIONAL: re.compile(rf"(?<!{_W})(?:{_alternation(_CONDITIONAL_WORDS)})\W*$", re.I),
+    # Nothing but pieces since the quantity before it: "ab 10 Stk. 3,99 €", "10 pcs: $3.99".
+    TIER: re.compile(rf"(?:^\W*|\d\+?\s*)(?:{_alternation(_PIECES)})(?!{_W})[.:\s]*$", re.I),
     REFERENCE: re.compile(
         rf"(?<!{_W})(?:{_alternation(_REFERENCE_WORDS)})(?!{_W})|^\W*(?:{_alternation(_DAYS)})(?!{_W})", re.I
     ),

@@ -36,7 +36,7 @@ from ._html import (
     strip_junk,
     visible_text,
 )
-from ._price_roles import CURRENT, REGULAR, markup, price_classed, text_role
+from ._price_roles import CURRENT, REGULAR, TIER, markup, price_classed, text_role
 from ._product_data import fold, jsonld_product, meta_product, microdata_product, same_page
 from ._product_ids import OWN_NUMBER, address_number, is_code, labelled
 from ._product_words import (
@@ -280,6 +280,8 @@ def _price_role(el: LexborNode, before: str, after: str, own_before: str = "") -
     if NEXT_LABEL.search(after):
         after = ""  # the word is the next price's label, not this one's
     role = text_role(before, after)
+    if role == TIER:
+        return None  # a product page's table of prices by quantity: its first row is the price
     if role == _NET and (_NET_BESIDE_RE.search(after[:8]) or _NET_BESIDE_RE.search(before[-8:])):
         return _NET_BESIDE
     return role
