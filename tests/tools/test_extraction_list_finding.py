@@ -721,3 +721,74 @@ def test_a_box_before_the_list_that_is_no_record_of_it_stays_out(box, lang):
     html = f"<html><body><main><h1>{words['menu'][1]}</h1>{before}<ul>{rest}</ul></main></body></html>"
     out = articles_generic.extract(html, "https://site.example/search?q=x")
     assert [a["title"] for a in out["articles"]] == titles, html
+
+
+CRUMBS = {"en": ("Home", "Garden"), "pl": ("Start", "Ogród"), "de": ("Start", "Garten")}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "crumbs, title",
+    [
+        (
+            '<div class="path"><a href="/">{0}</a> › <a href="/g">{1}</a> › <a href="/g/h">{2}</a></div>',
+            '<a href="/guide/{i}"><h2>{t}</h2></a>',
+        ),
+        (
+            '<ol class="crumbs"><li><a href="/">{0}</a></li><li><a href="/g">{1}</a></li><li><a href="/g/h">{2}</a></li></ol>',
+            '<a class="result-link" href="/guide/{i}"><h3 class="t">{t}</h3><span>/guide/{i}</span></a>',
+        ),
+        (
+            '<nav><a href="/g">{1}</a> / <a href="/g/h">{2}</a></nav>',
+            '<a href="/guide/{i}"><span role="heading" aria-level="2">{t}</span></a>',
+        ),
+    ],
+)
+def test_a_link_holding_the_records_heading_titles_it_not_the_breadcrumb_above(crumbs, title, lang):
+    """Each result under a breadcrumb whose last link reads as a title ("News Sports", another on each
+    record), its own title a link holding a heading: the link holding the heading titles the record."""
+    words = WORDS[lang]
+    titles = words["titles"][:5]
+    menu = words["menu"]
+    records = "".join(
+        f'<div class="result">{crumbs.format(*CRUMBS[lang], f"{menu[i + 1]} {menu[i + 2]}")}'
+        f"{title.format(i=i, t=t)}<p>{words['snippet']}</p></div>"
+        for i, t in enumerate(titles)
+    )
+    html = f"<html><body><main><h1>{words['menu'][1]}</h1>{records}</main></body></html>"
+    out = articles_generic.extract(html, "https://site.example/search")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://site.example/guide/{i}") for i, t in enumerate(titles)
+    ], html
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "story, video",
+    [
+        (
+            '<div class="hit-article"><h3><a href="/a/{i}">{t}</a></h3><p>{snippet}</p><span>{date}</span></div>',
+            '<div class="hit-video"><a class="thumb" href="/v/{i}"><img src="/v/{i}.jpg" alt=""><span>4:1{i}</span></a>'
+            '<h3><a href="/v/{i}">{t}</a></h3><span>{date}</span></div>',
+        ),
+        (
+            '<li class="story"><div class="body"><h2 class="title"><a href="/a/{i}">{t}</a></h2><p>{snippet}</p></div></li>',
+            '<li class="clip"><div class="body"><h2 class="title"><a href="/v/{i}">{t}</a></h2></div></li>',
+        ),
+        (
+            '<article class="type-post"><header><h4><a href="/a/{i}">{t}</a></h4></header><p>{snippet}</p></article>',
+            '<article class="type-gallery"><header><h4><a href="/v/{i}">{t}</a></h4></header><figure><img src="/g.jpg" alt=""></figure></article>',
+        ),
+    ],
+)
+def test_records_of_two_kinds_in_one_list_are_all_its_records(story, video, lang):
+    """A list of articles with two videos (or galleries) among them, classed otherwise and shaped
+    otherwise, their title links at the same place: every record, in page order."""
+    words = WORDS[lang]
+    titles = words["titles"][:7]
+    fill = {"snippet": words["snippet"], "date": words["date"]}
+    blocks = "".join((video if i in (2, 5) else story).format(i=i, t=t, **fill) for i, t in enumerate(titles))
+    wrap = "ul" if story.startswith("<li") else "div"
+    html = f"<html><body><main><h1>{words['menu'][1]}</h1><{wrap} class='hits'>{blocks}</{wrap}></main></body></html>"
+    out = articles_generic.extract(html, "https://site.example/search")
+    assert [a["title"] for a in out["articles"]] == titles, html

@@ -264,11 +264,15 @@ def _runs_script(link: LexborNode) -> bool:
 
 
 def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
-    # A link to an address before one that runs a script.
+    """The record's title link: one in a heading or holding one (``<a><h2>…</h2></a>``, not a
+    breadcrumb's link above it), else one named a title, else the first; a link to an address
+    before one that runs a script."""
     links = sorted((a for a in member.css("a[href]") if a.mem_id in title_ids), key=_runs_script)
     if not links:
         return None
     for link in links:
+        if link.css_first("h1, h2, h3, h4, h5, h6, [role=heading]") is not None:
+            return link
         node: LexborNode | None = link
         for _ in range(4):
             node = node.parent if node is not None else None

@@ -513,6 +513,28 @@ def _siblings_alike(members: list[LexborNode]) -> list[LexborNode]:
     return out
 
 
+def _kin(
+    members: list[LexborNode], path: tuple, title_ids: set[int], hidden: HiddenIndex
+) -> list[LexborNode]:
+    """Blocks of another kind in the list (a video among articles, classed otherwise): next to the
+    members, of their tag, holding a title link at the very place theirs hold it."""
+    ids = {m.mem_id for m in members}
+    seen: set[int] = set()
+    kin: list[LexborNode] = []
+    for member in members:
+        parent = member.parent
+        if parent is None or parent.mem_id in seen:
+            continue
+        seen.add(parent.mem_id)
+        for child in _children(parent):
+            if child.mem_id in ids or child.tag != member.tag or hidden(child):
+                continue
+            links = [a for a in child.css("a[href]") if a.mem_id in title_ids]
+            if links and not several_items(child, title_ids) and any(_path(child, a) == path for a in links):
+                kin.append(child)
+    return kin
+
+
 def _header_row(node: LexborNode) -> bool:
     """A table's row of header cells only: it takes no turn among the rows."""
     cells = [c for c in _children(node) if c.tag in ("td", "th")]
@@ -558,8 +580,15 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
     if choice is None:
         return None, []
     title_ids = _anchor_ids(title_links)
+    anchored = {m.mem_id for m in choice.members}
+    if choice.kind == "posts":
+        path = _common_path(choice.members, [a for a in title_links if _inside_any(a, anchored)])
+    else:
+        path = _common_path(choice.members, [b for b in bodies if _inside_any(b, anchored)])
     members = [m for m in _siblings_alike(choice.members) if not hidden(m)]
     if choice.kind == "posts" and members:
+        if path is not None:
+            members += _kin(members, path, title_ids, hidden)
         lead = _lead_record(members, title_ids, hidden, base)
         if lead is not None:
             members.insert(0, lead)
@@ -572,11 +601,6 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
                 break
             titled_rows.add(node.mem_id)
             node = node.parent
-    anchored = {m.mem_id for m in choice.members}
-    if choice.kind == "posts":
-        path = _common_path(choice.members, [a for a in title_links if _inside_any(a, anchored)])
-    else:
-        path = _common_path(choice.members, [b for b in bodies if _inside_any(b, anchored)])
     body_ids = _anchor_ids(bodies)
     items: list[dict[str, Any]] = []
     for member in sorted(members, key=_doc_order(body)):
