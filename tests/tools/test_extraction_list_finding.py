@@ -792,3 +792,50 @@ def test_records_of_two_kinds_in_one_list_are_all_its_records(story, video, lang
     html = f"<html><body><main><h1>{words['menu'][1]}</h1><{wrap} class='hits'>{blocks}</{wrap}></main></body></html>"
     out = articles_generic.extract(html, "https://site.example/search")
     assert [a["title"] for a in out["articles"]] == titles, html
+
+
+SOURCE_TABLES = {  # (header of the people column, header of the titles column, people, titles)
+    "en": (
+        "Employer",
+        "Position",
+        ["Acme Ltd", "Globex", "Initech", "Umbrella plc"],
+        ["Warehouse operative", "Java developer", "Care assistant", "Electrician with licence"],
+    ),
+    "pl": (
+        "Pracodawca",
+        "Stanowisko",
+        ["Budimex Serwis", "Apteka Zdrowie", "Piekarnia Malinowski", "Hurtownia Elektro"],
+        ["Magazynier na zmiany", "Programista Java", "Opiekunka osób starszych", "Elektryk z uprawnieniami"],
+    ),
+    "de": (
+        "Autor",
+        "Titel",
+        ["Thomas Mann", "Hermann Hesse", "Günter Grass", "Heinrich Böll"],
+        ["Der Zauberberg", "Der Steppenwolf", "Die Blechtrommel", "Ansichten eines Clowns"],
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize("layout", ["th-row", "thead", "colspan"])
+def test_a_column_of_people_or_organisations_does_not_title_the_rows(layout, lang):
+    """A table whose first column links the employer or the author and whose second links the record:
+    the column headed "Employer", "Pracodawca", "Autor" holds no titles; the record's link titles it."""
+    who, what, people, titles = SOURCE_TABLES[lang]
+    head = f"<tr><th>{who}</th><th>{what}</th><th>2017</th></tr>"
+    if layout == "colspan":
+        head = f"<tr><th>{who}</th><th colspan='2'>{what}</th></tr>"
+    rows = "".join(
+        f'<tr><td><a href="/org/{i}">{p}</a></td><td><a href="/item/{i}">{t}</a></td><td>0{i + 1}.03.</td></tr>'
+        for i, (p, t) in enumerate(zip(people, titles, strict=True))
+    )
+    table = (
+        f"<table><thead>{head}</thead><tbody>{rows}</tbody></table>"
+        if layout == "thead"
+        else f"<table>{head}{rows}</table>"
+    )
+    html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1>{table}</main></body></html>"
+    out = articles_generic.extract(html, "https://site.example/list")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://site.example/item/{i}") for i, t in enumerate(titles)
+    ], html

@@ -243,16 +243,84 @@ def _direct_text(node: LexborNode) -> int:
     return total
 
 
+#: Headers of a table's column of people or organisations behind a record (who wrote, employs, sells):
+#: their links are no titles. A language's ordinary words, matched whole.
+_SOURCE_HEADER_RE = re.compile(
+    r"(?:employer|company|companies|author|authors|publisher|seller|organi[sz]ation|arbeitgeber|firma|"
+    r"unternehmen|autor|autoren|autorzy|verlag|anbieter|händler|pracodawca|wydawca|wydawnictwo|"
+    r"sprzedawca|arbetsgivare|företag|författare|employeur|entreprise|société|auteur|auteurs|éditeur|"
+    r"vendeur|empresa|editorial|vendedor|azienda|autore|editore|venditore|werkgever|bedrijf|uitgever|"
+    r"verkoper)",
+    re.IGNORECASE,
+)
+
+
+class _SourceColumns:
+    """Whether a link sits in a table cell under a header naming people or organisations
+    (`_SOURCE_HEADER_RE`: "Employer", "Arbeitgeber", "Autor"): a job table's employer column, a
+    catalogue's author column. Each table's header row is read once."""
+
+    def __init__(self) -> None:
+        self.headers: dict[int, list[str]] = {}
+
+    def __call__(self, link: LexborNode) -> bool:
+        cell: LexborNode | None = link.parent
+        for _ in range(3):
+            if cell is None or cell.tag == "td":
+                break
+            cell = cell.parent
+        if cell is None or cell.tag != "td":
+            return False
+        row = cell.parent
+        if row is None or row.tag != "tr":
+            return False
+        table = row.parent
+        while table is not None and table.tag != "table":
+            table = table.parent
+        if table is None:
+            return False
+        headers = self.headers.get(table.mem_id)
+        if headers is None:
+            headers = self.headers[table.mem_id] = _column_headers(table)
+        if not headers:
+            return False
+        column = 0
+        for sibling in _children(row):
+            if sibling.mem_id == cell.mem_id:
+                break
+            if sibling.tag in ("td", "th"):
+                column += _colspan(sibling)
+        return column < len(headers) and _SOURCE_HEADER_RE.fullmatch(headers[column]) is not None
+
+
+def _column_headers(table: LexborNode) -> list[str]:
+    """The header row's texts, one per column (a cell spanning columns repeated), or [] for none."""
+    head = next((r for r in table.css("tr") if r.css_first("th") is not None), None)
+    if head is None:
+        return []
+    out: list[str] = []
+    for cell in _children(head):
+        if cell.tag in ("td", "th"):
+            out += [visible_text(cell).strip(" :").casefold()] * _colspan(cell)
+    return out
+
+
+def _colspan(cell: LexborNode) -> int:
+    value = cell.attributes.get("colspan") or ""
+    return int(value) if value.isdigit() and 0 < int(value) < 100 else 1
+
+
 def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[LexborNode], dict[int, str]]:
     """The title links, and the titles of those titled by a heading beside them (`_headed_links`)."""
     # (link, its text folded, whether a title: None for no letters, whether in a heading)
     entries: list[tuple[LexborNode, str, bool | None, bool]] = []
+    in_source_column = _SourceColumns()
     for link in body.css("a[href]"):
         if not _target(link, scripts=True):
             continue
         text = _text(link)
         marked = _marked(link)
-        if marked == "author":
+        if marked == "author" or in_source_column(link):
             continue
         # One word or a reference is a title where the markup says so: a title or name class; a
         # reference ("owner/repo", "John 3:16") also a heading around it (one word there may be
