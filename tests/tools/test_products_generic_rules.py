@@ -1121,3 +1121,61 @@ def test_amounts_in_pence_on_a_page_priced_in_pounds(card):
     )
     products = extract(doc(wrap.format(tvs), "en"))
     assert got(products, "price", "currency") == [(199.0 + i, "EUR") for i in range(3)]
+
+
+VARIANT_CARDS = {
+    # language: (names, variant labels, price format)
+    "en": (
+        ["The Silent Lake", "A House of Clocks", "Winter Orchard", "Salt and Iron"],
+        ("Paperback", "Hardcover"),
+        "${:.2f}",
+    ),
+    "pl": (
+        ["Lalka", "Chłopi", "Ziemia obiecana", "Przedwiośnie"],
+        ("Okładka miękka", "Okładka twarda"),
+        "{:.2f} zł",
+    ),
+    "de": (
+        ["Der Zauberberg", "Buddenbrooks", "Der Steppenwolf", "Siddhartha"],
+        ("Taschenbuch", "Gebundene Ausgabe"),
+        "{:.2f} €",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize(
+    "variants",
+    [
+        '<ul class="formats">{}</ul>',
+        '<table class="sizes">{}</table>',
+        '<div class="options">{}</div>',
+    ],
+)
+def test_each_cards_formats_or_sizes_are_no_products_of_their_own(variants, lang):
+    """Cards of a title and a picture, each with a small list of its formats or sizes, a link and a
+    price each ("Paperback $12.99", "Hardcover $24.00"): the cards are the products, priced by their
+    first variant; the variants, saying the same words on every card, are not."""
+    names, labels, fmt = VARIANT_CARDS[lang]
+    row = {
+        "<ul": "<li><a href='{href}'>{label}</a> <span>{price}</span></li>",
+        "<ta": "<tr><td><a href='{href}'>{label}</a></td><td>{price}</td></tr>",
+        "<di": "<p><a href='{href}'>{label}</a> <b>{price}</b></p>",
+    }[variants[:3]]
+    cards = []
+    for i, name in enumerate(names):
+        prices = (10.0 + i, 20.0 + i)
+        rows = "".join(
+            row.format(
+                href=f"/p/{i}?v={k}",
+                label=label,
+                price=fmt.format(p).replace(".", "," if lang != "en" else "."),
+            )
+            for k, (label, p) in enumerate(zip(labels, prices, strict=True))
+        )
+        cards.append(
+            f'<div class="card"><a href="/p/{i}"><img src="/i/{i}.jpg" alt=""></a><h3><a href="/p/{i}">{name}</a></h3>'
+            f"{variants.format(rows)}</div>"
+        )
+    products = extract(doc(f"<main><h1>Shop</h1><div class='grid'>{''.join(cards)}</div></main>", lang))
+    assert got(products, "name", "price") == [(name, 10.0 + i) for i, name in enumerate(names)]

@@ -79,6 +79,7 @@ from ._html import (
     price_text,
     raw_text,
     strip_junk,
+    visible_text,
 )
 from ._price_roles import class_tokens
 from ._products import STATED_CURRENCIES_JS, PageCurrency, finish_products, stated_currencies
@@ -766,6 +767,40 @@ def _page_default(hits: list[_PriceHit], body: LexborNode, currency: str | PageC
     return default
 
 
+def _records_around_variants(groups: list[_Group], best: _Group, members: list[LexborNode]) -> _Group | None:
+    """The group of records holding the chosen blocks, when those are each record's variants: two or
+    more to a record, and their links say the same few words from record to record ("Paperback",
+    "Hardcover"; "S", "M", "L"), where products' names differ. The records are the closest blocks
+    holding all of them that also link outside them (a title, a picture)."""
+    labels = [visible_text(a) if (a := m.css_first("a[href]")) is not None else "" for m in members]
+    if len(members) < 2 * MIN_GROUP or len(set(labels)) * 2 > len(members):
+        return None
+    ids = {m.mem_id for m in members}
+    for group in sorted(groups, key=lambda g: -g.depth):
+        if group.depth >= best.depth or len(group.members) < MIN_GROUP:
+            continue
+        held = [sum(1 for n in g.traverse() if n.mem_id in ids) for g in group.members]
+        if (
+            all(n >= 2 for n in held)
+            and sum(held) == len(ids)
+            and all(map(_links_beside, group.members, [ids] * len(held)))
+        ):
+            return group
+    return None
+
+
+def _links_beside(record: LexborNode, variants: set[int]) -> bool:
+    """Whether the block links somewhere outside its variants (its title, its picture): a record, not
+    the list of its variants alone."""
+    for link in record.css("a[href]"):
+        node: LexborNode | None = link
+        while node is not None and node.mem_id != record.mem_id and node.mem_id not in variants:
+            node = node.parent
+        if node is not None and node.mem_id == record.mem_id:
+            return True
+    return False
+
+
 def detect_products(tree: LexborHTMLParser, base: str, currency: str | PageCurrency | None) -> list[dict]:
     """The product listing of a page (see the module docstring), as product dicts in page order.
 
@@ -818,6 +853,10 @@ def detect_products(tree: LexborHTMLParser, base: str, currency: str | PageCurre
         best, members, hits_of = group, candidates, candidate_hits
     if best is None:
         return []
+    outer = _records_around_variants(groups, best, members)
+    if outer is not None:  # the rows were each record's formats or sizes: the records are the listing
+        members = [m for m in _all_members(outer) if not strict_hidden(m)]
+        hits_of = _hits_by_member(hits, {m.mem_id for m in members})
     strangers = _unpriced_strangers(members, set(hits_of))
     products = []
     memo: dict[int, tuple[str | None, bool]] = {}
