@@ -255,7 +255,8 @@ def _role_tokens(flags: str) -> frozenset:
 def markup(node: LexborNode) -> tuple[str | None, bool]:
     """What an element's own markup says of the prices in it: (role, price-classed). The role is
     ``regular`` when struck through or classed old, ``unit`` when classed per unit, ``shipping``,
-    ``conditional`` when classed for members, or None; price-classed when a class, itemprop, test id or id names a price."""
+    ``conditional`` when classed for members, or None; price-classed when a class, itemprop, test id
+    or id names a price."""
     attrs = node.attributes
     if not attrs:
         return (REGULAR if node.tag in ("s", "del", "strike") else None), False

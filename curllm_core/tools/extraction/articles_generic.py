@@ -6,7 +6,9 @@ How the list is found (see `find_items`):
    count such as "145 comments", not a time such as "2 hours ago", not a bare URL) and that stand on
    their own (not a link inside a sentence; a line break ends the line, a note in brackets beside
    it is its source's). One word or a reference ("Iliad", "owner/repo") is a title when the markup
-   names the link a title or name; a link in a byline (classed author, byline) never is. A link that
+   names the link a title or name, or when it opens an entry that describes it ("Bauantrag" over
+   "Unterlagen und Gebühren"); a link in a byline (classed author, byline) or in a table column
+   headed for people or organisations ("Employer", "Autor") never is. A link that
    runs a script (``javascript:``, a form's postback) may be a title: its record opens on this page,
    which is its ``url``. A record titled by a heading without a link, whose
    link beside it shows no title (its address as text, a picture, a badge), has that link as its
@@ -16,8 +18,11 @@ How the list is found (see `find_items`):
 2. **Repeating blocks** around the anchors form groups, and **the list** is the group that reads most
    like a page's records, outside its chrome (`_list_choice`: `candidate_groups`, `best_group`).
 3. **The list's neighbours**: every block beside the chosen ones with their tag and first class name
-   belongs to it (an item whose title is too short to be an anchor), and rows of two kinds taking
-   turns (classed odd and even) are one list.
+   belongs to it (an item whose title is too short to be an anchor), and so does one of their tag
+   holding its title link at the very place they hold theirs (a video among articles, `_kin`); rows
+   of two kinds taking turns (classed odd and even) are one list; and a block right before the list
+   with one title link like theirs and a teaser is its first record (a lead story, a "best match"
+   box: `_lead_record`).
 4. **Every block** becomes an item: ``title`` and ``url`` from its title link (a heading's link
    first; a redirect link that carries its target in the query gives the target; a badge opening or
    closing the title in an element of its own, "NEW" or classed badge/pill/tag/label, left out), or for a comment

@@ -13,7 +13,9 @@ How the listing is found (see `detect_products`):
    whole card). Groups inside carousels, promotion boxes, filter boxes (price facets), navigation,
    headers, footers or asides count a quarter, so "recommended" strips lose to the real list; a lone banner ("free delivery
    from 200 zł") never repeats and never forms a group; a group where fewer than half the blocks
-   show a price (an infobox with two money rows) is no listing.
+   show a price (an infobox with two money rows) is no listing. Blocks that are each card's variants
+   (two or more to a card, saying the same words on every card: "Paperback", "Hardcover") give way
+   to the cards holding them.
 4. **Every block of the listing** — priced or not — becomes a product: its name (heading, name/title
    element, or the text of its main link), its main link (the URL most of its links point to), and
    its prices. A block without a price must be built like the priced ones (a header row of a
@@ -22,7 +24,8 @@ How the listing is found (see `detect_products`):
 **Prices.** Every price of a block gets a role from the words around it and its markup
 (`_price_roles`): the price to pay is ``price``; a struck-through or "was/UVP/statt/przed obniżką"
 price above it is ``price_regular``; shipping ("+ 4,90 € Versand"), per-measure and monthly prices
-("(3,50 €/kg)", "mtl.") never are the price; a range gives ``price`` (its lower bound) and
+("(3,50 €/kg)", "mtl.") never are the price; a price for members or card holders is the price only
+alone, and of prices by quantity ("ab 10 Stk.") the first; a range gives ``price`` (its lower bound) and
 ``price_upper``. Cents set apart in markup ("$19<sup>97</sup>") join their whole number. Two prices
 that nothing tells apart (a saved page has lost the CSS that struck one through) are a reduction: the
 lower is ``price``, the higher ``price_regular``, in either order; a class word about the typeface
