@@ -159,9 +159,11 @@ _HINT_RE = re.compile(
     + "|:[-–]"
 )
 # A number: digit groups with thousands separators (space, apostrophe, dot, comma) and an optional
-# decimal part, or plain digits with an optional decimal part; then an optional ",-" / ".–" (no cents).
+# decimal part, Indian grouping (lakh and crore: "1,29,999"), or plain digits with an optional
+# decimal part; then an optional ",-" / ".–" (no cents).
 _NUMBER_RE = re.compile(
-    r"(?<![\d.,])(?P<num>\d{1,3}(?:[ '’.,]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)(?P<dash>[.,][-–—])?"
+    r"(?<![\d.,])(?P<num>\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?(?!\d)"
+    r"|\d{1,3}(?:[ '’.,]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)(?P<dash>[.,][-–—])?"
 )
 # Pence: "18p", "55p each" (on a page priced in pounds; "1080p" is no price).
 _PENCE_RE = re.compile(r"(?<![\d.,£])(\d{1,2})p(?![^\W\d_])")

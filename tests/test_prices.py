@@ -110,6 +110,15 @@ def test_kronor_written_with_a_colon_and_a_dash():
     assert not has_currency_mark("12:30")
 
 
+def test_indian_digit_grouping_lakh_and_crore():
+    """Indian shops group digits by two above the thousands ("1,29,999" is 129,999): each comma groups."""
+    assert parse_price("₹1,29,999") == Price(129999.0, "INR")
+    assert parse_price("₹1,29,999.00") == Price(129999.0, "INR")
+    assert parse_price("Rs. 12,34,56,789") == Price(123456789.0, "INR")
+    assert parse_price("M.R.P.: ₹10,499") == Price(10499.0, "INR")  # plain thousands as before
+    assert parse_price("1,29 €") == Price(1.29, "EUR")  # two digits after one comma stay cents
+
+
 def test_pence_are_read_on_a_page_priced_in_pounds():
     assert parse_price("18p", "GBP") == Price(0.18, "GBP")
     assert parse_price("55p each", "GBP") == Price(0.55, "GBP")

@@ -1179,3 +1179,19 @@ def test_each_cards_formats_or_sizes_are_no_products_of_their_own(variants, lang
         )
     products = extract(doc(f"<main><h1>Shop</h1><div class='grid'>{''.join(cards)}</div></main>", lang))
     assert got(products, "name", "price") == [(name, 10.0 + i) for i, name in enumerate(names)]
+
+
+@pytest.mark.parametrize(
+    "price_html",
+    [
+        '<span class="selling">₹1,29,999</span> <span>M.R.P.: <del>₹1,49,999</del></span>',
+        "<b>Rs. 1,29,999</b> <s>Rs. 1,49,999</s>",
+        '<span class="price">₹ 1,29,999.00</span>',
+    ],
+)
+def test_prices_grouped_the_indian_way(price_html):
+    """A listing of an Indian shop: "₹1,29,999" is 129,999 rupees (lakh grouping), not 1.29."""
+    products = extract(
+        cards(*(li(f"Laptop model {i}", price_html) for i in range(3))), "https://shop.example.in/laptops"
+    )
+    assert got(products, "price", "currency") == [(129999.0, "INR")] * 3
