@@ -839,3 +839,22 @@ def test_a_column_of_people_or_organisations_does_not_title_the_rows(layout, lan
     assert [(a["title"], a["url"]) for a in out["articles"]] == [
         (t, f"https://site.example/item/{i}") for i, t in enumerate(titles)
     ], html
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+def test_a_directory_of_companies_keeps_its_company_column_as_titles(lang):
+    """A table headed "Company" / "Firma" / "Unternehmen" whose only links are the companies': they are
+    the records, titled by their names."""
+    who = {"en": "Company", "pl": "Firma", "de": "Unternehmen"}[lang]
+    people = {
+        "en": ["Acme Tools Ltd", "Globex Logistics", "Initech Software", "Umbrella Pharma plc"],
+        "pl": SOURCE_TABLES["pl"][2],
+        "de": ["Müller Bau GmbH", "Schmidt Elektro", "Weber Logistik", "Fischer Druck"],
+    }[lang]
+    rows = "".join(
+        f'<tr><td><a href="/org/{i}">{p}</a></td><td>Street {i}</td><td>+48 12 345 67 8{i}</td></tr>'
+        for i, p in enumerate(people)
+    )
+    html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1><table><tr><th>{who}</th><th>Address</th><th>Phone</th></tr>{rows}</table></main></body></html>"
+    out = articles_generic.extract(html, "https://site.example/companies")
+    assert [a["title"] for a in out["articles"]] == people, html

@@ -262,8 +262,9 @@ _SOURCE_HEADER_RE = re.compile(
 
 class _SourceColumns:
     """Whether a link sits in a table cell under a header naming people or organisations
-    (`_SOURCE_HEADER_RE`: "Employer", "Arbeitgeber", "Autor"): a job table's employer column, a
-    catalogue's author column. Each table's header row is read once."""
+    (`_SOURCE_HEADER_RE`: "Employer", "Arbeitgeber", "Autor") beside another title-like link of its
+    row: a job table's employer column, a catalogue's author column (a directory of companies, its
+    only links the companies', keeps them as titles). Each table's header row is read once."""
 
     def __init__(self) -> None:
         self.headers: dict[int, list[str]] = {}
@@ -295,7 +296,10 @@ class _SourceColumns:
                 break
             if sibling.tag in ("td", "th"):
                 column += _colspan(sibling)
-        return column < len(headers) and _SOURCE_HEADER_RE.fullmatch(headers[column]) is not None
+        if column >= len(headers) or _SOURCE_HEADER_RE.fullmatch(headers[column]) is None:
+            return False
+        # Only beside the record's own title: a directory of companies titles its rows by them.
+        return any(_title_like(_text(a)) and not _inside_any(a, {cell.mem_id}) for a in row.css("a[href]"))
 
 
 def _column_headers(table: LexborNode) -> list[str]:
