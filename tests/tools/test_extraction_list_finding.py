@@ -858,3 +858,69 @@ def test_a_directory_of_companies_keeps_its_company_column_as_titles(lang):
     html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1><table><tr><th>{who}</th><th>Address</th><th>Phone</th></tr>{rows}</table></main></body></html>"
     out = articles_generic.extract(html, "https://site.example/companies")
     assert [a["title"] for a in out["articles"]] == people, html
+
+
+LOCAL_TITLE_CLASSES = [  # (language, the class word for "title", titles, the other parts' words)
+    (
+        "pl",
+        "tytul",
+        ["Nowy wózek dla Kuby", "Operacja serca dla Zosi", "Schronisko dla psów", "Książki dla biblioteki"],
+        "Zebrano 1 200 zł z 5 000 zł",
+    ),
+    (
+        "de",
+        "titel",
+        ["Neuer Rollstuhl für Tom", "Herz-OP für Lena", "Tierheim in Leipzig", "Bücher für die Dorfbücherei"],
+        "1.200 € von 5.000 € gesammelt",
+    ),
+    (
+        "fr",
+        "titre",
+        ["Un fauteuil pour Léo", "Opération du cœur de Zoé", "Refuge pour chiens", "Des livres pour l'école"],
+        "1 200 € collectés sur 5 000 €",
+    ),
+    (
+        "it",
+        "titolo",
+        [
+            "Una carrozzina per Luca",
+            "Operazione al cuore di Sara",
+            "Rifugio per cani",
+            "Libri per la biblioteca",
+        ],
+        "Raccolti 1.200 € su 5.000 €",
+    ),
+    (
+        "es",
+        "titulo",
+        [
+            "Una silla para Pablo",
+            "Operación de corazón de Lucía",
+            "Refugio de perros",
+            "Libros para la escuela",
+        ],
+        "Recaudados 1.200 € de 5.000 €",
+    ),
+]
+
+
+@pytest.mark.parametrize("lang, word, titles, progress", LOCAL_TITLE_CLASSES)
+@pytest.mark.parametrize(
+    "card",
+    [
+        '<a class="card" href="/c/{i}"><img src="/i/{i}.jpg" alt=""><span class="card__{word}">{t}</span><span class="card__progress">{progress}</span><span class="card__count">{n} supporters</span></a>',
+        '<a class="tile" href="/c/{i}"><span class="tile-{word}">{t}</span> <small>{progress}</small> <em>{n}</em></a>',
+        '<a href="/c/{i}"><b class="{word}">{t}</b><span>{progress}</span></a>',
+    ],
+)
+def test_a_card_wide_link_is_titled_by_the_part_named_title_in_the_pages_language(
+    card, lang, word, titles, progress
+):
+    """Card-wide links made of inline parts, the title named in the site's language ("tytul", "titel",
+    "titre", "titolo", "titulo"): the named part titles the card, not all its words."""
+    cards = "".join(
+        card.format(i=i, t=t, word=word, progress=progress, n=100 + i) for i, t in enumerate(titles)
+    )
+    html = f"<html lang='{lang}'><body><main><h1>{titles[0].split()[0]}</h1><div class='grid'>{cards}</div></main></body></html>"
+    out = articles_generic.extract(html, "https://site.example/search")
+    assert [a["title"] for a in out["articles"]] == titles, html

@@ -31,9 +31,12 @@ HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading]"
 NAMED = ", ".join(
     f'[{attr}*="{word}" i]'
     for attr in ("class", "itemprop", "data-test", "data-testid")
-    for word in ("name", "title")
+    for word in ("name", "title", "titel", "titre", "titolo", "titulo", "tytul", "nazwa", "nombre", "naam")
 )
-_NAME_ATTR_RE = re.compile(r"(?<!sub)(name|title)", re.IGNORECASE)
+#: "name" and "title" in the languages class names are written in.
+_NAME_ATTR_RE = re.compile(
+    r"(?<!sub)(?<!unter)(name|title|titel|titre|titolo|titulo|tytul|nazwa|nombre|naam)", re.IGNORECASE
+)
 _DIGIT_RE = re.compile(r"\d")
 _RATING_RE = re.compile(
     r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|of|von|z|de|sur|su|/)\s*5(?![\d.,])", re.IGNORECASE

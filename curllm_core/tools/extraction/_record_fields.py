@@ -148,7 +148,9 @@ _AD_PARTS = frozenset(
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
-_TITLE_CLASS_RE = ClassWords(r"title|headline|subject|topic|heading")
+#: "title" in the languages class names are written in (Titel, titre, titolo, título, tytuł).
+_TITLE_WORDS = r"title|titel|titre|titolo|titulo|tytul"
+_TITLE_CLASS_RE = ClassWords(rf"{_TITLE_WORDS}|headline|subject|topic|heading")
 
 _BLOCK_TEXT_TAGS = frozenset({"p", "div", "span", "td", "li", "blockquote", "section", "article", "dd"})
 
@@ -293,8 +295,12 @@ def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
     return links[0]
 
 
-_TITLED_QUERY = "[class*=itle], [data-testid*=itle], [data-test*=itle], [itemprop*=itle]"
-_TITLED_RE = ClassWords(r"title")
+_TITLED_QUERY = ", ".join(
+    f"[{attr}*={part}]"
+    for attr in ("class", "data-testid", "data-test", "itemprop")
+    for part in ("itle", "itel", "itre", "itolo", "itulo", "ytul")
+)
+_TITLED_RE = ClassWords(_TITLE_WORDS)
 HEADING_LEVELS = 4  # how far up from a heading its record's block may start
 
 
@@ -376,7 +382,7 @@ _BLOCKS = (
     "div, p, section, h1, h2, h3, h4, h5, h6, ul, ol, li, dl, dt, dd, article, header, footer, table, "
     "figure, figcaption, blockquote, address"
 )
-_NAMED_RE = ClassWords(r"title|name|headline")
+_NAMED_RE = ClassWords(rf"{_TITLE_WORDS}|name|headline|nazwa|nombre|naam")
 
 
 def _link_title(link: LexborNode) -> str:
