@@ -481,6 +481,12 @@ class ClassWords:
 # --- hidden elements ------------------------------------------------------------------------------
 
 
+def colspan(cell: LexborNode) -> int:
+    """How many columns a table cell spans (its ``colspan``; 1 when absent or absurd)."""
+    value = cell.attributes.get("colspan") or ""
+    return int(value) if value.isdigit() and 0 < int(value) < 100 else 1
+
+
 def classes(node: LexborNode) -> list[str]:
     """The class tokens of ``node``."""
     cls = node.attributes.get("class")

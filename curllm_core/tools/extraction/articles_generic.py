@@ -54,6 +54,7 @@ from ._html import (
     PageShare,
     absolute_url,
     apply_limit,
+    colspan,
     page_base,
     page_html,
     parse_html,
@@ -295,7 +296,7 @@ class _SourceColumns:
             if sibling.mem_id == cell.mem_id:
                 break
             if sibling.tag in ("td", "th"):
-                column += _colspan(sibling)
+                column += colspan(sibling)
         if column >= len(headers) or _SOURCE_HEADER_RE.fullmatch(headers[column]) is None:
             return False
         # Only beside the record's own title: a directory of companies titles its rows by them.
@@ -310,13 +311,8 @@ def _column_headers(table: LexborNode) -> list[str]:
     out: list[str] = []
     for cell in _children(head):
         if cell.tag in ("td", "th"):
-            out += [visible_text(cell).strip(" :").casefold()] * _colspan(cell)
+            out += [visible_text(cell).strip(" :").casefold()] * colspan(cell)
     return out
-
-
-def _colspan(cell: LexborNode) -> int:
-    value = cell.attributes.get("colspan") or ""
-    return int(value) if value.isdigit() and 0 < int(value) < 100 else 1
 
 
 def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[LexborNode], dict[int, str]]:

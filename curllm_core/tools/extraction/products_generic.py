@@ -74,6 +74,7 @@ from ._html import (
     absolute_url,
     apply_limit,
     classes,
+    colspan,
     hidden_in_tree,
     page_base,
     page_html,
@@ -591,11 +592,6 @@ def _cell(node: LexborNode, row: LexborNode) -> LexborNode | None:
     return current if current is not None and current.tag in ("td", "th") else None
 
 
-def _span(cell: LexborNode) -> int:
-    value = cell.attributes.get("colspan") or ""
-    return int(value) if value.isdigit() and 0 < int(value) < 100 else 1
-
-
 def _column_header(cell: LexborNode, row: LexborNode) -> str:
     """The text of the header cell above ``cell`` of ``row`` in its table ("" if none)."""
     column = 0
@@ -603,7 +599,7 @@ def _column_header(cell: LexborNode, row: LexborNode) -> str:
         if sibling.mem_id == cell.mem_id:
             break
         if sibling.tag in ("td", "th"):
-            column += _span(sibling)
+            column += colspan(sibling)
     table = row.parent
     while table is not None and table.tag != "table":
         table = table.parent
@@ -616,9 +612,9 @@ def _column_header(cell: LexborNode, row: LexborNode) -> str:
     for head in header.iter():
         if head.tag not in ("td", "th"):
             continue
-        if start <= column < start + _span(head):
+        if start <= column < start + colspan(head):
             return collapse_space(head.text(deep=True))
-        start += _span(head)
+        start += colspan(head)
     return ""
 
 
