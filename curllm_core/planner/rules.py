@@ -60,7 +60,7 @@ from .steps import (
     facts_of_group,
     is_pager,
 )
-from .wanted import KIND_WORDS, kind_by_fields, refused_or_format, wanted_kind
+from .wanted import KIND_WORDS, RECORD_NOUNS, kind_by_fields, refused_or_format, wanted_kind
 
 #: The longest instruction the rule planner reads. Instructions are sentences; anything longer is not
 #: one, and reading untrusted text must stay bounded in time (every pass is linear, and this caps it).
@@ -227,7 +227,9 @@ def _read_facts(instruction: str, registry: Registry) -> tuple[Facts, list[tuple
     # A correction stands only when the word it gives is read (a fact's or a kind's word): one that
     # gives a word nothing reads ("positiven" as "position") is no correction; the word is quoted.
     used = fact_spans(read)[0] + [
-        (x.start(), x.end()) for rx in KIND_WORDS.values() for x in re.finditer(rx, fixed_text, re.I)
+        (x.start(), x.end())
+        for rx in [*KIND_WORDS.values(), RECORD_NOUNS]
+        for x in re.finditer(rx, fixed_text, re.I)
     ]
     idle = {i for i, (a, b) in enumerate(placed) if fixes[i][3] and not any(s < b and a < e for s, e in used)}
     if idle:

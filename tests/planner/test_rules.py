@@ -152,20 +152,20 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (
         SHOP,
         "events from 1 May 2024 to 7 May 2024",
-        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
-        "products",
+        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (ARTICLES, {})],
+        "articles",
     ),
     (
         SHOP,
         "wydarzenia od 1 maja 2024 do 7 maja 2024",
-        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
-        "products",
+        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (ARTICLES, {})],
+        "articles",
     ),
     (
         SHOP,
         "Termine vom 1. Mai 2024 bis 7. Mai 2024",
-        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (GEN, {})],
-        "products",
+        [(DATES, {"from": "2024-05-01", "to": "2024-05-07"}), (ARTICLES, {})],
+        "articles",
     ),
     (
         SHOP,
@@ -290,6 +290,18 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (LOCAL, "die ersten 3 Suchergebnisse", [(ARTICLES, {"limit": 3})], "articles"),
     (LOCAL, "alle Ergebnisse der Suche", [(ARTICLES, {})], "articles"),
     (LOCAL, "list the results of this search", [(ARTICLES, {})], "articles"),  # no search form step
+    # --- the entries of a page's list named by what they are about: its records --------------------
+    (LOCAL, "list the events", [(ARTICLES, {})], "articles"),
+    (LOCAL, "show me all the recipes", [(ARTICLES, {})], "articles"),
+    (LOCAL, "pokaż wszystkie wydarzenia", [(ARTICLES, {})], "articles"),
+    (LOCAL, "wypisz odcinki", [(ARTICLES, {})], "articles"),
+    (LOCAL, "Zeige alle offenen Stellen", [(ARTICLES, {})], "articles"),
+    (LOCAL, "liste die Rezepte", [(ARTICLES, {})], "articles"),
+    (LOCAL, "the first 3 episodes", [(ARTICLES, {"limit": 3})], "articles"),
+    (LOCAL, "hotels under 300 zł", [*price(hi=300)], "products"),
+    (LOCAL, "list the titles", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
+    (LOCAL, "pokaż wszystkie tytuły", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
+    (LOCAL, "Zeige alle Titel", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
     (LOCAL, "the comments on this story", [(ARTICLES, {"kind": "comments"})], "articles"),
     # on the site itself too: its own tool gives the story, not the comments
     (

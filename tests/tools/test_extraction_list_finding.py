@@ -841,6 +841,55 @@ def test_a_column_of_people_or_organisations_does_not_title_the_rows(layout, lan
     ], html
 
 
+ONE_WORD_TITLES = {  # (header of the titles column, header of the people column, titles, people)
+    "en": (
+        "Title",
+        "Author",
+        ["Ulysses", "Middlemarch", "Dracula Revisited Again"],
+        ["Joyce, James", "Eliot, George", "Stoker, Bram"],
+    ),
+    "pl": (
+        "Tytuł",
+        "Autor",
+        ["Lalka", "Ferdydurke", "Pan Tadeusz"],
+        ["Prus, Bolesław", "Gombrowicz, Witold", "Mickiewicz, Adam"],
+    ),
+    "de": (
+        "Titel",
+        "Verfasser",
+        ["Buddenbrooks", "Woyzeck", "Der Prozess"],
+        ["Mann, Thomas", "Büchner, Georg", "Kafka, Franz"],
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize("order", ["title-first", "people-first"])
+def test_one_word_titles_in_a_column_headed_title_are_the_titles(order, lang):
+    """A catalogue table whose column headed "Title" / "Tytuł" / "Titel" links one-word titles
+    ("Buddenbrooks") beside a column of authors written "Surname, Name": the header names the titles,
+    whichever column comes first; the authors' links title nothing."""
+    what, who, titles, people = ONE_WORD_TITLES[lang]
+    cells = [
+        (f"<th>{what}</th>", "<td><a href='/item/{i}'>{t}</a><br><small>Book</small></td>"),
+        (f"<th>{who}</th>", "<td><a href='/person/{i}'>{p}</a></td>"),
+    ]
+    if order == "people-first":
+        cells.reverse()
+    head = "<tr><th></th><th>No.</th>" + "".join(h for h, _ in cells) + "<th>Year</th></tr>"
+    rows = "".join(
+        f"<tr><td><input type='checkbox' name='sel' value='{i}'></td><td>{i + 1}</td>"
+        + "".join(c.format(i=i, t=t, p=p) for _, c in cells)
+        + f"<td>19{i}5</td></tr>"
+        for i, (t, p) in enumerate(zip(titles, people, strict=True))
+    )
+    html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1><table><thead>{head}</thead><tbody>{rows}</tbody></table></main></body></html>"
+    out = articles_generic.extract(html, "https://site.example/catalogue")
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://site.example/item/{i}") for i, t in enumerate(titles)
+    ], html
+
+
 @pytest.mark.parametrize("lang", ["en", "pl", "de"])
 def test_a_directory_of_companies_keeps_its_company_column_as_titles(lang):
     """A table headed "Company" / "Firma" / "Unternehmen" whose only links are the companies': they are

@@ -226,6 +226,46 @@ def test_a_link_every_record_shows_titles_none_a_heading_does(lang, picture):
     ]
 
 
+ACTIONS = {
+    "en": ("Buy tickets", "More info"),
+    "pl": ("Kup bilety", "Więcej informacji"),
+    "de": ("Tickets kaufen", "Mehr erfahren"),
+    "es": ("Comprar entradas", "Más información"),
+}
+
+
+@pytest.mark.parametrize("lang", list(ACTIONS))
+@pytest.mark.parametrize("tag", ["li", "article", "div"])
+def test_two_actions_every_record_shows_leave_the_heading_its_title(lang, tag):
+    """Records titled by a heading without a link, each with two actions of several words that every
+    record shows ("Buy tickets", "More info"), beside a date block: each record's actions differ from
+    each other, so the block is one record; the heading titles it, its first link is the target."""
+    buy, more = ACTIONS[lang]
+    cards = "".join(
+        f'<{tag} class="event"><div class="date"><span>{i + 3}</span><span>MAY</span></div>'
+        f'<div class="info"><h3>{title}</h3><p class="venue">Centro Cultural</p><p>12,00</p>'
+        f'<a class="button" href="/e/{i}/tickets">{buy}</a> <a href="/e/{i}">{more}</a></div></{tag}>'
+        for i, title in enumerate(EVENTS[lang])
+    )
+    if tag == "li":
+        cards = f"<ul>{cards}</ul>"
+    out = articles_generic.extract(
+        f"<html><body><main><h1>Agenda</h1>{cards}</main>{_FOOTER}</body></html>",
+        "https://gen.example/agenda",
+    )
+    assert_valid_output("articles_generic", out)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (title, f"https://gen.example/e/{i}/tickets") for i, title in enumerate(EVENTS[lang])
+    ]
+
+
+_FOOTER = (
+    "<footer><ul>"
+    + "".join(f'<li><a href="/f/{k}">Footer link {k}</a></li>' for k in range(6))
+    + "</ul></footer>"
+)
+
+
 REFERENCES = {
     "en": ["acme/fastqueue", "jdoe/tiny-json", "org-labs/edgekit", "pk/pyrender"],
     "pl": ["Rdz 1:1", "Wj 3:14", "Ps 23:1", "Iz 40:31"],

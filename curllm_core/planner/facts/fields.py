@@ -48,6 +48,8 @@ def read_fields(t: Text, facts: list[Fact]) -> None:
 
 
 _OF = r"(?:of|for|from|z|ze|dla|von|der|des|aller)"
+#: "all the", "alle", "wszystkie" between the verb and the fields it asks for.
+_ALL = r"(?:(?:all|alle|wszystkie)\s+(?:(?:the|die)\s+)?)?"
 
 
 #: The links of items as one word or a noun pair ("Produktlinks", "Beitrags-Links", "product links",
@@ -78,7 +80,7 @@ def read_select(t: Text, facts: list[Fact]) -> None:
     lst = r"(?P<list>" + FIELD_FILL + rf"(?:{FIELD}))"
     cands = [
         (t.search(rf"\b{ONLY}\s+(?:(?:the|die|den)\s+)?(?:{ITEM_NOUN}\s+)?{lst}"), 1),
-        (t.search(rf"(?:^|[,;:]\s*|\b{GIVE}\s+(?:me\s+|mir\s+|mi\s+)?){lst}"), 1),
+        (t.search(rf"(?:^|[,;:]\s*|\b{GIVE}\s+(?:me\s+|mir\s+|mi\s+)?{_ALL}){lst}"), 1),
         (t.search(rf"\b(?:with|z|ze|mit)\s+{lst}"), 2),
     ]
     for m, least in sorted(((m, n) for m, n in cands if m), key=lambda c: c[0].start()):
@@ -97,9 +99,13 @@ def read_select(t: Text, facts: list[Fact]) -> None:
         ):
             continue  # "every product with a name and a price": required, not a choice of fields
         if m.re.pattern.startswith(r"(?:^|") and not (
-            len(fields) >= 2 or re.match(rf"\s+(?:{_OF}\b|{ONLY}\b|{ITEM_NOUN})", after, re.I)
+            len(fields) >= 2
+            or re.match(rf"\s+(?:{_OF}\b|{ONLY}\b|{ITEM_NOUN})", after, re.I)
+            or (fields == ["title"] and not after.strip(" .!?") and re.match(GIVE, m.group(0), re.I))
         ):
-            continue  # "get links", "show prices under 100": a kind or a filter, not a list of fields
+            # "get links", "show prices under 100": a kind or a filter, not a list of fields; titles
+            # asked for alone are the list ("list the titles", "Zeige alle Titel").
+            continue
         if fields == ["url"] and not re.match(r"\s+(?:of|for|dla|von|der|des)\b", after, re.I):
             continue  # "only links to github", "Links zu ...": the links themselves, not a field of items
         if _asks_action(t, m.start("list")):

@@ -7,7 +7,7 @@ import base64
 import binascii
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from urllib.parse import parse_qsl, urlsplit
 
 from selectolax.lexbor import LexborNode
@@ -310,7 +310,7 @@ def _headed_links(
     """Records titled by a heading without a link, whose target is a link beside it that shows no
     title: its address as text ("www.example.com/a/b"), a picture, a badge ("verified"), words every
     record's link shows (``repeated``: "More information"). Returns the first such link of each record
-    (a block holding one heading, no title link and at most one repeated one) -> the heading.
+    (a block holding one heading, no title link and no repeated words twice) -> the heading.
     An element the markup names a title (``class="card-title"``, a title test id) stands for a heading
     as well (cards that link only their photo, a "Ver detalles" every card shows, a "[PDF]").
     ``usable(link)`` tells a link that may be a record's target (not a script, an anchor, a profile)."""
@@ -333,7 +333,7 @@ def _headed_links(
             if links:
                 if (
                     any(a.mem_id in titles for a in links)
-                    or sum(1 for a in links if a.mem_id in repeated) > 1
+                    or _twice(a for a in links if a.mem_id in repeated)
                     or len(up.css("h1, h2, h3, h4, h5, h6, [role=heading]")) != (1 if real else 0)
                     or (not real and len(_named_titles(up)) != 1)
                 ):
@@ -346,6 +346,18 @@ def _headed_links(
                 break
             up = up.parent
     return found
+
+
+def _twice(links: Iterable[LexborNode]) -> bool:
+    """Whether two of ``links`` show the same words: a block of several records, each with its copy
+    ("More information"), where one record's actions differ ("Buy tickets", "More info")."""
+    seen: set[str] = set()
+    for link in links:
+        words = visible_text(link).casefold()
+        if words in seen:
+            return True
+        seen.add(words)
+    return False
 
 
 def _named_titles(box: LexborNode) -> list[LexborNode]:

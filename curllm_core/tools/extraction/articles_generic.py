@@ -253,7 +253,7 @@ def _direct_text(node: LexborNode) -> int:
 #: their links are no titles. A language's ordinary words, matched whole.
 _SOURCE_HEADER_RE = re.compile(
     r"(?:employer|company|companies|author|authors|publisher|seller|organi[sz]ation|arbeitgeber|firma|"
-    r"unternehmen|autor|autoren|autorzy|verlag|anbieter|händler|pracodawca|wydawca|wydawnictwo|"
+    r"unternehmen|autor|autoren|verfasser|autorzy|verlag|anbieter|händler|pracodawca|wydawca|wydawnictwo|"
     r"sprzedawca|arbetsgivare|företag|författare|employeur|entreprise|société|auteur|auteurs|éditeur|"
     r"vendeur|empresa|editorial|vendedor|azienda|autore|editore|venditore|werkgever|bedrijf|uitgever|"
     r"verkoper)",
@@ -261,46 +261,68 @@ _SOURCE_HEADER_RE = re.compile(
 )
 
 
-class _SourceColumns:
-    """Whether a link sits in a table cell under a header naming people or organisations
-    (`_SOURCE_HEADER_RE`: "Employer", "Arbeitgeber", "Autor") beside another title-like link of its
-    row: a job table's employer column, a catalogue's author column (a directory of companies, its
-    only links the companies', keeps them as titles). Each table's header row is read once."""
+#: Headers of a table's column of the records' own titles or names: one word there is a title.
+_TITLE_HEADER_RE = re.compile(
+    r"(?:title|titles|titel|titre|titolo|título|titulo|tytuł|tytul|name|nazwa|naam|nom|nombre|nome|"
+    r"subject|topic|thema|betreff|temat|sujet|onderwerp|headline)",
+    re.IGNORECASE,
+)
+
+
+class _Columns:
+    """What a table's header row says of the column a link's cell is in: a column of sources
+    (`source`) or of titles (`titled`). Each table's header row is read once."""
 
     def __init__(self) -> None:
         self.headers: dict[int, list[str]] = {}
 
-    def __call__(self, link: LexborNode) -> bool:
+    def _header(self, link: LexborNode) -> tuple[str, LexborNode, LexborNode] | None:
+        """The header over the link's cell, the cell and its row; None outside a headed table."""
         cell: LexborNode | None = link.parent
         for _ in range(3):
             if cell is None or cell.tag == "td":
                 break
             cell = cell.parent
         if cell is None or cell.tag != "td":
-            return False
+            return None
         row = cell.parent
         if row is None or row.tag != "tr":
-            return False
+            return None
         table = row.parent
         while table is not None and table.tag != "table":
             table = table.parent
         if table is None:
-            return False
+            return None
         headers = self.headers.get(table.mem_id)
         if headers is None:
             headers = self.headers[table.mem_id] = _column_headers(table)
-        if not headers:
-            return False
         column = 0
         for sibling in _children(row):
             if sibling.mem_id == cell.mem_id:
                 break
             if sibling.tag in ("td", "th"):
                 column += colspan(sibling)
-        if column >= len(headers) or _SOURCE_HEADER_RE.fullmatch(headers[column]) is None:
+        return (headers[column], cell, row) if column < len(headers) else None
+
+    def titled(self, link: LexborNode) -> bool:
+        """Whether the link sits under a header naming titles ("Title", "Titel", "Tytuł", "Name")."""
+        found = self._header(link)
+        return found is not None and _TITLE_HEADER_RE.fullmatch(found[0]) is not None
+
+    def source(self, link: LexborNode) -> bool:
+        """Whether the link sits under a header naming people or organisations (`_SOURCE_HEADER_RE`:
+        "Employer", "Arbeitgeber", "Autor") beside another title link of its row: a job table's
+        employer column, a catalogue's author column (a directory of companies, its only links the
+        companies', keeps them as titles)."""
+        found = self._header(link)
+        if found is None or _SOURCE_HEADER_RE.fullmatch(found[0]) is None:
             return False
+        _, cell, row = found
         # Only beside the record's own title: a directory of companies titles its rows by them.
-        return any(_title_like(_text(a)) and not _inside_any(a, {cell.mem_id}) for a in row.css("a[href]"))
+        return any(
+            (_title_like(_text(a)) or self.titled(a)) and not _inside_any(a, {cell.mem_id})
+            for a in row.css("a[href]")
+        )
 
 
 def _column_headers(table: LexborNode) -> list[str]:
@@ -319,19 +341,23 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
     """The title links, and the titles of those titled by a heading beside them (`_headed_links`)."""
     # (link, its text folded, whether a title: None for no letters, whether in a heading)
     entries: list[tuple[LexborNode, str, bool | None, bool]] = []
-    in_source_column = _SourceColumns()
+    columns = _Columns()
     for link in body.css("a[href]"):
         if not _target(link, scripts=True):
             continue
         text = _text(link)
         marked = _marked(link)
-        if marked == "author" or in_source_column(link):
+        if marked == "author" or columns.source(link):
             continue
-        # One word or a reference is a title where the markup says so: a title or name class; a
-        # reference ("owner/repo", "John 3:16") also a heading around it (one word there may be
-        # the section a record is filed under).
+        # One word or a reference is a title where the markup says so: a title or name class, a
+        # table column headed "Title"; a reference ("owner/repo", "John 3:16") also a heading around
+        # it (one word there may be the section a record is filed under).
         in_head = in_heading(link)
-        named = marked == "title" or (in_head and _REFERENCE_RE.search(text) is not None)
+        named = (
+            marked == "title"
+            or (in_head and _REFERENCE_RE.search(text) is not None)
+            or (_one_word_title(text) and columns.titled(link))
+        )
         titled = _title_like(text) or (
             _one_word_title(text) and (named or _opens_a_described_entry(link, text))
         )
