@@ -166,7 +166,7 @@ _NUMBER_RE = re.compile(
     r"|\d{1,3}(?:[ '’.,]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)(?P<dash>[.,][-–—])?"
 )
 # Pence: "18p", "55p each" (on a page priced in pounds; "1080p" is no price).
-_PENCE_RE = re.compile(r"(?<![\d.,£])(\d{1,2})p(?![^\W\d_])")
+_PENCE_RE = re.compile(r"(?<![\d.,£])(\d{1,2}(?:\.\d{1,2})?)p(?![^\W\d_])")  # "18p", "72.5p/litre"
 _MORE_DIGITS_RE = re.compile(r"[.,]?\d")
 _DECIMALS_RE = re.compile(r"[.,]\d{1,2}$|[.,][-–—]$")
 _RANGE_JOIN_RE = re.compile(r"\s*(?:-|–|—|~|to|bis|do|à|a|au|til|till|until)\s*$", re.IGNORECASE)
@@ -473,7 +473,11 @@ def _parse_cached(text: str, default_currency: str | None) -> Price | None:
 def _pence(text: str, default_currency: str | None) -> tuple[Price, int, int] | None:
     """An amount in pence ("18p each") where the default currency is the pound: price, start, end."""
     match = _PENCE_RE.search(text) if default_currency == "GBP" else None
-    return None if match is None else (Price(int(match.group(1)) / 100, "GBP"), match.start(), match.end())
+    return (
+        None
+        if match is None
+        else (Price(round(float(match.group(1)) / 100, 4), "GBP"), match.start(), match.end())
+    )
 
 
 def find_prices(text: str, default_currency: str | None = None) -> list[PriceSpan]:

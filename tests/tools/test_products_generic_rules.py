@@ -238,6 +238,71 @@ def test_prices_by_quantity_give_the_price_of_the_smallest(lang, price_html, pri
     assert got(products, "price", "currency") == [(price, currency)] * 3
 
 
+# --- what a reduction saves, a price for several, a price per piece --------------------------------------
+
+SAVING_CASES = [
+    # (language, price markup, the price to pay, currency): the saving is never the price
+    ("en", "<div>Save 40p</div><div>£3.10</div><div>Was £3.50</div>", 3.1, "GBP"),
+    ("en", "<span>You save $12.00</span> <span>$47.99</span>", 47.99, "USD"),
+    ("de", "<span>24,99 €</span> <span>Sie sparen 5,00 €</span>", 24.99, "EUR"),
+    ("pl", "<p>Oszczędzasz 50 zł</p><p>249 zł</p>", 249.0, "PLN"),
+    ("fr", "<span>Économisez 10,00 €</span> <span>39,99 €</span>", 39.99, "EUR"),
+    ("it", "<span>Risparmi € 20,00</span><span>€ 79,00</span>", 79.0, "EUR"),
+    ("es", "<span>Ahorra 5 €</span> <span>19,95 €</span>", 19.95, "EUR"),
+    ("en", '<span class="you-save">$8.00</span> <span>$31.99</span>', 31.99, "USD"),
+    # a price for several ("2 for $5"), and the price of one said "each"
+    ("en", "<div>2 for $5</div><div>$2.99 each</div>", 2.99, "USD"),
+    ("de", "<div>3 für 10 €</div><div>3,99 €</div>", 3.99, "EUR"),
+    ("pl", "<div>2 za 15 zł</div><div>8,99 zł</div>", 8.99, "PLN"),
+    ("en", "<span>$12.99</span> <span>($3.25 each)</span>", 12.99, "USD"),
+    ("de", "<span>1,20 € pro Stück</span> <span>5,99 €</span>", 5.99, "EUR"),
+]
+
+
+@pytest.mark.parametrize(
+    "lang, price_html, price, currency", SAVING_CASES, ids=[c[1][:40] for c in SAVING_CASES]
+)
+def test_a_saving_or_a_price_for_several_is_not_the_price(lang, price_html, price, currency):
+    """What a reduction saves ("Save 40p", "Sie sparen", "Oszczędzasz", "Risparmi"), a multi-buy
+    ("2 for $5", "3 für 10 €") and a price per piece beside the pack's are never the price, wherever
+    they stand in the card."""
+    products = extract(cards(*(li(f"Artikel {i}", price_html) for i in range(3))))
+    assert got(products, "price", "currency") == [(price, currency)] * 3
+
+
+UNIT_CLASSED = [
+    # (markup of the price, markup of the price per measure or piece, price, currency)
+    ('<p class="price-per-item-unit">{p}</p>', "<p>{u}/litre</p>", "£"),
+    ('<span class="unitPrice">{p}</span>', "<span>{u} / kg</span>", "£"),
+    ('<div class="price per-unit">{p}</div>', "<div>({u} each)</div>", "£"),
+]
+
+
+@pytest.mark.parametrize("price_html, unit_html, mark", UNIT_CLASSED)
+@pytest.mark.parametrize("unit_first", [True, False])
+def test_a_price_classed_per_unit_beside_one_that_says_per_measure_is_the_price(
+    price_html, unit_html, mark, unit_first
+):
+    """A card whose price's class says per unit ("price-per-item-unit") and whose other amount's words
+    say per measure or piece ("72.5p/litre", "(25.8p each)"), a "Save" amount and a "Was" price beside
+    them: the classed one is the price to pay, before or after the measure's."""
+    rows = []
+    for i, (name, price, unit) in enumerate(
+        [("Milk 2L", 1.45, "72.5p"), ("Eggs x12", 3.10, "25.8p"), ("Juice 1L", 2.2, "£2.20")]
+    ):
+        parts = [unit_html.format(u=unit), price_html.format(p=f"{mark}{price:.2f}")]
+        if not unit_first:
+            parts.reverse()
+        extra = f"<div>Save 40p</div><div>Was £{price + 0.4:.2f}</div>" if i == 1 else ""
+        rows.append(li(name, "".join(parts) + extra))
+    products = extract(doc('<ul class="results">' + "".join(rows) + "</ul>", "en-GB"))
+    assert got(products, "name", "price", "currency") == [
+        ("Milk 2L", 1.45, "GBP"),
+        ("Eggs x12", 3.1, "GBP"),
+        ("Juice 1L", 2.2, "GBP"),
+    ]
+
+
 # --- prices before tax, and a price with shipping extra ------------------------------------------------
 
 NET_CASES = [

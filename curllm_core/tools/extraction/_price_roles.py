@@ -17,10 +17,13 @@ matched as whole words so that ``a-text-bold`` is not "old"):
   the first shown (the smallest quantity's) is the price, not the lowest;
 - ``conditional``: a price for members or card holders only ("Member price", "Mitgliederpreis", "cena
   klubowa", "prix adhérent"): the price only when no other is shown;
-- ``piece``: a price per piece or pack ("/ szt.", "/ Unit"): the price only when nothing else is;
+- ``piece``: a price per piece or pack ("/ szt.", "/ Unit", "each"): the price only when nothing else is;
 - ``unit``: a price per measure or per month ("/kg", "/100 g", "1 l = ...", "mtl."): never the price;
 - ``shipping``: postage or delivery ("+ 4,90 € Versand", "+£35.27 postage"): never the price; a price
-  followed by "zzgl. Versand", "+ shipping" is the product's, shipping extra.
+  followed by "zzgl. Versand", "+ shipping" is the product's, shipping extra;
+- ``multibuy``: a price for several ("2 for $5", "3 für 10 €", "2 za 15 zł"): never the price;
+- ``saving``: what a reduction saves ("Save 40p", "Sie sparen 10 €", "Oszczędzasz 50 zł", "Risparmi
+  € 200"): never the price.
 
 No site's words or class names: every word list is a language's ordinary vocabulary.
 """
@@ -42,6 +45,8 @@ UNIT = "unit"
 SHIPPING = "shipping"
 CONDITIONAL = "conditional"
 TIER = "tier"
+SAVING = "saving"
+MULTIBUY = "multibuy"
 #: Roles that can be a product's price, best first (the others never are).
 PRICE_ROLES = (CURRENT, TIER, NET, OTHER, PIECE, REGULAR, CONDITIONAL)
 
@@ -93,6 +98,12 @@ _SHIPPING_WORDS = (
     "dostawa", "dostawą", "dostawy", "z dostawą", "wysyłka", "wysyłką", "przesyłka", "kurier",
     "livraison", "frais de port", "frais de livraison", "envío", "envio", "spedizione", "verzending",
 )  # fmt: skip
+_SAVING_WORDS = (
+    "save", "you save", "saving", "savings", "sparen", "sie sparen", "du sparst", "ersparnis", "gespart",
+    "oszczędzasz", "oszczedzasz", "oszczędź", "oszczedz", "oszczędność", "oszczednosc", "taniej o",
+    "économisez", "economisez", "économie", "ahorra", "ahorras", "ahorro", "risparmi", "risparmia",
+    "risparmio", "bespaar", "je bespaart", "besparing",
+)  # fmt: skip
 _TAXES = ("vat", "tax", "taxes", "mwst", "ust", "gst", "tva", "iva", "btw", "podatku", "vat-u")
 _WITHOUT = (
     "ex", "exc", "excl", "excluding", "exclusive of", "plus", "exkl", "zzgl", "ohne", "bez", "hors", "sans",
@@ -117,6 +128,11 @@ _PIECES = (
     "szt", "sztuka", "sztukę", "stk", "stück", "st", "pc", "pcs", "piece", "pieces", "unit", "units", "item",
     "ea", "each", "pièce", "pce", "unité", "paar", "pair", "para", "pack", "packung", "opak", "op",
 )  # fmt: skip
+#: A price per piece said without "per" ("$2.99 each", "3,99 € pro Stück", "1,20 zł za sztukę").
+_EACH = (
+    "each", "ea", "apiece", "pro stück", "je stück", "das stück", "za sztukę", "za sztuke", "la pièce",
+    "l'unité", "cada uno", "cad.", "al pezzo", "per stuk", "per stuk.",
+)  # fmt: skip
 _MONTHS = (
     "mo", "mon", "month", "monat", "mtl", "mies", "miesiąc", "miesięcznie", "mois", "mes", "mese", "maand",
     "monatlich", "per month", "a month", "pro monat", "im monat", "par mois", "al mes", "rat", "raty", "rata",
@@ -133,6 +149,8 @@ _DIGIT_RE = re.compile(r"\d")
 # Words standing right before the price (at the end of ``before``) or right after it.
 _FROM = r"(?:\W+(?:from|od|ab|dès|desde|da|vanaf))?"
 _BEFORE_RES = {
+    MULTIBUY: re.compile(r"(?:^|\s)\d{1,2}\s*(?:for|für|fuer|za|pour|por|per|voor)\s*$", re.I),
+    SAVING: re.compile(rf"(?<!{_W})(?:{_alternation(_SAVING_WORDS)})\W*$", re.I),
     SHIPPING: re.compile(rf"(?:^|\s|\()\+\s*$|(?<!{_W})(?:{_alternation(_SHIPPING_WORDS)}){_FROM}\W*$", re.I),
     CONDITIONAL: re.compile(rf"(?<!{_W})(?:{_alternation(_CONDITIONAL_WORDS)})\W*$", re.I),
     # Nothing but pieces since the quantity before it: "ab 10 Stk. 3,99 €", "10 pcs: $3.99".
@@ -156,7 +174,9 @@ _AFTER_RES = {
         rf"|\.?\s*(?:{_alternation(_MONTHS)})(?!{_W}))",
         re.I,
     ),
-    PIECE: re.compile(rf"^\s*{_PER}\s*(?:\d+\s*)?(?:{_alternation(_PIECES)})(?!{_W})", re.I),
+    PIECE: re.compile(
+        rf"^\s*(?:{_PER}\s*(?:\d+\s*)?(?:{_alternation(_PIECES)})|{_alternation(_EACH)})(?!{_W})", re.I
+    ),
     REGULAR: re.compile(r"^\s*\)?\s*(?:uvp|rrp|msrp)(?![^\W\d_])", re.I),
 }
 _CURRENT_BEFORE_RE = re.compile(rf"(?<!{_W})(?:{_alternation(_CURRENT_WORDS)})\W*$", re.I)
@@ -210,6 +230,7 @@ _REGULAR_TOKENS = frozenset(
 )
 _UNIT_TOKENS = frozenset("unitprice baseprice grundpreis perunit ppu priceperunit basisprice".split())
 _SHIPPING_TOKENS = frozenset("shipping delivery postage versand dostawa livraison freight".split())
+_SAVING_TOKENS = frozenset("save saving savings yousave ersparnis risparmio ahorro".split())
 _CONDITIONAL_TOKENS = frozenset(
     "member members memberprice clubprice loyalty loyaltyprice mitglied mitglieder klubowa adherent".split()
 )
@@ -255,7 +276,7 @@ def _role_tokens(flags: str) -> frozenset:
 def markup(node: LexborNode) -> tuple[str | None, bool]:
     """What an element's own markup says of the prices in it: (role, price-classed). The role is
     ``regular`` when struck through or classed old, ``unit`` when classed per unit, ``shipping``,
-    ``conditional`` when classed for members, or None; price-classed when a class, itemprop, test id
+    ``saving``, ``conditional`` when classed for members, or None; price-classed when a class, itemprop, test id
     or id names a price."""
     attrs = node.attributes
     if not attrs:
@@ -275,6 +296,8 @@ def markup(node: LexborNode) -> tuple[str | None, bool]:
     tokens = _role_tokens(flags)
     if tokens & _SHIPPING_TOKENS:
         return SHIPPING, classed
+    if tokens & _SAVING_TOKENS:
+        return SAVING, classed
     if (
         tokens & _UNIT_TOKENS
         or ("unit" in tokens and "price" in tokens)

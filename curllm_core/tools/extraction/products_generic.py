@@ -148,6 +148,10 @@ class _Group:
     score: float = 0.0
 
 
+#: The roles of a price to pay, other than a regular or members' one (`_block_prices`).
+_PAYABLE = frozenset(roles.PRICE_ROLES) - {roles.REGULAR, roles.CONDITIONAL}
+
+
 @dataclass
 class _Candidate:
     """One price of a block with its role (see `_price_roles`)."""
@@ -542,6 +546,8 @@ def _block_prices(
                     inner_amounts[a.node.mem_id].update(s.price.amount for s in b_spans)
     found: list[_Candidate] = []
     open_roles: list[tuple[int, _PriceHit, int, int]] = []  # (index in found, hit, span index, spans)
+    per_said: list[int] = []  # prices per measure or piece by their words; per unit by markup alone
+    unit_classed: list[int] = []
     for hit, spans in labels:
         markup_role, classed = _markup(hit.node, member, memo)
         skip = inner_amounts.get(hit.node.mem_id)
@@ -550,11 +556,26 @@ def _block_prices(
         for k, span in enumerate(spans):
             if skip and span.price.amount in skip:
                 continue
-            role = roles.text_role(span.before, span.after) or markup_role
+            said = roles.text_role(span.before, span.after)
+            role = said or markup_role
             if role is None:
                 open_roles.append((len(found), hit, k, len(spans)))
+            elif said in (roles.UNIT, roles.PIECE):
+                per_said.append(len(found))
+            elif role == roles.UNIT:
+                unit_classed.append(len(found))
             bonus = 2 if roles.says_current(span.before) else 0
             found.append(_Candidate(span.price, role or roles.CURRENT, score + bonus, len(found)))
+    if (
+        per_said
+        and unit_classed
+        and not any(c.role in _PAYABLE for i, c in enumerate(found) if i not in per_said)
+    ):
+        # A price classed per unit ("price-per-…-unit") with no words of its own, beside one whose
+        # words say per measure or piece ("72.5p/litre", "25.8p each"), and nothing else to pay:
+        # the class named the unit sold, and the price per measure is the other.
+        for i in unit_classed:
+            found[i].role = roles.CURRENT
     spans_of = {id(hit): spans for hit, spans in labels}
     if len({found[i].price.amount for i, _, _, _ in open_roles}) > 1:
         contexts: dict[int, tuple[str, str]] = {}
