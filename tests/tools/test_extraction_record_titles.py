@@ -419,3 +419,74 @@ def test_a_named_title_beside_a_file_link_titles_its_record(lang, named):
     assert [(a["title"], a["url"]) for a in out["articles"]] == [
         (t, f"https://gen.example/pdf/{i}.pdf") for i, t in enumerate(PAPERS[lang])
     ]
+
+
+TERMS = {  # (the link every description shows, terms)
+    "en": (
+        "Details",
+        ["CS 101 — Introduction to Programming", "CS 201 — Data Structures", "CS 330 — Databases"],
+    ),
+    "pl": (
+        "Szczegóły",
+        ["INF 101 — Wstęp do programowania", "INF 201 — Struktury danych", "INF 330 — Bazy danych"],
+    ),
+    "de": (
+        "Mehr",
+        ["INF 101 — Einführung in die Programmierung", "INF 201 — Datenstrukturen", "INF 330 — Datenbanken"],
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", list(TERMS))
+@pytest.mark.parametrize("descriptions", [1, 2])
+def test_a_definition_lists_terms_title_the_links_of_their_descriptions(lang, descriptions):
+    """A catalogue as a definition list: each term (``<dt>``, no link) is a record's title, its
+    description's link ("Details", one or two ``<dd>`` after it) the record's target; the page's
+    heading above the list titles nothing."""
+    more, terms = TERMS[lang]
+    entries = "".join(
+        f"<dt>{term}</dt>"
+        + ("<dd>6 ECTS, lectures and labs.</dd>" if descriptions == 2 else "")
+        + f'<dd><p>{WORDS[lang]["snippet"]}</p><a href="/courses/{i}">{more}</a></dd>'
+        for i, term in enumerate(terms)
+    )
+    out = articles_generic.extract(
+        f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1><dl>{entries}</dl></main>{_FOOTER}</body></html>",
+        "https://gen.example/catalogue",
+    )
+    assert_valid_output("articles_generic", out)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (term, f"https://gen.example/courses/{i}") for i, term in enumerate(terms)
+    ]
+
+
+HEADLINES = {
+    "en": [
+        "Episode 12: The Treasure in the Bog",
+        "Episode 11: Fog over the City",
+        "Episode 10: The Last Ferry",
+    ],
+    "pl": ["Odcinek 12: Skarb na bagnach", "Odcinek 11: Mgła nad miastem", "Odcinek 10: Ostatni prom"],
+    "de": ["Folge 12: Der Schatz im Moor", "Folge 11: Nebel über der Stadt", "Folge 10: Die letzte Fähre"],
+}
+
+
+@pytest.mark.parametrize("lang", list(HEADLINES))
+@pytest.mark.parametrize("named", ['class="teaser__headline"', 'class="headline"', 'class="card-headline"'])
+def test_a_headline_beside_a_picture_link_titles_its_record(lang, named):
+    """Cards whose only link is a picture with a duration over it ("44 Min.") and whose title is an
+    element classed a headline, beside a topline and a date: the headline titles the record."""
+    cards = "".join(
+        f'<div class="teaser"><a href="/video/{i}" aria-label="Play"><img src="/v/{i}.jpg" alt="">'
+        f'<span class="dur">4{i} Min.</span></a><div class="text"><span class="topline">Krimi</span>'
+        f'<span {named}>{title}</span><span class="date">{i + 1}.11.2026</span></div></div>'
+        for i, title in enumerate(HEADLINES[lang])
+    )
+    out = articles_generic.extract(
+        f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1><div class='list'>{cards}</div></main>{_FOOTER}</body></html>",
+        "https://gen.example/episodes",
+    )
+    assert_valid_output("articles_generic", out)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (title, f"https://gen.example/video/{i}") for i, title in enumerate(HEADLINES[lang])
+    ]

@@ -298,9 +298,9 @@ def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
 _TITLED_QUERY = ", ".join(
     f"[{attr}*={part}]"
     for attr in ("class", "data-testid", "data-test", "itemprop")
-    for part in ("itle", "itel", "itre", "itolo", "itulo", "ytul")
+    for part in ("itle", "itel", "itre", "itolo", "itulo", "ytul", "eadline")
 )
-_TITLED_RE = ClassWords(_TITLE_WORDS)
+_TITLED_RE = ClassWords(rf"{_TITLE_WORDS}|headline")
 HEADING_LEVELS = 4  # how far up from a heading its record's block may start
 
 
@@ -316,12 +316,19 @@ def _headed_links(
     ``usable(link)`` tells a link that may be a record's target (not a script, an anchor, a profile)."""
     found: dict[int, LexborNode] = {}
     headings = [(h, True) for h in body.css("h1, h2, h3, h4, h5, h6, [role=heading]")]
+    # A definition list's term heads the descriptions after it ("<dt>CS 101</dt><dd>… Details</dd>").
+    terms = [(t, True) for t in body.css("dt")]
     # An element the markup names a title (class, test id) stands for a heading.
     named = [(n, False) for n in _named_titles(body)]
-    # Named titles first: each claims its own record's link before a heading further up (the page's
-    # heading over the whole list) can.
-    for heading, real in named + headings:
+    # Named titles and terms first: each claims its own record's link before a heading further up
+    # (the page's heading over the whole list) can.
+    for heading, real in named + terms + headings:
         if heading.css_first("a[href]") is not None or hidden(heading) or not visible_text(heading):
+            continue
+        if heading.tag == "dt":
+            target = _described_target(heading, titles, repeated, usable, hidden)
+            if target is not None and target.mem_id not in found:
+                found[target.mem_id] = heading
             continue
         up: LexborNode | None = heading.parent
         if up is not None and up.tag == "a":
@@ -346,6 +353,23 @@ def _headed_links(
                 break
             up = up.parent
     return found
+
+
+def _described_target(
+    term: LexborNode, titles: set[int], repeated: set[int], usable, hidden: HiddenIndex
+) -> LexborNode | None:
+    """The target of a definition list's term without a link: the first usable link of the
+    descriptions (``<dd>``) after it, up to the next term, when none of their links is a title and no
+    repeated words show twice (one record's description, not several)."""
+    links: list[LexborNode] = []
+    node = term.next
+    while node is not None and node.tag != "dt":
+        if node.tag == "dd":
+            links += node.css("a[href]")
+        node = node.next
+    if any(a.mem_id in titles for a in links) or _twice(a for a in links if a.mem_id in repeated):
+        return None
+    return next((a for a in links if usable(a) and not hidden(a)), None)
 
 
 def _twice(links: Iterable[LexborNode]) -> bool:

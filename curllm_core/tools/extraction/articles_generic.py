@@ -88,6 +88,7 @@ from ._record_fields import (
     _link_title,
     _marked,
     _meta_text,
+    _named_titles,
     _one_word_title,
     _permalink,
     _points,
@@ -216,8 +217,8 @@ def _opens_a_described_entry(link: LexborNode, text: str) -> bool:
             break
     else:
         return False
-    if _URL_TEXT_RE.match(text) or node.css_first(_HEADING_QUERY) is not None:
-        return False  # an address shown as a link; a badge beside the entry's heading
+    if _URL_TEXT_RE.match(text) or node.css_first(_HEADING_QUERY) is not None or _named_titles(node):
+        return False  # an address shown as a link; a badge or a duration beside the entry's title
     links = node.css("a[href]")
     if any(a.mem_id != link.mem_id and _title_like(_text(a)) for a in links):
         return False  # a label over the entry's title link (a section, a source), not its title
