@@ -457,3 +457,18 @@ async def test_the_object_of_an_action_no_tool_does_is_read_and_the_action_named
     assert [a["title"] for a in articles] == [truth[HN]["items"][0]["title"]]
     assert any(w.startswith("not done: subscribe ('upvote')") for w in result["warnings"])
     assert result["warnings"] and "upvote" in result["warnings"][0]
+
+
+async def test_people_asked_for_are_the_directory_s_people(here, tmp_path):
+    """ "list the staff" on a staff directory whose entries link to the people's profiles: every
+    person, in page order, with their profile's address."""
+    people = ["Jane Doe", "Omar Haddad", "Mei Lin"]
+    cards = "".join(
+        f'<div class="person"><h3><a href="/people/{n.lower().replace(" ", "-")}">{n}</a></h3><p>Researcher</p></div>'
+        for n in people
+    )
+    page = tmp_path / "team.html"
+    page.write_text(f"<html><body><h1>Our team</h1><main>{cards}</main></body></html>", encoding="utf-8")
+    result, items = items_of(await here.json("list the staff", str(page)))
+    assert [i["title"] for i in items] == people
+    assert [s["parameters"].get("kind") for s in result["plan"]["plan"]] == ["people"]

@@ -8,6 +8,7 @@ import re
 from ..manifest import Category
 from ..registry import Registry
 from .facts import Fact, Facts
+from .facts.words import RECORD_NOUNS, after_a_count
 
 #: The output kinds an instruction can ask for, by the words that name them (PL/EN/DE).
 KIND_WORDS: dict[str, str] = {
@@ -125,7 +126,12 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
             (x for x in re.finditer(_RESULTS, instruction, re.I) if not inside(x.start(), lists)), None
         )
         hit = hit or next(
-            (x for x in re.finditer(RECORD_NOUNS, instruction, re.I) if not inside(x.start(), lists)), None
+            (
+                x
+                for x in re.finditer(RECORD_NOUNS, instruction, re.I)
+                if not inside(x.start(), lists) and not after_a_count(instruction, x.start())
+            ),
+            None,
         )
         if hit:
             priced = "price_min" in facts or "price_max" in facts or facts.get("sort_by") == "price"
@@ -135,16 +141,3 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
 
 #: Results with no word for what they are.
 _RESULTS = r"\b(?:results?|hits|wynik(?:i|ów|ow)?|treffer|ergebnisse?)\b"
-#: The entries of a page's list named by what they are about, in the plural (events, jobs, recipes,
-#: "wydarzenia", "Rezepte"), where no installed tool's key names them: like bare results, the page's
-#: records (articles: title, url, snippet), or a shop's offers when a price bounds or orders them.
-RECORD_NOUNS = (
-    r"\b(?:events|episodes|podcasts|jobs|vacancies|books|recipes|courses|videos|films|movies|"
-    r"repositories|repos|papers|publications|questions|topics|hotels|restaurants|apartments|flats|"
-    r"houses|homes|properties|cars|vehicles|companies|businesses|schools|universities|"
-    r"wydarze(?:nia|ń)|imprez(?:y)?|odcinki|odcinków|książki|książek|ksiazki|przepisy|przepisów|kursy|"
-    r"kursów|filmy|filmów|repozytoria|publikacje|pytania|tematy|tematów|wątki|wątków|hotele|restauracje|"
-    r"mieszkania|mieszkań|nieruchomości|domy|samochody|samochodów|firmy|szkoły|uczelnie|"
-    r"veranstaltungen|termine|episoden|folgen|stellen(?:angebote)?|bücher|rezepte|kurse|videos|filme|"
-    r"publikationen|themen|hotels|wohnungen|immobilien|häuser|autos|fahrzeuge|firmen|unternehmen|schulen)\b"
-)

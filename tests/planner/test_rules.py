@@ -299,6 +299,12 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (LOCAL, "liste die Rezepte", [(ARTICLES, {})], "articles"),
     (LOCAL, "the first 3 episodes", [(ARTICLES, {"limit": 3})], "articles"),
     (LOCAL, "hotels under 300 zł", [*price(hi=300)], "products"),
+    (LOCAL, "list the staff", [(ARTICLES, {"kind": "people"})], "articles"),
+    (LOCAL, "pokaż wszystkich pracowników", [(ARTICLES, {"kind": "people"})], "articles"),
+    (LOCAL, "Zeige alle Mitarbeiter", [(ARTICLES, {"kind": "people"})], "articles"),
+    (LOCAL, "the first 5 speakers", [(ARTICLES, {"kind": "people", "limit": 5})], "articles"),
+    # a count before them is a figure of something else, never a price: the rest is said not understood
+    (LOCAL, "companies with more than 100 employees", [(ARTICLES, {"kind": "any"})], "articles"),
     (LOCAL, "list the titles", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
     (LOCAL, "pokaż wszystkie tytuły", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
     (LOCAL, "Zeige alle Titel", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),

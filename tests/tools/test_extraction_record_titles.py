@@ -490,3 +490,52 @@ def test_a_headline_beside_a_picture_link_titles_its_record(lang, named):
     assert [(a["title"], a["url"]) for a in out["articles"]] == [
         (title, f"https://gen.example/video/{i}") for i, title in enumerate(HEADLINES[lang])
     ]
+
+
+STAFF = {  # (the page's heading, people, their roles)
+    "en": ("Our team", ["Jane Doe", "Omar Haddad", "Mei Lin", "Piotr Nowak"], "Senior Researcher"),
+    "pl": (
+        "Nasz zespół",
+        ["Anna Kowalska", "Jan Wiśniewski", "Ewa Zielińska", "Marek Lewandowski"],
+        "Starszy specjalista",
+    ),
+    "de": (
+        "Unser Team",
+        ["Anna Müller", "Jonas Schmidt", "Lea Fischer", "Paul Weber"],
+        "Wissenschaftliche Mitarbeiterin",
+    ),
+}
+STAFF_MARKUPS = {
+    "cards": '<div class="person"><img src="/p/{i}.jpg" alt=""><h3><a href="/people/{slug}">{name}</a></h3><p>{role}</p>'
+    '<a href="mailto:{slug}@uni.example">E-mail</a></div>',
+    "list": '<li><a class="name" href="/team/member/{slug}">{name}</a> – {role}, room {i}.0{i}</li>',
+    "table": '<tr><td><a href="/profile/{slug}">{name}</a></td><td>{role}</td><td>+48 12 000 00 0{i}</td></tr>',
+}
+
+
+@pytest.mark.parametrize("lang", list(STAFF))
+@pytest.mark.parametrize("markup", list(STAFF_MARKUPS))
+def test_a_directory_of_people_gives_them_when_people_are_asked_for(lang, markup):
+    """A staff directory whose every entry links to the person's profile ("/people/jane-doe"): asked
+    for people (``kind="people"``), each person is a record titled by their name and linked to their
+    profile; asked for any list, a link to a person is never a title (a byline, a list of authors),
+    and the directory gives no record."""
+    heading, names, role = STAFF[lang]
+    rows = "".join(
+        STAFF_MARKUPS[markup].format(i=i, slug=name.lower().replace(" ", "-"), name=name, role=role)
+        for i, name in enumerate(names)
+    )
+    wrap = {"cards": '<div class="people">{}</div>', "list": "<ul>{}</ul>", "table": "<table>{}</table>"}[
+        markup
+    ]
+    html = f"<html><body><main><h1>{heading}</h1>{wrap.format(rows)}</main>{_FOOTER}</body></html>"
+    out = articles_generic.extract(html, "https://uni.example/team", kind="people")
+    assert_valid_output("articles_generic", out)
+    assert [a["title"] for a in out["articles"]] == names
+    assert all(
+        a["url"].startswith("https://uni.example/") and "mailto" not in a["url"] for a in out["articles"]
+    )
+    assert all(a.get("author") in (None, "") for a in out["articles"])
+    assert [
+        a["title"] for a in articles_generic.extract(html, "https://uni.example/team")["articles"]
+    ] != names

@@ -49,6 +49,7 @@ def extract_facts(instruction: str, *, today: date | None = None) -> Facts:
     counts.read_counts(t, found)
     counts.read_result_count(t, found)
     fields.read_comments_wanted(t, found)
+    fields.read_people_wanted(t, found)
     order.read_order(t, found)
     order.read_singular_superlative(t, found)
     targets.read_quoted_roles(t, quoted, found)

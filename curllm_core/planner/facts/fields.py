@@ -8,7 +8,18 @@ import re
 from .actions import ACTIONS
 from .base import Fact, Text, regex
 from .order import ASC, DESC
-from .words import FIELD, FIELD_ANY, FIELD_FILL, FIELD_JOIN, GIVE, ITEM_NOUN, ONLY, detect_lang
+from .words import (
+    FIELD,
+    FIELD_ANY,
+    FIELD_FILL,
+    FIELD_JOIN,
+    GIVE,
+    ITEM_NOUN,
+    ONLY,
+    PEOPLE_NOUNS,
+    after_a_count,
+    detect_lang,
+)
 
 
 def _field_list(t: Text, pos: int) -> tuple[list[str], int]:
@@ -140,3 +151,15 @@ def read_comments_wanted(t: Text, facts: list[Fact]) -> None:
         re.I,
     ):
         facts.append(Fact("item_kind", "comments", m.start(), m.group(0)))
+
+
+def read_people_wanted(t: Text, facts: list[Fact]) -> None:
+    """People as the records asked for ("list the staff", "pokaż wszystkich pracowników", "alle
+    Mitarbeiter", "how many speakers"): the page's entries link to their profiles. Not after a
+    count of something else (`after_a_count`: "a table for two people", "more than 100 employees"),
+    and never beside comments asked for."""
+    if any(f.kind == "item_kind" for f in facts):
+        return
+    m = t.search(rf"\b{PEOPLE_NOUNS}\b")
+    if m and not after_a_count(t.original, m.start()):
+        facts.append(Fact("item_kind", "people", m.start(), m.group(0)))

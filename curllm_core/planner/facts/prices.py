@@ -35,7 +35,7 @@ def read_prices(t: Text, facts: list[Fact]) -> None:
     ).search(t.original)
     cur = rf"(?:\s*{CUR})"
     num = rf"{cur}?\s*{AMOUNT}"
-    tail_ok = rf"(?!\s*{NOT_PRICE_UNIT})"
+    tail_ok = rf"(?![\d.,]?\d)(?!\s*{NOT_PRICE_UNIT})"  # a whole number, not a count of things
 
     def ok(m: re.Match) -> bool:
         return price_context or bool(regex(CUR).search(m.group(0)))

@@ -77,6 +77,37 @@ for _num, _names in enumerate(
     for _name in _names.split():
         MONTHS[_name] = _num
 MONTH = r"(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+ITEM_NOUN = (
+    r"(?:products?|items?|results?|stories|story|storys|articles?|posts?|links?|offers?|deals?|rows?|"
+    r"entries|tables?|produkt\w*|wynik\w*|ofert\w*|artykuł\w*|wpis\w*|link\w*|pozycj\w*|"
+    r"ergebnis\w*|artikel|angebot\w*|beiträge|beitrag|einträge|eintrag|nachrichten|meldungen)"
+)
+# People as the records asked for, in the plural ("the staff", "pracownicy", "Mitarbeiter"): a
+# directory's entries, whose links lead to their profiles. Not "authors" (an item field's word).
+PEOPLE_NOUNS = (
+    r"(?:people|persons|staff|staff members|team members|employees|members|speakers|contributors|users|"
+    r"profiles|doctors|physicians|dentists|lawyers|attorneys|teachers|professors|lecturers|researchers|"
+    r"experts|players|osoby|osób|ludzie|ludzi|pracownicy|pracowników|członkowie|członków|prelegenci|"
+    r"prelegentów|użytkownicy|użytkowników|lekarze|lekarzy|prawnicy|adwokaci|nauczyciele|nauczycieli|"
+    r"wykładowcy|wykładowców|eksperci|ekspertów|zawodnicy|zawodników|personen|leute|mitarbeiter|"
+    r"mitarbeiterinnen|mitarbeitende|mitglieder|referenten|referentinnen|nutzer|benutzer|ärzte|"
+    r"ärztinnen|anwälte|rechtsanwälte|lehrer|lehrkräfte|dozenten|experten|spieler)"
+)
+# The entries of a page's list named by what they are about, in the plural (events, jobs, recipes,
+# "wydarzenia", "Rezepte"), where no installed tool's key names them: like bare results, the page's
+# records (articles: title, url, snippet), or a shop's offers when a price bounds or orders them.
+RECORD_NOUNS = (
+    r"\b(?:events|episodes|podcasts|jobs|vacancies|books|recipes|courses|videos|films|movies|"
+    r"repositories|repos|papers|publications|questions|topics|hotels|restaurants|apartments|flats|"
+    r"houses|homes|properties|cars|vehicles|companies|businesses|schools|universities|"
+    r"wydarze(?:nia|ń)|imprez(?:y)?|odcinki|odcinków|książki|książek|ksiazki|przepisy|przepisów|kursy|"
+    r"kursów|filmy|filmów|repozytoria|publikacje|pytania|tematy|tematów|wątki|wątków|hotele|restauracje|"
+    r"mieszkania|mieszkań|nieruchomości|domy|samochody|samochodów|firmy|szkoły|uczelnie|"
+    r"veranstaltungen|termine|episoden|folgen|stellen(?:angebote)?|bücher|rezepte|kurse|videos|filme|"
+    r"publikationen|themen|hotels|wohnungen|immobilien|häuser|autos|fahrzeuge|firmen|unternehmen|schulen|"
+    + PEOPLE_NOUNS
+    + r")\b"
+)
 # Words after a number that make it something other than a price.
 NOT_PRICE_UNIT = (
     r"(?:points?|pts|punkt\w*|upvotes?|votes?|głos\w*|stimm\w*|comments?|komentarz\w*|kommentar\w*|"
@@ -86,12 +117,9 @@ NOT_PRICE_UNIT = (
     r"tage?n?|hours?|godzin\w*|stunden?|gb\b|tb\b|mb\b|mah\b|kg\b|cm\b|mm\b|inch\w*|cali|zoll|years?|lat\b|"
     r"jahre?n?|rows?|wiersz\w*|zeilen?|tables?|tabel\w*|offers?|ofert\w*|angebot\w*|"
     + MONTH[1:-4]
+    + r"|"
+    + RECORD_NOUNS
     + r")(?!\w)"
-)
-ITEM_NOUN = (
-    r"(?:products?|items?|results?|stories|story|storys|articles?|posts?|links?|offers?|deals?|rows?|"
-    r"entries|tables?|produkt\w*|wynik\w*|ofert\w*|artykuł\w*|wpis\w*|link\w*|pozycj\w*|"
-    r"ergebnis\w*|artikel|angebot\w*|beiträge|beitrag|einträge|eintrag|nachrichten|meldungen)"
 )
 # Words that join two numbers ("100 and 200", "10 bis 20"): the first number is no count.
 JOIN_WORD = r"(?:and|und|oraz|lub|oder|bis|to|do|or|i|a)\b"
@@ -130,6 +158,24 @@ GIVE = (
     r"pobierz|pokaż|pokaz|podaj|wypisz|zwróć|zwroc|wyciągnij|wyciagnij|zbierz|wyświetl|wyswietl|"
     r"zeige?|gib(?:\s+mir)?|liste|hole?|extrahiere|sammle)"
 )
+
+
+_COUNT_BEFORE = re.compile(
+    rf"(?:\b{N}|\d|\b(?:dwóch|dwoch|trzech|czterech|pięciu|pieciu|sześciu|szesciu|dwojga|troje|czworo))\s*$",
+    re.I,
+)
+_ASKED_COUNT = re.compile(
+    r"\b(?:first|top|last|next|pierwsz\w*|ostatni\w*|kolejn\w*|erste\w*|letzte\w*|nächste\w*|top)\s+\S+\s*$",
+    re.I,
+)
+
+
+def after_a_count(text: str, pos: int) -> bool:
+    """Whether a count stands right before ``pos`` that is no count of the records asked for: "for
+    two people", "dla dwóch osób", "more than 100 employees" (a figure of something else), not
+    "the first 5 people"."""
+    before = text[max(0, pos - 40) : pos]
+    return _COUNT_BEFORE.search(before) is not None and _ASKED_COUNT.search(before) is None
 
 
 def to_int(word: str) -> int:

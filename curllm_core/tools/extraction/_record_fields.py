@@ -223,9 +223,10 @@ def _one_word_title(text: str) -> bool:
     return 2 <= len(text) <= 80 and bool(re.search(r"[^\W\d_]", text)) and not _meta_text(text)
 
 
-def _target(link: LexborNode, scripts: bool = False) -> bool:
-    """A link that may lead to a record: not an anchor, mail, a phone or a person's profile, and
-    not a script unless ``scripts`` (a title link that runs a script to open its record)."""
+def _target(link: LexborNode, scripts: bool = False, people: bool = False) -> bool:
+    """A link that may lead to a record: not an anchor, mail, a phone or a person's profile (unless
+    ``people``: the records asked for are people), and not a script unless ``scripts`` (a title link
+    that runs a script to open its record)."""
     href = (link.attributes.get("href") or "").strip()
     low = href.lower()
     return not (
@@ -233,7 +234,7 @@ def _target(link: LexborNode, scripts: bool = False) -> bool:
         or href.startswith("#")
         or low.startswith(("mailto:", "tel:"))
         or (low.startswith("javascript:") and not (scripts and len(low) > len("javascript:") + 4))
-        or _profile(href) is not None  # a link to a person is an author, never a title
+        or (not people and _profile(href) is not None)  # a link to a person is an author, not a title
     )
 
 

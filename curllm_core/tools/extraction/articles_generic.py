@@ -8,7 +8,9 @@ How the list is found (see `find_items`):
    it is its source's). One word or a reference ("Iliad", "owner/repo") is a title when the markup
    names the link a title or name, or when it opens an entry that describes it ("Bauantrag" over
    "Unterlagen und Gebühren"); a link in a byline (classed author, byline) or in a table column
-   headed for people or organisations ("Employer", "Autor") never is. A link that
+   headed for people or organisations ("Employer", "Autor") never is, nor a link to a person's
+   profile, unless people are the records asked for (``kind="people"``: a staff directory, whose
+   names are titles from two words of any length). A link that
    runs a script (``javascript:``, a form's postback) may be a title: its record opens on this page,
    which is its ``url``. A record titled by a heading without a link, whose
    link beside it shows no title (its address as text, a picture, a badge), has that link as its
@@ -38,6 +40,7 @@ builds from data) is read from the JSON it carries (`_embedded.article_listing`)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from typing import Any
@@ -129,6 +132,12 @@ def _title_like(text: str) -> bool:
     if without_spaces(text):  # Japanese, Chinese, Thai: a sign carries what a few letters do
         return word_count(text) >= 2 and letters >= 4 and not _meta_text(text)
     return len(words) >= 2 and len(text.split()) >= 2 and letters >= 8 and not _meta_text(text)
+
+
+def _name_like(text: str) -> bool:
+    """A person's name: two to five words of letters ("Mei Lin", "Anna Kowalska"), no count or date."""
+    words = text.split()
+    return 2 <= len(words) <= 5 and len(_WORD_RE.findall(text)) == len(words) and not _meta_text(text)
 
 
 _BRACKETED_RE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
@@ -338,17 +347,21 @@ def _column_headers(table: LexborNode) -> list[str]:
     return out
 
 
-def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[LexborNode], dict[int, str]]:
-    """The title links, and the titles of those titled by a heading beside them (`_headed_links`)."""
+def _find_title_links(
+    body: LexborNode, hidden: HiddenIndex, people: bool = False
+) -> tuple[list[LexborNode], dict[int, str]]:
+    """The title links, and the titles of those titled by a heading beside them (`_headed_links`).
+    With ``people`` (the records asked for are people) a link to a person's profile may be one."""
+    usable = functools.partial(_target, people=people)
     # (link, its text folded, whether a title: None for no letters, whether in a heading)
     entries: list[tuple[LexborNode, str, bool | None, bool]] = []
     columns = _Columns()
     for link in body.css("a[href]"):
-        if not _target(link, scripts=True):
+        if not _target(link, scripts=True, people=people):
             continue
         text = _text(link)
         marked = _marked(link)
-        if marked == "author" or columns.source(link):
+        if not people and (marked == "author" or columns.source(link)):
             continue
         # One word or a reference is a title where the markup says so: a title or name class, a
         # table column headed "Title"; a reference ("owner/repo", "John 3:16") also a heading around
@@ -359,8 +372,10 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
             or (in_head and _REFERENCE_RE.search(text) is not None)
             or (_one_word_title(text) and columns.titled(link))
         )
-        titled = _title_like(text) or (
-            _one_word_title(text) and (named or _opens_a_described_entry(link, text))
+        titled = (
+            _title_like(text)
+            or (people and _name_like(text))
+            or (_one_word_title(text) and (named or _opens_a_described_entry(link, text)))
         )
         if _runs_script(link):  # a script's link: a title or nothing
             if titled and not hidden(link) and _stands_alone(link, text):
@@ -379,11 +394,11 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
         if title:
             (repeated if repeats[text] >= REPEATED_LABEL and not in_head else titles).add(link.mem_id)
     headed: dict[int, str] = {}
-    for link_id, heading in _headed_links(body, hidden, titles, repeated, _target).items():
+    for link_id, heading in _headed_links(body, hidden, titles, repeated, usable).items():
         text = visible_text(heading)
         if len(text) <= MAX_TITLE and _LETTER_RE.search(text) and not _meta_text(text):
             headed[link_id] = text
-    headed.update(_row_titles(body, hidden, titles))  # a row's own cell before a heading above the table
+    headed.update(_row_titles(body, hidden, titles, usable))  # a row's own cell before a heading above
     links = [
         (link, headed[link.mem_id].casefold(), True, in_head)
         if link.mem_id in headed
@@ -394,7 +409,7 @@ def _find_title_links(body: LexborNode, hidden: HiddenIndex) -> tuple[list[Lexbo
     return _without_actions(links), headed
 
 
-def _row_titles(body: LexborNode, hidden: HiddenIndex, titles: set[int]) -> dict[int, str]:
+def _row_titles(body: LexborNode, hidden: HiddenIndex, titles: set[int], usable) -> dict[int, str]:
     """Rows of a table that link one target by a reference only (a case number "VIII ZR 100/25", a
     file mark, an id: `_reference`) and show their title in a data cell of its own, without a link:
     link id -> that cell's text. The title is the row's longest such cell, when it reads as a title,
@@ -406,7 +421,7 @@ def _row_titles(body: LexborNode, hidden: HiddenIndex, titles: set[int]) -> dict
         for row in table.css("tr"):
             if _table_of(row) != table.mem_id:
                 continue  # a row of a table inside this one: that table's own turn
-            links = [a for a in row.css("a[href]") if _target(a) and not hidden(a)]
+            links = [a for a in row.css("a[href]") if usable(a) and not hidden(a)]
             if len({a.attributes.get("href") for a in links}) != 1 or any(a.mem_id in titles for a in links):
                 continue  # no link, or several targets (a row of filters): not one record's reference
             texts = sorted(
@@ -662,12 +677,16 @@ def _common_path(members: list[LexborNode], anchors: list[LexborNode]) -> tuple 
 
 def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[str | None, list[dict]]:
     """The list of the page (see the module docstring): its kind ("posts" or "comments") and its items
-    in page order, ads flagged ``sponsored``."""
+    in page order, ads flagged ``sponsored``. ``kind="people"`` asks for posts whose title links may
+    lead to people's profiles (a staff directory, a list of speakers)."""
     body = tree.body
     if body is None:
         return None, []
+    people = kind == "people"
+    if people:
+        kind = "posts"
     hidden, strict_hidden = HiddenIndex.pair(tree)
-    title_links, headed = _find_title_links(body, hidden)
+    title_links, headed = _find_title_links(body, hidden, people)
     bodies = _find_bodies(body, hidden)
     choice = best_group(
         candidate_groups(title_links, bodies),
@@ -730,6 +749,8 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
         points = _points(scope)
         comments = _comments(scope)
         author, author_id = _author(scope)
+        if people and author_id is not None and author_id in skip:
+            author = None  # the person's own link, not a byline
         date, date_id = _date(scope)
         if author_id is not None:
             skip.add(author_id)
@@ -915,8 +936,8 @@ def extract(
     include_ads = bool(include_ads or include_promoted)
     _check_count("min_points", min_points)
     _check_count("min_comments", min_comments)
-    if kind not in ("any", "posts", "comments"):
-        raise BadParams(f"kind must be any, posts or comments, got {kind!r}")
+    if kind not in ("any", "posts", "comments", "people"):
+        raise BadParams(f"kind must be any, posts, comments or people, got {kind!r}")
     tree = parse_html(html)
     base = page_base(tree, base_url)
     strip_junk(tree)
