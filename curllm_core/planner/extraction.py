@@ -43,6 +43,7 @@ EXTRACTION_FACTS = (
     "max_rows",
     "item_kind",
     "link_pattern",
+    "link_images",
     "same_domain",
     "link_external",
     "price_min",

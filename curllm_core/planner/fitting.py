@@ -34,6 +34,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "click_text": ("text", "label", "target", "button"),
     "category_path": ("path", "category", "categories"),
     "link_pattern": ("pattern", "regex", "href_pattern", "match"),
+    "link_images": ("images",),
     "same_domain": ("same_domain", "internal", "same_site"),
     "link_external": ("external", "external_only", "other_sites"),
     "fields": ("fields", "required"),

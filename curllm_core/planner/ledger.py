@@ -74,6 +74,8 @@ _ALL_FUNCTION_WORDS = ALL_FUNCTION_WORDS
 #: Facts whose words may include words they do not read (a count before the noun it counts).
 _FILLED = frozenset({"limit"})
 _NUMBER_WORDS = frozenset(fold(w) for w in NUMBER_WORDS)
+#: Function words that are also a month's name when written capitalised.
+_CAPITALISED_MONTHS = frozenset({"May", "March", "Mai"})
 _SEPARATOR = re.compile(r"[-/.']")
 _TOKEN = re.compile(r"[^\W_](?:[\w'’.&+/-]*[^\W_])?")
 
@@ -143,8 +145,8 @@ def leftover(
         if any(covered[start:end]):
             continue
         folded = _fold_word(word)
-        if known(folded):
-            continue
+        if known(folded) and not (start > 0 and word in _CAPITALISED_MONTHS):
+            continue  # ("May" within a sentence is the month, not the verb "may")
         if _SEPARATOR.search(word) and all(known(p) for p in _SEPARATOR.split(folded) if p):
             continue
         out.append((start, end, word))

@@ -116,8 +116,8 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
         hit = next((x for x in re.finditer(pattern, instruction, re.I) if not inside(x.start(), lists)), None)
         if hit and (best is None or hit.start() < best[0]):
             best = (hit.start(), key, hit.group(0))
-    if best is None and "link_pattern" in facts:
-        fact = facts.fact("link_pattern")
+    if best is None and ("link_pattern" in facts or "link_images" in facts):
+        fact = facts.fact("link_pattern") or facts.fact("link_images")
         return "links", fact.text if fact else ""
     if best is None:
         # Bare "results" ("the first 5 results", "wyniki", "Treffer") are what a search gave: the

@@ -206,6 +206,9 @@ def test_an_upper_bound_on_replies_is_no_request_for_the_replies(registry):
         ("find products under 150 zł for my grandmother", "grandmother"),
         ("znajdź produkty dla babci", "babci"),
         ("finde Produkte für Oma", "Oma"),
+        # "May" within a sentence is the month (no filter by date), not the verb "may"
+        ("list all events in May", "May"),
+        ("companies with more than 100 employees", "100"),
     ],
 )
 def test_words_the_plan_does_not_use_are_quoted(registry, instruction, quoted):
@@ -630,6 +633,36 @@ def test_a_second_superlative_in_the_other_direction_is_named(registry, instruct
 def test_bookmarks_and_votes_are_named_as_not_done(registry, instruction, action):
     plan = plan_with_rules(instruction, SHOP, registry).plan
     assert any(w.startswith("not done") and action in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    "instruction, said",
+    [
+        ("show me the next page of results", "the next page"),
+        ("go to page 3 and list the products", "page 3"),
+        ("produkty z następnej strony", "następnej strony"),
+        ("produkty ze strony 2", "strony 2"),
+        ("Produkte auf Seite 2", "Seite 2"),
+        ("die Produkte der nächsten Seite", "nächsten Seite"),
+    ],
+)
+def test_another_page_than_the_one_opened_is_named_as_not_done(registry, instruction, said):
+    """Asked for another page of the listing than the one the task opens: the plan reads the opened
+    page and says the rest is not done (open that page's address), never answers the first page as
+    if it were the one asked for."""
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert any(w.startswith("not done") and repr(said) in w and "--url" in w for w in plan.warnings), (
+        plan.warnings
+    )
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    ["the next 3 pages of products", "list the products on the first 2 pages", "pierwsze 3 strony produktów"],
+)
+def test_pages_counted_from_the_opened_one_are_no_other_page(registry, instruction):
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert not any(w.startswith("not done") for w in plan.warnings), plan.warnings
 
 
 @pytest.mark.parametrize(

@@ -247,6 +247,10 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     ),
     # --- links and tables -----------------------------------------------------------------------------
     (SHOP, "links to PDF files", [(LINKS, {"pattern": PDF})], "links"),
+    # the pictures themselves: their addresses
+    (LOCAL, "download all images", [(LINKS, {"images": True})], "links"),
+    (LOCAL, "pobierz wszystkie zdjęcia", [(LINKS, {"images": True})], "links"),
+    (LOCAL, "alle Bilder herunterladen", [(LINKS, {"images": True})], "links"),
     (SHOP, "linki do plików PDF", [(LINKS, {"pattern": PDF})], "links"),
     (SHOP, "Links zu PDF-Dateien", [(LINKS, {"pattern": PDF})], "links"),
     (SHOP, "links containing /product/", [(LINKS, {"pattern": "/product/"})], "links"),
@@ -299,6 +303,20 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (LOCAL, "liste die Rezepte", [(ARTICLES, {})], "articles"),
     (LOCAL, "the first 3 episodes", [(ARTICLES, {"limit": 3})], "articles"),
     (LOCAL, "hotels under 300 zł", [*price(hi=300)], "products"),
+    # "best" before a field: its best end, one item when asked in the singular
+    (
+        LOCAL,
+        "which story has the best rating",
+        [(ARTICLES, {}), (ORDER, {"by": "rating", "order": "desc", "limit": 1})],
+        "articles",
+    ),
+    (
+        SHOP,
+        "das Produkt mit der besten Bewertung",
+        [(GEN, {}), (ORDER, {"by": "rating", "order": "desc", "limit": 1})],
+        "products",
+    ),
+    (SHOP, "produkty z najlepszą oceną", [(GEN, {}), (ORDER, {"by": "rating", "order": "desc"})], "products"),
     (LOCAL, "list the staff", [(ARTICLES, {"kind": "people"})], "articles"),
     (LOCAL, "pokaż wszystkich pracowników", [(ARTICLES, {"kind": "people"})], "articles"),
     (LOCAL, "Zeige alle Mitarbeiter", [(ARTICLES, {"kind": "people"})], "articles"),
@@ -306,6 +324,12 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     # a count before them is a figure of something else, never a price: the rest is said not understood
     (LOCAL, "companies with more than 100 employees", [(ARTICLES, {"kind": "any"})], "articles"),
     (LOCAL, "list the titles", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
+    (
+        SHOP,
+        "get every product name and its price",
+        [(GEN, {}), (SELECT, {"fields": ["name", "price"]})],
+        "products",
+    ),
     (LOCAL, "pokaż wszystkie tytuły", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
     (LOCAL, "Zeige alle Titel", [(ARTICLES, {}), (SELECT, {"fields": ["title"]})], "articles"),
     (LOCAL, "the comments on this story", [(ARTICLES, {"kind": "comments"})], "articles"),

@@ -59,8 +59,12 @@ def read_fields(t: Text, facts: list[Fact]) -> None:
 
 
 _OF = r"(?:of|for|from|z|ze|dla|von|der|des|aller)"
-#: "all the", "alle", "wszystkie" between the verb and the fields it asks for.
-_ALL = r"(?:(?:all|alle|wszystkie)\s+(?:(?:the|die)\s+)?)?"
+#: "all the", "alle", "wszystkie", "every product('s)" between the verb and the fields it asks for.
+_ALL = (
+    r"(?:(?:all|alle|wszystkie)\s+(?:(?:the|die)\s+)?)?"
+    # "get every product name and its price", "pobierz każdego produktu nazwę i cenę"
+    rf"(?:(?:every|each|każd\w*|kazd\w*|jede[nrs]?)\s+{ITEM_NOUN}(?:'s)?\s+)?"
+)
 
 
 #: The links of items as one word or a noun pair ("Produktlinks", "Beitrags-Links", "product links",

@@ -45,6 +45,8 @@ _FILE_KINDS: tuple[tuple[str, str], ...] = (
     (r"spreadsheets?|arkusz\w*|tabellen", r"xlsx?|ods|csv"),
     (r"archives?|archiw\w*|archiv\w*", r"zip|rar|7z|tar|gz"),
 )
+#: Pictures asked for themselves ("all images", "wszystkie zdjęcia", "alle Bilder").
+_IMAGES = r"(?:images|pictures|photos|zdjęcia|zdjęć|zdjecia|obrazy|obrazki|grafiki|bilder|fotos)"
 #: Words after "links to" that name no site: what is linked, not where ("links to other pages").
 _NOT_A_SITE = frozenset(
     """
@@ -184,6 +186,20 @@ def read_links(t: Text, facts: list[Fact]) -> None:
         if m:
             facts.append(Fact("link_pattern", rf"\.({exts})($|\?)", m.start(), m.group(0)))
             return
+    # "get all images", "download the photos", "pobierz wszystkie zdjęcia", "alle Bilder herunterladen":
+    # the page's pictures themselves (their addresses), not links
+    m = (
+        t.search(rf"\b(?:alle\s+)?{_IMAGES}\s+(?:herunterladen|laden|anzeigen|zeigen)\b")
+        or t.search(
+            rf"\b(?:{GIVE}|download|pobierz|ściągnij|sciagnij)\s+(?:me\s+|mir\s+)?"
+            rf"(?:(?:all|every|wszystkie|alle)\s+)?(?:(?:the|die)\s+)?{_IMAGES}\b"
+        )
+        or t.search(rf"^(?:(?:all|wszystkie|alle)\s+(?:(?:the|die)\s+)?)?{_IMAGES}\b")
+    )
+    if m:
+        facts.append(Fact("link_images", True, m.start(), m.group(0)))
+        t.mask(m.start(), m.end())
+        return
     m = t.search(
         rf"\b{LINK_CUE}\b.{{0,25}}?\b(?:contain\w*|with|matching|including|zawierając\w*|zawierajac\w*|z|mit|enthalt\w*|"
         r"die)\s+(\S{0,200}[/.]\S{0,200})"

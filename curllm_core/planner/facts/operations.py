@@ -612,6 +612,14 @@ REFUSALS: list[tuple[str, str]] = [
         "converting prices to another currency needs exchange rates, which curllm does not have",
     ),
     (
+        r"(?:the\s+)?next\s+page(?!s)|(?:the\s+)?(?:second|third|fourth|fifth|last|previous)\s+page(?!s)|"
+        r"page\s+(?:no\.?\s*|number\s+)?(?:[2-9]|\d{2,})(?!\s*(?:-|–|to)\s*\d)|"
+        r"(?:następn|nastepn|kolejn|drug|trzeci|ostatni|poprzedni)\w*\s+stron(?:a|ie|ę|e|y)(?!\w)|"
+        r"stron(?:a|ie|ę|y)\s+(?:nr\.?\s*)?(?:[2-9]|\d{2,})(?!\s*(?:-|–|do)\s*\d)|"
+        r"(?:nächste|naechste|zweite|dritte|letzte|vorherige)\w*\s+seite(?!n)|seite\s+(?:[2-9]|\d{2,})(?!\s*(?:-|–|bis)\s*\d)",
+        "a page of the listing other than the one opened: open that page's address with --url",
+    ),
+    (
         r"install\w*|instaluj\w*|zainstaluj\w*|download\s+and\s+run|pobierz\s+i\s+uruchom",
         "installing software is not something curllm does",
     ),

@@ -13,6 +13,8 @@ from .words import BEST, CHEAP, DEAR, ITEM_NOUN, NEW
 _OLD = r"(?:oldest|earliest|least recent|najstarsz\w*|älteste\w*|aelteste\w*)"
 _UP = r"(?:most|highest|greatest|largest|biggest|najwięcej|najwiecej|najwyższ\w*|najwyzsz\w*|największ\w*|najwieksz\w*|meisten|meiste|höchste\w*|hoechste\w*|größte\w*|grösste\w*)"
 _DOWN = r"(?:fewest|least|lowest|smallest|najmniej|najniższ\w*|najnizsz\w*|najmniejsz\w*|wenigsten|wenigste|niedrigste\w*|geringste\w*|kleinste\w*)"
+# "Best" before a field: its best end (the lowest price, the highest rating).
+_BEST = r"(?:best|najlepsz\w*|beste\w*)"
 # Fields things are ranked by, named in a superlative ("the most points") or after "sorted by".
 _RANKED = ("price", "points", "comments", "rating", "reviews", "date", "name", "title", "rank")
 _RANK_FIELD = "|".join(f"(?P<{f}>{FIELD_WORDS[f]})" for f in _RANKED)
@@ -116,6 +118,10 @@ def read_order(t: Text, facts: list[Fact]) -> None:
     if um:
         order = "desc" if regex(_UP).fullmatch(um.group(1)) else "asc"
         implied.append((um.start(), _ranked_field(um), order, um.group(0)))
+    bm = t.search(rf"\b{_BEST}\s+{_NUMBER_OF}(?:{_RANK_FIELD})\b")
+    if bm:  # "the best rating", "die beste Bewertung", "najlepsza cena": the field's best end
+        field = _ranked_field(bm)
+        implied.append((bm.start(), field, "asc" if field == "price" else "desc", bm.group(0)))
     implied.sort()
     if explicit is None and not implied:
         _direction_of_a_bound(t, facts)
@@ -181,7 +187,7 @@ def read_singular_superlative(t: Text, facts: list[Fact]) -> None:
         or t.search(
             r"\b(?:which|what|który|która|które|którego|welche[rs]?)\s+(?:\w+\s+){0,2}?"
             r"(?:has|is|gets|got|ma|jest|hat|ist|bekam|bekommt)\s+(?:the\s+|die\s+|den\s+|das\s+)?"
-            rf"(?:{_UP}|{_DOWN}|{sup})\b"
+            rf"(?:{_UP}|{_DOWN}|{_BEST}|{sup})\b"
         )
         # "most expensive movie", "cheapest camera?": a superlative and one noun in the singular that
         # ends the request (not "cheapest cat food offers", not "cheapest cameras"; not a Polish or
@@ -192,10 +198,12 @@ def read_singular_superlative(t: Text, facts: list[Fact]) -> None:
             r"(?=\s*$|\s*[,.;!?]|\s+(?:on|in|from|under|below|with|for|at|of)\b)"
         )
         # "the story with the most points", not "the stories with ..."
-        or t.search(rf"\bthe\s+(?!\w+s\b)\w{{2,30}}\s+with\s+the\s+(?:{_UP}|{_DOWN})\s+(?:{_RANK_FIELD})\b")
+        or t.search(
+            rf"\bthe\s+(?!\w+s\b)\w{{2,30}}\s+with\s+the\s+(?:{_UP}|{_DOWN}|{_BEST})\s+(?:{_RANK_FIELD})\b"
+        )
         # DE: "der Beitrag mit den meisten Punkten", "das Produkt mit der besten Bewertung" ("die" may be plural)
         or t.search(
-            rf"\b(?:der|das)\s+[^\W\d_]{{2,30}}\s+mit\s+(?:den|der|dem)\s+(?:{_UP}|{_DOWN})\s+(?:{_RANK_FIELD})\b"
+            rf"\b(?:der|das)\s+[^\W\d_]{{2,30}}\s+mit\s+(?:den|der|dem)\s+(?:{_UP}|{_DOWN}|{_BEST})\s+(?:{_RANK_FIELD})\b"
         )
         # PL singular adjectives end in -y/-a: "najtańszy", "najnowsza"
         # (any superlative: "najpopularniejszy"; a participle after naj-: "najczęściej komentowany")

@@ -1,8 +1,10 @@
-"""Links whose absolute URL matches a pattern, each URL once, with its visible text."""
+"""Links whose absolute URL matches a pattern, each URL once, with its visible text; or the page's
+images (``images``): each picture's address once, with its alt text."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from ...safe_regex import UntrustedPattern
@@ -44,6 +46,40 @@ def _link_text(link) -> str:
     return collapse_space(img.attributes.get("alt")) if img is not None else ""
 
 
+#: Where a picture keeps its address: its source, else a lazy loader's attribute, else a source set.
+_IMAGE_SOURCES = ("src", "data-src", "data-lazy-src", "data-original", "data-srcset", "srcset")
+_IMAGE_FILE_RE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg|bmp)(?:$|[?#])", re.I)
+
+
+def _image_url(img) -> str | None:
+    """The address a picture shows: not an inline ``data:`` image, nor a tracking pixel (1x1)."""
+    attrs = img.attributes
+    if attrs.get("width") in ("0", "1") or attrs.get("height") in ("0", "1"):
+        return None
+    for name in _IMAGE_SOURCES:
+        value = (attrs.get(name) or "").strip()
+        if name.endswith("srcset"):
+            value = value.split(",")[-1].strip().split(" ")[0] if value else ""  # the largest, listed last
+        if value and not value.lower().startswith("data:"):
+            return value
+    return None
+
+
+def _targets(tree, images: bool):
+    """(element, address, label) of the page's links, or with ``images`` of its pictures and the
+    links to picture files (a label of None: the link's own text)."""
+    if not images:
+        for link in tree.css("a[href], area[href]"):
+            yield link, link.attributes.get("href"), None
+        return
+    for node in tree.css("img, a[href]"):
+        if node.tag == "img":
+            alt = node.attributes.get("alt") or node.attributes.get("title") or ""
+            yield node, _image_url(node), collapse_space(alt)
+        elif _IMAGE_FILE_RE.search(node.attributes.get("href") or ""):
+            yield node, node.attributes.get("href"), None
+
+
 def extract(
     html: str,
     base_url: str,
@@ -52,6 +88,7 @@ def extract(
     text: str | None = None,
     same_domain: bool = False,
     external: bool = False,
+    images: bool = False,
     limit: int | None = None,
     selectors: dict | None = None,
     **_: Any,
@@ -62,7 +99,9 @@ def extract(
     containers) are not links a user can follow and are skipped. ``external`` keeps the http(s) links to
     any other host than the page's own (its ``<base>``'s, else its URL's; on a page with no host, a
     saved file, every http(s) link). A URL found more than once is kept once, at its first place, with
-    the first non-empty text.
+    the first non-empty text. With ``images``, the page's pictures instead (``<img>``: its source, a
+    lazy loader's ``data-src``, the largest of a source set; not inline ``data:`` images or 1x1
+    pixels) and the links to picture files, each with its alt text (or the link's).
     """
     # An empty pattern matches every link: no matching at all (on a page of a thousand links a busy
     # machine could otherwise spend the untrusted pattern's time budget on nothing).
@@ -74,8 +113,8 @@ def extract(
     own_host = host_of(base)
     hidden: dict[int, bool] = {}
     found: dict[str, dict] = {}
-    for link in tree.css("a[href], area[href]"):
-        url = absolute_url(link.attributes.get("href"), base)
+    for link, href, alt in _targets(tree, images):
+        url = absolute_url(href, base) if href else None
         if not url or not url.lower().startswith(("http://", "https://", "ftp://", "file:")):
             continue
         if url_re is not None and not url_re.search(url):
@@ -90,7 +129,7 @@ def extract(
         # (eBay's "Shop on eBay" placeholder); a visible link to the same URL is found on its own.
         if hidden_in_tree(link, hidden, strict=True):
             continue
-        label = _link_text(link)
+        label = _link_text(link) if alt is None else alt
         if text_re is not None and not text_re.search(label):
             continue
         entry = found.get(url)
@@ -107,6 +146,7 @@ async def run(
     text: str | None = None,
     same_domain: bool = False,
     external: bool = False,
+    images: bool = False,
     limit: int | None = None,
 ) -> dict:
     """Tool entry point: one round trip for the HTML, then `extract`."""
@@ -121,5 +161,6 @@ async def run(
         text=text,
         same_domain=same_domain,
         external=external,
+        images=images,
         limit=limit,
     )
