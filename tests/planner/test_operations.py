@@ -35,6 +35,44 @@ def steps_of(plan, tool: str) -> list[dict]:
         ("items containing the word steel", "validation.filter_text", {"contains": "steel"}),
         ("wpisy zawierające słowo 'python'", "validation.filter_text", {"contains": "python"}),
         ("stories beginning with 'Launch HN'", "validation.filter_text", {"starts_with": "Launch HN"}),
+        # the same denied: the items that do not match ("not containing", "without ... in the name",
+        # "excluding", "bez ... w nazwie", "ohne ... im Namen", "die nicht mit ... beginnen")
+        (
+            'products not containing "refurbished"',
+            "validation.filter_text",
+            {"contains": "refurbished", "exclude": True},
+        ),
+        (
+            "products whose name does not contain 'outlet'",
+            "validation.filter_text",
+            {"contains": "outlet", "exclude": True},
+        ),
+        (
+            'products without "refurbished" in the name',
+            "validation.filter_text",
+            {"contains": "refurbished", "exclude": True},
+        ),
+        (
+            'products excluding "refurbished"',
+            "validation.filter_text",
+            {"contains": "refurbished", "exclude": True},
+        ),
+        ('produkty bez "outlet" w nazwie', "validation.filter_text", {"contains": "outlet", "exclude": True}),
+        (
+            'produkty nie zawierające "outlet"',
+            "validation.filter_text",
+            {"contains": "outlet", "exclude": True},
+        ),
+        (
+            'Produkte ohne "B-Ware" im Namen',
+            "validation.filter_text",
+            {"contains": "B-Ware", "exclude": True},
+        ),
+        (
+            'Produkte, die nicht mit "Bosch" beginnen',
+            "validation.filter_text",
+            {"starts_with": "Bosch", "exclude": True},
+        ),
         ("posts submitted by pg", "validation.filter_text", {"field": "author", "equals": "pg"}),
         (
             "wpisy napisane przez kowalski",

@@ -178,7 +178,7 @@ _MENTION = (
 )
 _STARTS = (
     r"(?:start(?:s|ing)?\s+with|begin(?:s|ning)?\s+with|zaczynając\w*\s+się\s+od|zaczynajac\w*\s+sie\s+od|"
-    r"(?:beginnen|beginnt|anfangen|anfängt)\s+mit|die\s+mit)"
+    r"(?:beginnen|beginnt|anfangen|anfängt)\s+mit|die\s+(?:nicht\s+)?mit)"
 )
 _TEXT_FIELD = r"(?:title|name|headline|tytu\w*|nazw\w*|titel|namen?)"
 
@@ -237,27 +237,56 @@ def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[in
         value = _value(m, 1, quoted)
         if value.lower() in _NOT_A_TERM:
             continue
-        found.append((m.start(), {"field": "name", "contains": value}, _said(t, m)))
+        found.append((m.start(), _matching("contains", value, _denied(t, m.start())), _said(t, m)))
         t.mask(m.start(), m.end())
-    # "with EOS in the name", "z PIXMA w nazwie", "mit Bosch im Namen": the word is in the text field
+    # "with EOS in the name", "z PIXMA w nazwie", "mit Bosch im Namen": the word is in the text field;
+    # "without", "bez", "ohne": it is not
     for m in t.finditer(
-        rf"(?<!\w)(?:with|having|z|ze|mit)\s+(;+|\w[\w.-]*)\s+(?:in|w|im|in\s+der|in\s+dem)\s+"
+        rf"(?<!\w)(with|having|z|ze|mit|without|bez|ohne)\s+(;+|\w[\w.-]*)\s+(?:in|w|im|in\s+der|in\s+dem)\s+"
         rf"(?:the\s+|their\s+|its\s+)?(?:{_TEXT_FIELD})(?!\w)"
     ):
+        value = _value(m, 2, quoted)
+        without = m.group(1).lower() in ("without", "bez", "ohne")
+        found.append((m.start(), _matching("contains", value, without), _said(t, m)))
+        t.mask(m.start(), m.end())
+    # "excluding 'refurbished'", "except 'outlet'", "z wyjątkiem 'outlet'", "außer 'B-Ware'": a
+    # quoted term the items' names must not contain
+    for m in t.finditer(
+        r"(?<!\w)(?:excluding|except(?:\s+for)?|but\s+not|other\s+than|z\s+wyjątkiem|z\s+wyjatkiem|poza|"
+        r"oprócz|oprocz|außer|ausser|ausgenommen|ohne)\s+(;+)"
+    ):
         value = _value(m, 1, quoted)
-        found.append((m.start(), {"field": "name", "contains": value}, _said(t, m)))
+        found.append((m.start(), _matching("contains", value, True), _said(t, m)))
         t.mask(m.start(), m.end())
     for m in t.finditer(
         rf"(?<!\w){_STARTS}\s+(;+|\w[\w-]*{_NAME_GOES_ON})(?:\s+(?:beginnen|beginnt|anfangen|anfängt))?"
     ):
         value = _value(m, 1, quoted)
-        found.append((m.start(), {"field": "name", "starts_with": value}, _said(t, m)))
+        denied = _denied(t, m.start()) or re.search(r"\bnicht\b", m.group(0), re.I) is not None
+        found.append((m.start(), _matching("starts_with", value, denied), _said(t, m)))
         t.mask(m.start(), m.end())
     if found:
         found.sort(key=lambda f: f[0])
         facts.append(
             Fact("op_text", tuple(f[1] for f in found), found[0][0], " / ".join(f[2] for f in found))
         )
+
+
+#: Words right before a match of the items' text that deny it ("not containing", "whose name does not
+#: contain", "nie zawierające", "die nicht ... enthalten").
+_DENIED = re.compile(
+    r"\b(?:not|don'?t|doesn'?t|do\s+not|does\s+not|never|nie|nicht|kein\w*)\s+(?:\w+\s+)?$", re.I
+)
+
+
+def _denied(t: Text, pos: int) -> bool:
+    """Whether a match of the items' text at ``pos`` is denied by the words right before it."""
+    return _DENIED.search(t.original[max(0, pos - 24) : pos]) is not None
+
+
+def _matching(how: str, value: str, exclude: bool) -> dict:
+    """A match of the items' names (``contains``, ``starts_with``), kept or (``exclude``) left out."""
+    return {"field": "name", how: value, **({"exclude": True} if exclude else {})}
 
 
 #: A name goes on over the capitalised words and models after its first word ("Canon EOS", "RTX 4090",
