@@ -794,3 +794,24 @@ def test_a_question_of_merit_is_refused_as_a_judgement(registry, instruction, sa
 def test_best_rated_is_no_judgement(registry, instruction):
     plan = plan_with_rules(instruction, SHOP, registry).plan
     assert not any("judgement" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    "instruction, said",
+    [
+        ("which articles were published today", "published today"),
+        ("posts from the last 7 days", "from the last 7 days"),
+        ("artykuły opublikowane dzisiaj", "opublikowane dzisiaj"),
+        ("Beiträge von gestern", "von gestern"),
+    ],
+)
+def test_a_time_span_of_the_items_is_named_as_not_done(registry, instruction, said):
+    """Items of a time span ("published today", "z ostatniego tygodnia", "von gestern"): the plan reads
+    the items with the dates the page shows and says the span was not applied; "published" asks for
+    no action, and "today" is never dropped in silence."""
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert any(
+        w.startswith("not done: keeping only the items of a time span") and repr(said) in w
+        for w in plan.warnings
+    ), plan.warnings
+    assert not any("post (" in w for w in plan.warnings), plan.warnings

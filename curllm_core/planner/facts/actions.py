@@ -27,10 +27,10 @@ ACTIONS: dict[str, str] = {
         r"schreib\w*\s+(?:mir|uns|ihm|ihr|dem|der|an)\b)"
     ),
     "post": (
-        r"\b(?:post\s+(?:a|an|the|this|it|my|on|to)\b|publish|reply\s+to|comment\s+on|"
+        r"\b(?:post\s+(?:a|an|the|this|it|my|on|to)\b|publish(?!ed\b)|reply\s+to|comment\s+on|"
         r"(?:leave|write|add)\s+(?:a|an|my)\s+(?:comment|review|reply|answer|post)|opublikuj\w*|skomentuj\w*|"
         r"(?:napisz|dodaj|zostaw)\s+(?:\w+\s+)?(?:komentarz\w*|opini\w*|recenzj\w*|odpowied\w*|post\w*|wpis\w*)|"
-        r"odpowiedz\b|veröffentlich\w*|kommentiere\w*|antworte\w*|poste\b|posten\b|"
+        r"odpowiedz\b|veröffentliche\b|veröffentlichen\b|kommentiere\w*|antworte\w*|poste\b|posten\b|"
         r"(?:schreib|verfass|hinterlass)\w*\s+(?:\w+\s+)?(?:kommentar|bewertung|rezension|antwort|beitrag)\w*)"
     ),
     "book": (

@@ -8,6 +8,7 @@ import re
 from .actions import ACTIONS
 from .base import Fact, Text, regex
 from .order import ASC, DESC
+from .records import PEOPLE_NOUNS
 from .words import (
     FIELD,
     FIELD_ANY,
@@ -16,7 +17,6 @@ from .words import (
     GIVE,
     ITEM_NOUN,
     ONLY,
-    PEOPLE_NOUNS,
     after_a_count,
     detect_lang,
 )

@@ -649,6 +649,16 @@ REFUSALS: list[tuple[str, str]] = [
         "a page of the listing other than the one opened: open that page's address with --url",
     ),
     (
+        r"(?:(?:published|posted|added|released|uploaded|from|of|since)\s+)(?:today|yesterday|this\s+(?:week|month|year)|"
+        r"last\s+(?:week|month|year|\d+\s+(?:days|hours|weeks))|the\s+last\s+\d+\s+(?:days|hours|weeks))|"
+        r"(?:in\s+the\s+)?(?:last|past)\s+\d+\s+(?:days|hours|weeks)|"
+        r"(?:(?:opublikowan\w*|dodan\w*|z)\s+)(?:dzisiaj|dziś|dzis|wczoraj|(?:tego|ostatniego|bieżącego)\s+(?:tygodnia|miesiąca|roku))|"
+        r"(?:opublikowan\w*|dodan\w*)\s+(?:w\s+)?(?:tym|ostatnim)\s+(?:tygodniu|miesiącu|roku)|"
+        r"(?:von|seit)\s+(?:heute|gestern)|(?:heute|gestern|diese\s+woche|letzte\s+woche)\s+(?:veröffentlicht|gepostet|erschienen|hinzugefügt)\w*|"
+        r"(?:veröffentlicht|gepostet|erschienen)\w*\s+(?:heute|gestern|diese\s+woche|letzte\s+woche)",
+        "keeping only the items of a time span: curllm reads the dates the page shows, it does not filter by them",
+    ),
+    (
         r"install\w*|instaluj\w*|zainstaluj\w*|download\s+and\s+run|pobierz\s+i\s+uruchom",
         "installing software is not something curllm does",
     ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ...item_fields import WORDS as FIELD_WORDS
+from .records import RECORD_NOUNS
 
 NUMBER_WORDS = {
     "one": 1,
@@ -81,32 +82,6 @@ ITEM_NOUN = (
     r"(?:products?|items?|results?|stories|story|storys|articles?|posts?|links?|offers?|deals?|rows?|"
     r"entries|tables?|produkt\w*|wynik\w*|ofert\w*|artykuł\w*|wpis\w*|link\w*|pozycj\w*|"
     r"ergebnis\w*|artikel|angebot\w*|beiträge|beitrag|einträge|eintrag|nachrichten|meldungen)"
-)
-# People as the records asked for, in the plural ("the staff", "pracownicy", "Mitarbeiter"): a
-# directory's entries, whose links lead to their profiles. Not "authors" (an item field's word).
-PEOPLE_NOUNS = (
-    r"(?:people|persons|staff|staff members|team members|employees|members|speakers|contributors|users|"
-    r"profiles|doctors|physicians|dentists|lawyers|attorneys|teachers|professors|lecturers|researchers|"
-    r"experts|players|osoby|osób|ludzie|ludzi|pracownicy|pracowników|członkowie|członków|prelegenci|"
-    r"prelegentów|użytkownicy|użytkowników|lekarze|lekarzy|prawnicy|adwokaci|nauczyciele|nauczycieli|"
-    r"wykładowcy|wykładowców|eksperci|ekspertów|zawodnicy|zawodników|personen|leute|mitarbeiter|"
-    r"mitarbeiterinnen|mitarbeitende|mitglieder|referenten|referentinnen|nutzer|benutzer|ärzte|"
-    r"ärztinnen|anwälte|rechtsanwälte|lehrer|lehrkräfte|dozenten|experten|spieler)"
-)
-# The entries of a page's list named by what they are about, in the plural (events, jobs, recipes,
-# "wydarzenia", "Rezepte"), where no installed tool's key names them: like bare results, the page's
-# records (articles: title, url, snippet), or a shop's offers when a price bounds or orders them.
-RECORD_NOUNS = (
-    r"\b(?:events|episodes|podcasts|jobs|vacancies|books|recipes|courses|videos|films|movies|"
-    r"repositories|repos|papers|publications|questions|topics|hotels|restaurants|apartments|flats|"
-    r"houses|homes|properties|cars|vehicles|companies|businesses|schools|universities|"
-    r"wydarze(?:nia|ń)|imprez(?:y)?|odcinki|odcinków|książki|książek|ksiazki|przepisy|przepisów|kursy|"
-    r"kursów|filmy|filmów|repozytoria|publikacje|pytania|tematy|tematów|wątki|wątków|hotele|restauracje|"
-    r"mieszkania|mieszkań|nieruchomości|domy|samochody|samochodów|firmy|szkoły|uczelnie|"
-    r"veranstaltungen|termine|episoden|folgen|stellen(?:angebote)?|bücher|rezepte|kurse|videos|filme|"
-    r"publikationen|themen|hotels|wohnungen|immobilien|häuser|autos|fahrzeuge|firmen|unternehmen|schulen|"
-    + PEOPLE_NOUNS
-    + r")\b"
 )
 # Words after a number that make it something other than a price.
 NOT_PRICE_UNIT = (
