@@ -472,3 +472,18 @@ async def test_people_asked_for_are_the_directory_s_people(here, tmp_path):
     result, items = items_of(await here.json("list the staff", str(page)))
     assert [i["title"] for i in items] == people
     assert [s["parameters"].get("kind") for s in result["plan"]["plan"]] == ["people"]
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    ["the price of this product", "jaki jest tytuł i cena tego produktu", "Preis dieses Produkts"],
+)
+async def test_this_product_is_the_page_s_own_product(here, site_url, instruction):
+    """Asked about "this product" on a product page (EN/PL/DE): the product the page is about
+    (`extraction.product_detail`), not the products it lists beside it, with only the fields asked
+    for when some are named."""
+    result, _ = await here.json(instruction, f"{site_url}/produkt/p02"), None
+    assert result["ok"], result["errors"]
+    product = result["data"]["product"]
+    assert product["price"] == 149.99
+    assert [s["tool"] for s in result["plan"]["plan"]][0] == "extraction.product_detail"

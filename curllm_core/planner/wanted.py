@@ -116,6 +116,11 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
         hit = next((x for x in re.finditer(pattern, instruction, re.I) if not inside(x.start(), lists)), None)
         if hit and (best is None or hit.start() < best[0]):
             best = (hit.start(), key, hit.group(0))
+    one = re.search(_ONE_PRODUCT, instruction, re.I)
+    if one and best is not None and best[1] == "products" and "product" in patterns:
+        # "this product", "the product page", "szczegóły produktu", "dieses Produkt": the one product
+        # the page is about, which a tool producing ``product`` reads (not the listing's products)
+        return "product", one.group(0)
     if best is None and ("link_pattern" in facts or "link_images" in facts):
         fact = facts.fact("link_pattern") or facts.fact("link_images")
         return "links", fact.text if fact else ""
@@ -139,5 +144,12 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
     return (best[1], best[2]) if best else (None, "")
 
 
+#: One product named as the page's own: its page, its details, "this product" (never "the product
+#: with the lowest price": one of a listing's).
+_ONE_PRODUCT = (
+    r"\bthis\s+product\b(?!s)|\bproduct(?:'s)?\s+(?:page|details?|detail\s+page)\b|"
+    r"\b(?:tego|tym|ten)\s+produk\w*|\b(?:karta|kartę|karty|strona|stronę|szczegóły|szczegoly)\s+produktu\b|"
+    r"\b(?:dieses|diesem|dieser)\s+produkt\w*|\bprodukt(?:seite|details)\b"
+)
 #: Results with no word for what they are.
 _RESULTS = r"\b(?:results?|hits|wynik(?:i|ów|ow)?|treffer|ergebnisse?)\b"

@@ -317,6 +317,22 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
         "products",
     ),
     (SHOP, "produkty z najlepszą oceną", [(GEN, {}), (ORDER, {"by": "rating", "order": "desc"})], "products"),
+    # the one product a product page is about, not a listing's products
+    (LOCAL, "read this product page", [("extraction.product_detail", {})], "product"),
+    (
+        LOCAL,
+        "the price of this product",
+        [("extraction.product_detail", {}), (SELECT, {"fields": ["price"], "key": "product"})],
+        "product",
+    ),
+    (LOCAL, "szczegóły produktu", [("extraction.product_detail", {})], "product"),
+    (LOCAL, "Produktdetails dieser Seite", [("extraction.product_detail", {})], "product"),
+    (
+        LOCAL,
+        "the product with the lowest price",
+        [(DROP, {}), (PAGES, {"extract": GEN}), (ORDER, {"by": "price", "limit": 1})],
+        "products",
+    ),
     (LOCAL, "list the staff", [(ARTICLES, {"kind": "people"})], "articles"),
     (LOCAL, "pokaż wszystkich pracowników", [(ARTICLES, {"kind": "people"})], "articles"),
     (LOCAL, "Zeige alle Mitarbeiter", [(ARTICLES, {"kind": "people"})], "articles"),

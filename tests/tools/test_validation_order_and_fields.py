@@ -111,6 +111,27 @@ async def test_through_the_executor(curllm_run_plan):
     assert result.steps[1].result["selection"] == {"fields": ["title", "score"], "items": 1}
 
 
+async def test_the_fields_of_one_record(curllm_run_plan):
+    """A product page's one ``product`` (a record, not a list): only the fields asked for, by concept;
+    a field it lacks fails the step as it does for a list."""
+    product = {"name": "Kettle", "price": 39.0, "currency": "PLN", "sku": "K-1"}
+    plan = {
+        "plan": [
+            {
+                "tool": "validation.select_fields",
+                "parameters": {"fields": ["title", "price"], "key": "product"},
+            }
+        ],
+        "expected_output": "product",
+    }
+    result = await curllm_run_plan(plan, data={"product": dict(product)})
+    assert result.ok, result.errors
+    assert result.data["product"] == {"name": "Kettle", "price": 39.0}
+    plan["plan"][0]["parameters"]["fields"] = ["rating"]
+    result = await curllm_run_plan(plan, data={"product": dict(product)})
+    assert not result.ok and "no item has a field for 'rating'" in result.steps[0].error
+
+
 async def test_a_failed_order_is_a_failed_step(curllm_run_plan, curllm_run_tool):
     plan = {
         "plan": [{"tool": "validation.order_items", "parameters": {"by": "rating"}}],

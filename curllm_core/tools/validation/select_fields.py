@@ -1,4 +1,5 @@
-"""Keep only the asked-for fields of every item: "only names and prices", "tylko nazwy i ceny".
+"""Keep only the asked-for fields of every item (or of the one record, a product page's): "only names
+and prices", "tylko nazwy i ceny", "the price of this product".
 
 Each field is an item key or a concept (`curllm_core.item_fields`): ``name`` is a story's
 ``title``, ``points`` a Reddit post's ``score``. Every item gets exactly the keys found, in the
@@ -32,6 +33,11 @@ def select_fields(items: list, fields: list[str]) -> tuple[list, list[str]]:
 
 
 async def run(ctx: ToolContext, fields: list[str], key: str = "products") -> dict:
-    """Tool entry point: the list under ``key`` with only ``fields``."""
+    """Tool entry point: the list under ``key`` with only ``fields``; one record under it (a
+    product page's ``product``) with only those fields."""
+    one = ctx.data.get(key)
+    if isinstance(one, dict):
+        (record,), keys = select_fields([one], fields)
+        return {key: record, "selection": {"fields": keys, "items": 1}}
     items, keys = select_fields(items_of(ctx, key), fields)
     return {key: items, "selection": {"fields": keys, "items": len(items)}}
