@@ -487,3 +487,16 @@ async def test_this_product_is_the_page_s_own_product(here, site_url, instructio
     product = result["data"]["product"]
     assert product["price"] == 149.99
     assert [s["tool"] for s in result["plan"]["plan"]][0] == "extraction.product_detail"
+
+
+async def test_this_product_on_a_page_that_shows_none_is_empty(here, tmp_path):
+    """ "read this product page" on a page that shows no product (an article): nothing read but the
+    address is an empty answer (EMPTY_OUTPUT), never a record of nulls with exit 0."""
+    page = tmp_path / "article.html"
+    page.write_text(
+        "<html><body><h1>How we test kettles</h1><p>We boiled water a thousand times.</p></body></html>",
+        encoding="utf-8",
+    )
+    result = await here.json("read this product page", str(page))
+    assert not result["ok"]
+    assert [e["code"] for e in result["errors"]] == ["EMPTY_OUTPUT"], result["errors"]

@@ -674,7 +674,7 @@ class Execution:
                 self.errors.append(
                     error_entry(NoOutput.code, f"the expected output {expected!r} was not produced")
                 )
-            elif isinstance(value, list | dict) and not value:
+            elif isinstance(value, list | dict) and (not value or _blank_record(value)):
                 self.errors.append(
                     error_entry(
                         EmptyOutput.code,
@@ -729,3 +729,9 @@ def _named(key: str, warning: str | ListingWarning) -> str | ListingWarning:
     import dataclasses
 
     return warning if warning.tool else dataclasses.replace(warning, tool=key)
+
+
+def _blank_record(value: list | dict) -> bool:
+    """A record with nothing read but the address it was read from (a product page's ``product`` on
+    a page that shows none): as empty as an empty list."""
+    return isinstance(value, dict) and all(v in (None, "", [], {}) for k, v in value.items() if k != "url")

@@ -63,6 +63,8 @@ from ._product_words import (
     STOCK_IDS,
 )
 
+#: What makes a page one product's, beside its name: a price, stock, a number or a maker.
+_OFFER_FIELDS = ("price", "availability", "sku", "mpn", "gtin", "brand", "rating")
 FIELDS = (
     "name",
     "price",
@@ -624,6 +626,10 @@ def extract(html: str, base_url: str, **_: Any) -> dict:
         product["availability"] = "InStock"
     if product.get("price") is not None and not product.get("currency"):
         product["currency"] = fallback_currency
+    if not (jsonld or micro or meta) and all(product.get(k) is None for k in _OFFER_FIELDS):
+        # No product data and no price, stock or number shown: a heading alone is no product (an
+        # article, a listing's title); only the address is said, and the answer is empty.
+        product = {"url": product.get("url")}
     return {"product": {k: product.get(k) for k in FIELDS}}
 
 
