@@ -1260,3 +1260,44 @@ def test_prices_grouped_the_indian_way(price_html):
         cards(*(li(f"Laptop model {i}", price_html) for i in range(3))), "https://shop.example.in/laptops"
     )
     assert got(products, "price", "currency") == [(129999.0, "INR")] * 3
+
+
+SCRIPT_LINK_CARDS = [
+    '<div class="card" role="link" tabindex="0" data-href="/p/{i}" onclick="location.href=this.dataset.href">'
+    '<img src="/i/{i}.jpg" alt=""><div class="name">{name}</div><div class="price">{price}</div></div>',
+    '<li class="tile" data-url="/p/{i}"><h3>{name}</h3><span>{price}</span><button>Add</button></li>',
+    '<article data-href="/p/{i}" class="x9a1"><p class="k2">{name}</p><p class="k3">{price}</p></article>',
+]
+SCRIPT_LINK_GOODS = {
+    "pl": [
+        ("Lampa biurkowa LED Arco", "129,99 zł", 129.99),
+        ("Krzesło obrotowe Flex", "449,00 zł", 449.0),
+        ("Organizer na kable", "24,99 zł", 24.99),
+    ],
+    "en": [
+        ("Desk Lamp LED Arco", "$129.99", 129.99),
+        ("Swivel Chair Flex", "$449.00", 449.0),
+        ("Cable Organizer Box", "$24.99", 24.99),
+    ],
+    "de": [
+        ("Schreibtischlampe LED Arco", "129,99 €", 129.99),
+        ("Drehstuhl Flex", "449,00 €", 449.0),
+        ("Kabelorganizer Box", "24,99 €", 24.99),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", list(SCRIPT_LINK_GOODS))
+@pytest.mark.parametrize("card", SCRIPT_LINK_CARDS)
+def test_cards_a_script_makes_links_are_products(card, lang):
+    """Cards with no ``<a>`` that a script opens (``role="link"`` with ``data-href``, an app's
+    ``data-url``): each is a product, its address the one it opens."""
+    goods = SCRIPT_LINK_GOODS[lang]
+    items = "".join(card.format(i=i, name=n, price=shown) for i, (n, shown, _) in enumerate(goods))
+    wrap = "<ul class='grid'>{}</ul>" if card.startswith("<li") else "<div class='grid'>{}</div>"
+    products = extract(
+        doc(f"<main><h1>Office</h1>{wrap.format(items)}</main>", lang), "https://shop.example/office"
+    )
+    assert got(products, "name", "price", "url") == [
+        (n, price, f"https://shop.example/p/{i}") for i, (n, _, price) in enumerate(goods)
+    ]

@@ -122,7 +122,7 @@ LEAN_ATTRIBUTES = (
     "class id href src data-src data-original data-lazy-src alt title aria-label aria-hidden aria-level "
     "aria-roledescription role hidden itemprop itemtype data-test data-testid data-a-strike style "
     "data-component-type rel property content colspan rowspan datetime data-ad data-ad-id data-sponsored "
-    "data-promoted"
+    "data-promoted data-href data-url"
 ).split()
 
 #: JavaScript for ``page.evaluate(PAGE_HTML_JS, [lean, keep, mark, body_only])``: the document as a

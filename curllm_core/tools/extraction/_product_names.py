@@ -186,8 +186,11 @@ def penalty(text: str) -> float:
 
 
 def _link_text(link: LexborNode, main_links: list[LexborNode]) -> str:
-    """The text of a main link, or "" when it is the whole card (a link around the block)."""
+    """The text of a main link, or "" when it is the whole card (a link around the block; a card a
+    script opens, ``data-href``, whose lines are blocks of their own)."""
     if link.css_first(HEADINGS) is not None or len(link.text(deep=True)) > 400:
+        return ""
+    if link.tag != "a" and link.css_first("p, div, li, dd, section") is not None:
         return ""
     return visible_text(link)
 
@@ -298,6 +301,11 @@ def best_name(member: LexborNode, main_links: list[LexborNode], skip: Iterable[s
             weight -= 1.5  # a brand alone is part of a title, not the title
         add(_named_text(node, main_links), weight)
     for link in main_links:
+        if link.tag != "a":  # a card a script opens: its first lines, each a block of its own
+            blocks = link.css("p, div, span, li, dd")  # (a node's css() holds the node itself)
+            lines = [b for b in blocks if all(d.mem_id == b.mem_id for d in b.css("p, div, li, dd"))]
+            for k, line in enumerate([b for b in lines if visible_text(b)][:4]):
+                add(without_badges(line, visible_text(line)), 2.5 - 0.1 * k)
         add(without_badges(link, _link_text(link, main_links)), 3)
         add(link.attributes.get("title"), 2)
         add(link.attributes.get("aria-label"), 2)

@@ -328,9 +328,25 @@ def _decoy_factor(node: LexborNode, memo: dict[int, float], share: PageShare | N
     return memo.get(node.mem_id, factor)
 
 
+#: What leads to a product's page: a link, or an element a script makes one (a card with
+#: ``role="link"`` and ``data-href``, an app's ``data-url``).
+_LINK_QUERY = "a[href], [data-href], [data-url]"
+
+
+def _target_of(node: LexborNode) -> str:
+    attrs = node.attributes
+    return (
+        (attrs.get("href") if node.tag == "a" else None)
+        or attrs.get("data-href")
+        or attrs.get("data-url")
+        or ""
+    )
+
+
 def _qualifies(member: LexborNode, price_len: int) -> bool:
-    """A block that can be a product: it holds a link (or is one) and text besides its price."""
-    if member.tag != "a" and member.css_first("a[href]") is None:
+    """A block that can be a product: it holds a link (or is one, or a script's link: `_LINK_QUERY`)
+    and text besides its price."""
+    if not _target_of(member) and member.css_first(_LINK_QUERY) is None:
         return False
     return len(member.text(deep=True, strip=True)) >= price_len + 8
 
@@ -680,12 +696,15 @@ def _choose_prices(candidates: list[_Candidate]) -> tuple[Price | None, Price | 
 
 def _main_url(member: LexborNode, base: str) -> tuple[str | None, list[LexborNode]]:
     """The URL most of the block's links point to (image, title and price usually share it); links to
-    a seller's or shop's page count only when there is nothing else."""
+    a seller's or shop's page count only when there is nothing else; a block without any link opens
+    the address its script-made link names (``data-href``, ``data-url``)."""
     links = [member] if member.tag == "a" and member.attributes.get("href") else []
     links += member.css("a[href]") if member.tag != "a" else []
+    if not links:  # no link at all: the element a script opens the product from (`_LINK_QUERY`)
+        links = [n for n in member.css(_LINK_QUERY) if _target_of(n)]
     by_href: dict[str, list[LexborNode]] = defaultdict(list)
     for link in links:
-        href = (link.attributes.get("href") or "").strip()
+        href = _target_of(link).strip()
         if (
             href
             and not href.startswith("#")
