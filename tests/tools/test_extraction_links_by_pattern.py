@@ -126,6 +126,7 @@ PICTURES = (
     '<html><head><base href="https://shop.example/"></head><body><a href="/shoes">Shoes</a>'
     '<img src="/i/1.jpg" alt="Red shoe">'
     '<img src="data:image/gif;base64,R0lGODlh" data-src="/i/2.webp" alt="Blue shoe">'
+    '<img src="/img/preloader.gif" data-original="/i/5.jpg" alt="Black shoe">'
     '<picture><img srcset="/i/3-small.jpg 300w, /i/3-large.jpg 900w" alt="Green shoe"></picture>'
     '<img src="data:image/png;base64,iVBORw0KGgo=" alt="inline">'
     '<img src="/pixel.gif" width="1" height="1" alt="">'
@@ -138,13 +139,14 @@ PICTURES = (
 
 def test_images_are_the_pictures_addresses_with_their_alt_text():
     """``images``: every picture the page shows, once, absolute: its source, a lazy loader's
-    ``data-src`` behind an inline placeholder, the largest of a source set, and a link to a picture
+    ``data-src`` behind an inline or a shared placeholder, the largest of a source set, and a link to a picture
     file; not inline ``data:`` pictures, 1x1 pixels, hidden pictures or the page's other links."""
     out = links_by_pattern.extract(PICTURES, "https://shop.example/list", images=True)
     assert_valid_output("links_by_pattern", out)
     assert [(link["text"], link["url"]) for link in out["links"]] == [
         ("Red shoe", "https://shop.example/i/1.jpg"),
         ("Blue shoe", "https://shop.example/i/2.webp"),
+        ("Black shoe", "https://shop.example/i/5.jpg"),
         ("Green shoe", "https://shop.example/i/3-large.jpg"),
         ("Full size", "https://shop.example/full/4.png"),
     ]

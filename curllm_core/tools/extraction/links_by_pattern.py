@@ -46,8 +46,9 @@ def _link_text(link) -> str:
     return collapse_space(img.attributes.get("alt")) if img is not None else ""
 
 
-#: Where a picture keeps its address: its source, else a lazy loader's attribute, else a source set.
-_IMAGE_SOURCES = ("src", "data-src", "data-lazy-src", "data-original", "data-srcset", "srcset")
+#: Where a picture keeps its address: a lazy loader's attribute (its ``src`` is then a placeholder
+#: until the picture scrolls into view), else its source, else a source set.
+_IMAGE_SOURCES = ("data-src", "data-lazy-src", "data-original", "src", "data-srcset", "srcset")
 _IMAGE_FILE_RE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg|bmp)(?:$|[?#])", re.I)
 
 
@@ -99,9 +100,10 @@ def extract(
     containers) are not links a user can follow and are skipped. ``external`` keeps the http(s) links to
     any other host than the page's own (its ``<base>``'s, else its URL's; on a page with no host, a
     saved file, every http(s) link). A URL found more than once is kept once, at its first place, with
-    the first non-empty text. With ``images``, the page's pictures instead (``<img>``: its source, a
-    lazy loader's ``data-src``, the largest of a source set; not inline ``data:`` images or 1x1
-    pixels) and the links to picture files, each with its alt text (or the link's).
+    the first non-empty text. With ``images``, the page's pictures instead (``<img>``: a lazy loader's
+    ``data-src`` over the placeholder in its source, else its source, else the largest of a source
+    set; not inline ``data:`` images or 1x1 pixels) and the links to picture files, each with its alt
+    text (or the link's).
     """
     # An empty pattern matches every link: no matching at all (on a page of a thousand links a busy
     # machine could otherwise spend the untrusted pattern's time budget on nothing).
