@@ -539,3 +539,36 @@ def test_a_directory_of_people_gives_them_when_people_are_asked_for(lang, markup
     assert [
         a["title"] for a in articles_generic.extract(html, "https://uni.example/team")["articles"]
     ] != names
+
+
+COMMENTERS = ["alice_w", "bob1984", "carol-k", "dave", "alice_w"]
+MORE_OF_THREAD = {"en": "Continue this thread", "pl": "Kontynuuj ten wątek", "de": "Diesen Thread fortsetzen"}
+
+
+@pytest.mark.parametrize("lang", list(MORE_OF_THREAD))
+def test_people_asked_for_on_a_thread_are_its_profiles_once_each(lang):
+    """Asked for people on a comment thread: the users whose profiles the comments link (a user name
+    of one word, in a byline beside its points and age), each once; never the "Continue this thread"
+    link every comment shows."""
+    comments = "".join(
+        f'<div class="comment"><p class="meta"><a href="/user/{u}">{u}</a> · {i + 2} points · 3h</p>'
+        f'<p>{WORDS[lang]["snippet"]}</p><a href="/c/{i}">{MORE_OF_THREAD[lang]}</a></div>'
+        for i, u in enumerate(COMMENTERS)
+    )
+    html = f"<html><body><h1>Thread</h1><div class='comments'>{comments}</div>{_FOOTER}</body></html>"
+    out = articles_generic.extract(html, "https://forum.example/t/1", kind="people")
+    assert_valid_output("articles_generic", out)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (u, f"https://forum.example/user/{u}") for u in dict.fromkeys(COMMENTERS)
+    ]
+
+
+def test_people_asked_for_are_titled_by_names_not_dates():
+    """Asked for people on a table whose rows link a date and nothing named: no record (an honest
+    empty answer), never the dates."""
+    rows = "".join(
+        f'<tr><td><a href="/box/{i}">Tue, Oct {i + 10}, 2016</a></td><td>{100 + i}</td><td>W</td></tr>'
+        for i in range(6)
+    )
+    html = f"<html><body><h1>Games</h1><table>{rows}</table></body></html>"
+    assert articles_generic.extract(html, "https://stats.example/games", kind="people")["articles"] == []

@@ -95,6 +95,7 @@ from ._record_fields import (
     _one_word_title,
     _permalink,
     _points,
+    _profile,
     _rank,
     _runs_script,
     _scope,
@@ -351,13 +352,22 @@ def _find_title_links(
     body: LexborNode, hidden: HiddenIndex, people: bool = False
 ) -> tuple[list[LexborNode], dict[int, str]]:
     """The title links, and the titles of those titled by a heading beside them (`_headed_links`).
-    With ``people`` (the records asked for are people) a link to a person's profile may be one."""
+    With ``people`` (the records asked for are people) a title is a person's: a link to a profile
+    (its text a name or a user name), or where the page links no profiles, a name ("Mei Lin")."""
     usable = functools.partial(_target, people=people)
     # (link, its text folded, whether a title: None for no letters, whether in a heading)
     entries: list[tuple[LexborNode, str, bool | None, bool]] = []
     columns = _Columns()
-    for link in body.css("a[href]"):
+    anchors = body.css("a[href]")
+    # People's profiles, when the page links several: only those are people ("Continue this thread"
+    # beside each commenter's name is no person).
+    profiles = (
+        people and len({h for a in anchors if _profile(h := a.attributes.get("href") or "")}) >= MIN_GROUP
+    )
+    for link in anchors:
         if not _target(link, scripts=True, people=people):
+            continue
+        if profiles and not _profile(link.attributes.get("href") or ""):
             continue
         text = _text(link)
         marked = _marked(link)
@@ -372,16 +382,18 @@ def _find_title_links(
             or (in_head and _REFERENCE_RE.search(text) is not None)
             or (_one_word_title(text) and columns.titled(link))
         )
-        titled = (
-            _title_like(text)
-            or (people and _name_like(text))
-            or (_one_word_title(text) and (named or _opens_a_described_entry(link, text)))
-        )
+        if people:  # a person's name, or any name a profile's link shows (a user name)
+            titled = _name_like(text) or (profiles and _one_word_title(text))
+        else:
+            titled = _title_like(text) or (
+                _one_word_title(text) and (named or _opens_a_described_entry(link, text))
+            )
         if _runs_script(link):  # a script's link: a title or nothing
             if titled and not hidden(link) and _stands_alone(link, text):
                 entries.append((link, text.casefold(), True, in_head))
             continue
-        if titled and not hidden(link) and _stands_alone(link, text):
+        # (a profile's link stands in a byline's line: "alice · 5 points · 3h")
+        if titled and not hidden(link) and (profiles or _stands_alone(link, text)):
             entries.append((link, text.casefold(), True, in_head))
         else:
             entries.append((link, text.casefold(), False if _LETTER_RE.search(text) else None, in_head))
@@ -399,6 +411,8 @@ def _find_title_links(
         if len(text) <= MAX_TITLE and _LETTER_RE.search(text) and not _meta_text(text):
             headed[link_id] = text
     headed.update(_row_titles(body, hidden, titles, usable))  # a row's own cell before a heading above
+    if people:  # a heading or a cell titles a person by a name
+        headed = {link_id: text for link_id, text in headed.items() if _name_like(text)}
     links = [
         (link, headed[link.mem_id].casefold(), True, in_head)
         if link.mem_id in headed
@@ -730,7 +744,9 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             at_path = [a for a in _at_path(member, path) if a.tag == "a"] if path is not None else []
             if not at_path and several_items(member, title_ids):
                 continue  # a block of several items (a carousel, a box of suggestions), not an item
-            link = _title_link(member, title_ids) or next((a for a in at_path if visible_text(a)), None)
+            link = _title_link(member, title_ids) or (
+                None if people else next((a for a in at_path if visible_text(a)), None)
+            )  # (a person is titled by their own name's link, never by another link at its place)
             if link is None:
                 continue
             # A title link that runs a script opens its record on this page: the page's address.
@@ -769,6 +785,11 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
         items.append(item)
     # A label on (nearly) every item is no ad label: the page prints it everywhere and hides it with
     # CSS where it does not apply (in a browser, what CSS hides is left out before this point).
+    if people:  # a person once, however many of the page's records they wrote
+        once: dict[str, dict[str, Any]] = {}
+        for item in items:
+            once.setdefault(item["url"], item)
+        items = list(once.values())
     labelled = sum(1 for item in items if item["sponsored"] == "label")
     trust_labels = not (len(items) >= 5 and labelled >= 0.9 * len(items))
     for item in items:
