@@ -539,13 +539,12 @@ class Runner:
     async def _warm_up(self, page: TaskPage) -> None:
         """Start the browser while the rules plan: Chromium boots in its own process meanwhile.
 
-        The launch goes on in a task; the planner's slowest part, importing the plan checker, runs
-        after the task has reached its first wait. If the plan needs no page, closing the page closes
-        an owned browser again; a launch that fails is reported by the first step that needs it.
+        The launch goes on in a task; planning (and whatever it imports: jsonschema, when a plan's
+        parameters need it worded or the rules fit a parameter) runs after the task has reached its
+        first wait. If the plan needs no page, closing the page closes an owned browser again; a launch
+        that fails is reported by the first step that needs it.
         """
         await page.warm_up()
-        import jsonschema  # noqa: F401 - the checker's import overlaps the driver's start
-
         await asyncio.sleep(0)  # let the launch request go out before planning continues
 
     def cancel_plannings(self) -> None:

@@ -168,6 +168,13 @@ KEYWORDS = {
         "type": "object",
         "properties": {"a": {"type": "integer", "role": "limit", "optional": True}},
     },
+    "any of": {
+        "type": "object",
+        "properties": {"a": {"type": ["integer", "null"]}, "x": True},
+        "anyOf": [{"properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"required": ["x"]}],
+        "additionalProperties": False,
+    },
+    "all of": {"allOf": [{"type": ["integer", "string"]}, {"minimum": 1, "minLength": 2}]},
 }
 
 
@@ -199,7 +206,8 @@ def test_unknown_keywords_get_no_quick_check():
         {"$ref": "#/$defs/missing", "$defs": {}},
         {"properties": {"a": {"$id": "https://example.test/a", "$ref": "#/$defs/x"}}, "$defs": {"x": {}}},
         {"if": {"type": "string"}, "then": {"minLength": 1}},
-        {"anyOf": [{"type": "string"}]},
+        {"anyOf": [{"type": "string"}, {"oneOf": []}]},
+        {"allOf": []},
         {"type": "object", "patternProperties": {"(": {}}},
         {"type": "array", "items": [{"type": "string"}]},
         {"enum": [1, 2]},
