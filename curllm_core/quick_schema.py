@@ -304,10 +304,18 @@ def _combined(schema: dict, root: _Root) -> list[Check]:
             branches = schema[word]
             if not isinstance(branches, list) or not branches:
                 raise _Unknown
-            tests = [_compile(branch, root) for branch in branches]
-            test = all if word == "allOf" else any
-            out.append(lambda x, tests=tests, test=test: test(t(x) for t in tests))
+            out.append(_all_of(branches, root) if word == "allOf" else _any_of(branches, root))
     return out
+
+
+def _all_of(branches: list, root: _Root) -> Check:
+    tests = [_compile(branch, root) for branch in branches]
+    return lambda x: all(t(x) for t in tests)
+
+
+def _any_of(branches: list, root: _Root) -> Check:
+    tests = [_compile(branch, root) for branch in branches]
+    return lambda x: any(t(x) for t in tests)
 
 
 def _object_checks(schema: dict, root: _Root) -> list[Check]:
