@@ -341,8 +341,38 @@ def form_scenario(rounds: int, kinds: tuple[str, ...] = ("listener", "return_fal
             "| CPU time (median), ratio |",
             "|---|---|---|---|---|---|",
             *rows,
+            "",
+            *WHERE_IT_GOES,
         ],
     )
+
+
+#: What was measured of the gap (2026-11-27), kept with the figures it explains.
+WHERE_IT_GOES = [
+    "Where curllm's extra CPU goes (2026-11-27: every process of the tree, Chromium's renderers "
+    "included through their parents' accounts, per task of the listener page, in one browser, "
+    "contestants taking turns; load 2-5): the script ~125-140 ms, curllm's plan without the form "
+    "step ~150-170 ms, the instruction ~190 ms. The CPU column above counts only the processes "
+    "waited for and misses most of Chromium's; the whole tree gives about the same ratios.",
+    "",
+    "- **Browser calls.** A task of the instruction sends ~28 messages to the Playwright driver, the "
+    "script 5 (context, page, goto, content, close). One `page.evaluate` costs ~1 ms of CPU (Python "
+    "0.2, the driver 0.4, Chromium 0.4), a listener's subscription and its removal ~0.3 ms: that is "
+    "most of the gap. The form step alone, repeated on a live page: 15 ms (Python 3, driver 4.5, "
+    "Chromium 8) for its 5 calls (scan, prepare, click, look; no call of its own for 'did anything "
+    "change') and the page watch's 6 subscription messages.",
+    "- **The egress proxy's primer** (a context without `--allow-link-local` authenticates to the "
+    "proxy before any page, so that a worker's, a service worker's or a WebSocket's first request "
+    "is not refused by a 407 nobody answers; tests/browser/test_browser_api.py): ~8 ms, mostly "
+    "Chromium's first network request in a context, which the script pays for its page instead. "
+    "curllm's page itself comes through the route (`route.fetch`, its charset checked), not Chromium.",
+    "- **The route** (images and fonts blocked, the policy, each document fetched and its charset "
+    "checked: fetch, body, fulfill): ~5-6 ms.",
+    "- **Not it:** the size of the in-page scripts (63 KB of them compiled in fresh renderers: no "
+    "measurable CPU), the consent script, cleaning events and results (0.02 ms a record), the fsync "
+    "of each line (in a thread), the start (imports ~55 ms more than the script's after jsonschema "
+    "was left out of runs that need no error wording).",
+]
 
 
 def main() -> None:
