@@ -20,6 +20,7 @@ KIND_WORDS: dict[str, str] = {
         r"\b(articles?|stories|story|storys|posts?|news|headlines?|submissions?|threads?|blog\s*posts?|"
         r"artykuł\w*|artykul\w*|wpis\w*|posty|postów|wiadomości|wiadomosci|newsy|nagłówk\w*|"
         r"nachrichten|beiträge|beitrags?|schlagzeilen|meldungen|comments?|komentarz\w*|kommentare?|"
+        r"reviews|customer\s+reviews|opinie|opinii|recenzje|recenzji|bewertungen|kundenbewertungen|rezensionen|"
         r"search\s+results?|organic\s+results?|results?\s+of\s+(?:the\s+|this\s+|my\s+)?search|"
         r"wyniki\s+(?:tego\s+)?wyszukiwania|\w*suchergebnis\w*|suchtreffer|ergebnisse\s+der\s+suche)\b"
     ),

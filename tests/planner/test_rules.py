@@ -333,6 +333,10 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
         [(DROP, {}), (PAGES, {"extract": GEN}), (ORDER, {"by": "price", "limit": 1})],
         "products",
     ),
+    # reviews asked for are a product's comments; as a count they stay a field of the products
+    (LOCAL, "list the reviews", [(ARTICLES, {"kind": "comments"})], "articles"),
+    (LOCAL, "pokaż opinie", [(ARTICLES, {"kind": "comments"})], "articles"),
+    (LOCAL, "alle Kundenbewertungen", [(ARTICLES, {"kind": "comments"})], "articles"),
     (LOCAL, "list the staff", [(ARTICLES, {"kind": "people"})], "articles"),
     (LOCAL, "pokaż wszystkich pracowników", [(ARTICLES, {"kind": "people"})], "articles"),
     (LOCAL, "Zeige alle Mitarbeiter", [(ARTICLES, {"kind": "people"})], "articles"),

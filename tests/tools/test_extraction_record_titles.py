@@ -572,3 +572,70 @@ def test_people_asked_for_are_titled_by_names_not_dates():
     )
     html = f"<html><body><h1>Games</h1><table>{rows}</table></body></html>"
     assert articles_generic.extract(html, "https://stats.example/games", kind="people")["articles"] == []
+
+
+ROW_HEADERS = {  # (the link every row shows, row headers)
+    "it": ("Scheda", ["Analisi matematica I", "Fisica generale", "Chimica organica"]),
+    "en": ("Details", ["Calculus I", "General Physics", "Organic Chemistry"]),
+    "de": ("Mehr", ["Analysis I", "Allgemeine Physik", "Organische Chemie"]),
+}
+
+
+@pytest.mark.parametrize("lang", list(ROW_HEADERS))
+@pytest.mark.parametrize("scoped", [True, False])
+def test_a_rows_header_cell_titles_the_link_of_its_row(lang, scoped):
+    """A table whose rows are headed by a ``<th>`` (no link; ``scope="row"`` or not) and link their
+    record by a word every row shows ("Scheda", "Details"): each row is a record titled by its header
+    cell; the header row's cells title nothing."""
+    more, names = ROW_HEADERS[lang]
+    scope = ' scope="row"' if scoped else ""
+    rows = "".join(
+        f'<tr><th{scope}>{name}</th><td>{6 + i}</td><td><a href="/c/{i}">{more}</a></td></tr>'
+        for i, name in enumerate(names)
+    )
+    html = (
+        f"<html><body><main><h1>{WORDS[lang if lang != 'it' else 'en']['menu'][1]}</h1><table><thead><tr><th>Course</th>"
+        f"<th>ECTS</th><th></th></tr></thead><tbody>{rows}</tbody></table></main>{_FOOTER}</body></html>"
+    )
+    out = articles_generic.extract(html, "https://uni.example/courses")
+    assert_valid_output("articles_generic", out)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (name, f"https://uni.example/c/{i}") for i, name in enumerate(names)
+    ]
+
+
+REVIEWS = {
+    "en": ["Great value for the price", "Stopped working after a month", "Exactly as described"],
+    "pl": ["Świetny stosunek jakości do ceny", "Przestał działać po miesiącu", "Zgodny z opisem"],
+    "de": ["Preis-Leistung top", "Nach einem Monat defekt", "Genau wie beschrieben"],
+}
+
+
+@pytest.mark.parametrize("lang", list(REVIEWS))
+def test_reviews_are_comments_titled_by_their_own_heading(lang):
+    """Reviews (no links; a heading, an author, stars and a text each) read as comments: each titled
+    by its own heading, its text whole, its author kept."""
+    reviews = "".join(
+        f'<div class="review"><h4>{title}</h4><span class="author">Kunde {i}</span><span>★★★★☆</span>'
+        f"<p>{WORDS[lang]['snippet']} {i}</p></div>"
+        for i, title in enumerate(REVIEWS[lang])
+    )
+    html = f"<html><body><main><h1>Reviews</h1><div class='reviews'>{reviews}</div></main>{_FOOTER}</body></html>"
+    out = articles_generic.extract(html, "https://shop.example/p/1", kind="comments")
+    assert_valid_output("articles_generic", out)
+    assert [a["title"] for a in out["articles"]] == REVIEWS[lang]
+    assert [a["text"] for a in out["articles"]] == [f"{WORDS[lang]['snippet']} {i}" for i in range(3)]
+
+
+def test_row_headers_every_record_repeats_are_labels_not_titles():
+    """Records each with a small table of labelled links ("Brand", "Series"): the labels repeat on
+    every record, so they title nothing; each record is titled by its own link."""
+    names = ["MSI MAG B650 Tomahawk WIFI", "ASUS TUF Gaming B650-Plus", "Gigabyte B650 Aorus Elite AX"]
+    cards = "".join(
+        f'<div class="item"><h3><a href="/p/{i}">{name}</a></h3><table><tr><th>Brand</th><td><a href="/b/{i}">'
+        f'Brand{i}</a></td></tr><tr><th>Series</th><td><a href="/s/{i}">Series{i}</a></td></tr></table></div>'
+        for i, name in enumerate(names)
+    )
+    html = f"<html><body><main><h1>Mainboards</h1>{cards}</main>{_FOOTER}</body></html>"
+    out = articles_generic.extract(html, "https://shop.example/boards")
+    assert [a["title"] for a in out["articles"]] == names

@@ -144,9 +144,11 @@ def _asks_action(t: Text, pos: int) -> bool:
 
 def read_comments_wanted(t: Text, facts: list[Fact]) -> None:
     """Comments as the thing asked for ("the comments on this story", "komentarze", "alle Kommentare"),
-    not as a count to filter or sort by ("more than 100 comments" is masked by then, "most comments")."""
+    and reviews ("list the reviews", "opinie", "Kundenbewertungen": a product's comments), not as a
+    count to filter or sort by ("more than 100 comments" is masked by then, "most comments")."""
     m = t.search(
-        r"\b(?:comments|comment thread|discussion|komentarze|komentarzy|kommentare|replies|odpowiedzi|antworten)\b"
+        r"\b(?:comments|comment thread|discussion|komentarze|komentarzy|kommentare|replies|odpowiedzi|antworten|"
+        r"reviews|customer reviews|opinie|opinii|recenzje|recenzji|bewertungen|rezensionen|kundenbewertungen)\b"
     )
     if m and not re.search(
         r"\b(?:most|more|least|fewest|number of|count of|by|najwięcej|najmniej|liczb\w*|meisten|wenigsten|anzahl|nach)"

@@ -7,6 +7,7 @@ import base64
 import binascii
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from urllib.parse import parse_qsl, urlsplit
 
@@ -317,8 +318,15 @@ def _headed_links(
     ``usable(link)`` tells a link that may be a record's target (not a script, an anchor, a profile)."""
     found: dict[int, LexborNode] = {}
     headings = [(h, True) for h in body.css("h1, h2, h3, h4, h5, h6, [role=heading]")]
-    # A definition list's term heads the descriptions after it ("<dt>CS 101</dt><dd>… Details</dd>").
-    terms = [(t, True) for t in body.css("dt")]
+    # A definition list's term heads the descriptions after it ("<dt>CS 101</dt><dd>… Details</dd>"),
+    # a table row's header cell the cells after it ("<th scope=row>Fisica</th><td>… Scheda</td>").
+    # A row header printed in several tables ("Hersteller" in every product's specifications) is a
+    # label, not a record's title.
+    row_heads = [t for t in body.css("tr > th") if _heads_its_row(t)]
+    seen = Counter(visible_text(t).casefold() for t in row_heads)
+    terms = [(t, True) for t in body.css("dt")] + [
+        (t, True) for t in row_heads if seen[visible_text(t).casefold()] == 1
+    ]
     # An element the markup names a title (class, test id) stands for a heading.
     named = [(n, False) for n in _named_titles(body)]
     # Named titles and terms first: each claims its own record's link before a heading further up
@@ -326,7 +334,7 @@ def _headed_links(
     for heading, real in named + terms + headings:
         if heading.css_first("a[href]") is not None or hidden(heading) or not visible_text(heading):
             continue
-        if heading.tag == "dt":
+        if heading.tag in ("dt", "th"):
             target = _described_target(heading, titles, repeated, usable, hidden)
             if target is not None and target.mem_id not in found:
                 found[target.mem_id] = heading
@@ -356,16 +364,31 @@ def _headed_links(
     return found
 
 
+def _heads_its_row(cell: LexborNode) -> bool:
+    """Whether a ``<th>`` heads a row of data (a ``<td>`` after it), not a header row's column nor a
+    label of a specification's line ("Hersteller:", "PCI:")."""
+    if visible_text(cell).rstrip().endswith(":"):
+        return False
+    node = cell.next
+    while node is not None:
+        if node.tag == "td":
+            return True
+        node = node.next
+    return False
+
+
 def _described_target(
     term: LexborNode, titles: set[int], repeated: set[int], usable, hidden: HiddenIndex
 ) -> LexborNode | None:
-    """The target of a definition list's term without a link: the first usable link of the
-    descriptions (``<dd>``) after it, up to the next term, when none of their links is a title and no
-    repeated words show twice (one record's description, not several)."""
+    """The target of a definition list's term, or a table row's header cell, without a link: the
+    first usable link of the descriptions (``<dd>``, the row's ``<td>``) after it, up to the next
+    term, when none of their links is a title and no repeated words show twice (one record's
+    description, not several)."""
     links: list[LexborNode] = []
+    stop, holds = ("dt", "dd") if term.tag == "dt" else ("th", "td")
     node = term.next
-    while node is not None and node.tag != "dt":
-        if node.tag == "dd":
+    while node is not None and node.tag != stop:
+        if node.tag == holds:
             links += node.css("a[href]")
         node = node.next
     if any(a.mem_id in titles for a in links) or _twice(a for a in links if a.mem_id in repeated):

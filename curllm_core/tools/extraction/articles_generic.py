@@ -774,7 +774,11 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             text = _comment_text(member, path, body_ids)
             if not text:
                 continue
-            item["title"] = _shorten(text)
+            heading = member.css_first(_HEADING_QUERY)  # a review's own title ("Great value")
+            titled = visible_text(heading) if heading is not None and not hidden(heading) else ""
+            item["title"] = (
+                titled if titled and titled not in text and len(titled) <= MAX_TITLE else _shorten(text)
+            )
             item["url"] = _permalink(scope, date_id, base, member)
             item["text"] = text
         else:
