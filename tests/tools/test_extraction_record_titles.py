@@ -639,3 +639,27 @@ def test_row_headers_every_record_repeats_are_labels_not_titles():
     html = f"<html><body><main><h1>Mainboards</h1>{cards}</main>{_FOOTER}</body></html>"
     out = articles_generic.extract(html, "https://shop.example/boards")
     assert [a["title"] for a in out["articles"]] == names
+
+
+SCRIPT_CARDS = [
+    '<div class="card" role="link" tabindex="0" data-href="/j/{i}"><h2>{title}</h2><p>{snippet}</p></div>',
+    '<li data-url="/j/{i}"><h3 class="title">{title}</h3><p>{snippet}</p><span>5 min</span></li>',
+    '<article data-href="/j/{i}" class="x1f"><div class="k2"><h2>{title}</h2></div><p>{snippet}</p></article>',
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "de"])
+@pytest.mark.parametrize("card", SCRIPT_CARDS)
+def test_records_a_script_opens_are_titled_by_their_heading(card, lang):
+    """Records with no ``<a>`` that a script opens (``role="link"`` with ``data-href``, an app's
+    ``data-url``), each with a heading and a teaser: each is a record titled by its heading and
+    linked to that address."""
+    titles = WORDS[lang]["titles"][:4]
+    items = "".join(card.format(i=i, title=t, snippet=WORDS[lang]["snippet"]) for i, t in enumerate(titles))
+    wrap = "<ul class='list'>{}</ul>" if card.startswith("<li") else "<div class='list'>{}</div>"
+    html = f"<html><body><main><h1>{WORDS[lang]['menu'][1]}</h1>{wrap.format(items)}</main>{_FOOTER}</body></html>"
+    out = articles_generic.extract(html, "https://gen.example/journal")
+    assert_valid_output("articles_generic", out)
+    assert [(a["title"], a["url"]) for a in out["articles"]] == [
+        (t, f"https://gen.example/j/{i}") for i, t in enumerate(titles)
+    ]

@@ -224,11 +224,27 @@ def _one_word_title(text: str) -> bool:
     return 2 <= len(text) <= 80 and bool(re.search(r"[^\W\d_]", text)) and not _meta_text(text)
 
 
+#: Elements a script makes links of (a card with ``role="link"`` and ``data-href``, an app's
+#: ``data-url``): where a record has no ``<a>``, the address it opens.
+SCRIPT_LINKS = "[data-href], [data-url]"
+
+
+def address(link: LexborNode) -> str:
+    """Where a link leads: its ``href``, or the address a script opens (`SCRIPT_LINKS`)."""
+    attrs = link.attributes
+    return (
+        (attrs.get("href") if link.tag in ("a", "area") else None)
+        or attrs.get("data-href")
+        or attrs.get("data-url")
+        or ""
+    ).strip()
+
+
 def _target(link: LexborNode, scripts: bool = False, people: bool = False) -> bool:
     """A link that may lead to a record: not an anchor, mail, a phone or a person's profile (unless
     ``people``: the records asked for are people), and not a script unless ``scripts`` (a title link
     that runs a script to open its record)."""
-    href = (link.attributes.get("href") or "").strip()
+    href = address(link)
     low = href.lower()
     return not (
         not href
@@ -271,7 +287,9 @@ def _title_link(member: LexborNode, title_ids: set[int]) -> LexborNode | None:
     """The record's title link: one in a heading or holding one (``<a><h2>…</h2></a>``, not a
     breadcrumb's link above it), else one named a title, else the first; a link to an address
     before one that runs a script."""
-    links = sorted((a for a in member.css("a[href]") if a.mem_id in title_ids), key=_runs_script)
+    links = sorted(
+        (a for a in member.css(f"a[href], {SCRIPT_LINKS}") if a.mem_id in title_ids), key=_runs_script
+    )
     if not links:
         return None
     for link in links:
@@ -345,7 +363,7 @@ def _headed_links(
         for _ in range(HEADING_LEVELS):
             if up is None or up.tag in ("body", "html"):
                 break
-            links = up.css("a[href]")
+            links = up.css("a[href]") or [n for n in up.css(SCRIPT_LINKS) if address(n)]
             if links:
                 if (
                     any(a.mem_id in titles for a in links)

@@ -82,6 +82,7 @@ from ._parse_memo import document_order, remembering
 from ._record_fields import (
     _BLOCK_TEXT_TAGS,
     _HEADINGS,
+    SCRIPT_LINKS,
     _author,
     _children,
     _comments,
@@ -106,6 +107,7 @@ from ._record_fields import (
     _text,
     _title_link,
     _unwrap,
+    address,
 )
 
 REPEATED_LABEL = 3  # links with the same words: an action every record carries
@@ -420,6 +422,13 @@ def _find_title_links(
         for link, text, title, in_head in entries
         if title is not None or link.mem_id in headed
     ]
+    # A record with no <a>, titled by its heading, opens the address a script names (`SCRIPT_LINKS`).
+    anchored = {link.mem_id for link, *_ in entries}
+    scripted = [n for n in body.css(SCRIPT_LINKS) if n.mem_id in headed and n.mem_id not in anchored]
+    if scripted:
+        order = _doc_order(body)
+        links += [(n, headed[n.mem_id].casefold(), True, False) for n in scripted]
+        links.sort(key=lambda entry: order(entry[0]))
     return _without_actions(links), headed
 
 
@@ -750,9 +759,7 @@ def find_items(tree: LexborHTMLParser, base: str, kind: str = "any") -> tuple[st
             if link is None:
                 continue
             # A title link that runs a script opens its record on this page: the page's address.
-            url = (
-                base.split("#")[0] if _runs_script(link) else absolute_url(link.attributes.get("href"), base)
-            )
+            url = base.split("#")[0] if _runs_script(link) else absolute_url(address(link), base)
             if not url:
                 continue
             if link.mem_id not in title_ids and items and items[-1]["url"] == _unwrap(url):
