@@ -115,7 +115,9 @@ MAP_PLAN = {
 def secret(tmp_path) -> Path:
     page = tmp_path / "secret.html"
     page.write_text(
-        "<html><head><title>SECRET-MARKER</title></head><body><h1>SECRET-MARKER</h1></body></html>"
+        # A product's page (a name and a price), so that a product reader opening it says the marker.
+        "<html><head><title>SECRET-MARKER</title></head><body><h1>SECRET-MARKER</h1>"
+        '<p class="price">12,00 zł</p></body></html>'
     )
     return page
 

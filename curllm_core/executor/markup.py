@@ -13,6 +13,8 @@ the other tool does not know would be silently dropped otherwise): parameters ca
 
 from __future__ import annotations
 
+import contextlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,16 +82,38 @@ async def sightings(page: Any, manifests: list[Manifest]) -> dict[str, Sighting]
     if not manifests:
         return {}
     html = getattr(page, "html", None)
-    if isinstance(html, str):  # a fetched `Document` (the HTTP engine): counted in its HTML
-        counts = _count_in_html(html, [list(m.detect) for m in manifests])
-    else:
-        counts = await page.evaluate(_COUNT_JS, [list(m.detect) for m in manifests])
+    groups = [list(m.detect) for m in manifests]
+    # A fetched `Document` (the HTTP engine) is counted in its HTML.
+    counts = _count_in_html(html, groups) if isinstance(html, str) else await _count_on_page(page, groups)
+    if counts is None:
+        return {}  # the page would not answer: no sighting, the planned tool runs and says what it finds
     found = {}
     for m, per_selector in zip(manifests, counts, strict=True):
         hit = next(((s, n) for s, n in zip(m.detect, per_selector, strict=True) if n), None)
         if hit:
             found[m.key] = Sighting(m, *hit)
     return found
+
+
+async def _count_on_page(page: Any, groups: list[list[str]]) -> list[list[int]] | None:
+    """`_COUNT_JS` on the live page. A page still navigating (a form's submit that lands after the
+    step that sent it: "Execution context was destroyed") is asked again once it has loaded; None
+    when it still cannot answer."""
+    for attempt in range(2):
+        try:
+            counts: list[list[int]] = await page.evaluate(_COUNT_JS, groups)
+            return counts
+        except Exception as e:  # noqa: BLE001 - playwright's Error, imported only at the edges
+            if not _NAVIGATING_RE.search(str(e)):
+                raise
+            if attempt:
+                return None
+            with contextlib.suppress(Exception):
+                await page.wait_for_load_state("load", timeout=5000)
+    return None
+
+
+_NAVIGATING_RE = re.compile(r"context was destroyed|navigat", re.IGNORECASE)
 
 
 def _count_in_html(html: str, groups: list[list[str]]) -> list[list[int]]:

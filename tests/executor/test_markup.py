@@ -151,3 +151,35 @@ async def test_after_an_empty_extraction_the_sighted_tools_then_the_generic_ones
     assert [a.chosen for a in alts] == ["extraction.products_generic"]
     assert alts[0].params == {"limit": 3}
     assert await alternatives(page, registry, registry.resolve("price_range_check"), {"max": 3}, set()) == []
+
+
+class NavigatingPage:
+    """A real page whose first markup call is cut short by a real navigation (a form's submit that
+    lands while the next step looks at the page): the call waits in the page, and the page leaves."""
+
+    def __init__(self, page, to: str, times: int = 1):
+        self._page, self._to, self.left = page, to, times
+
+    async def evaluate(self, *args):
+        if self.left:
+            self.left -= 1
+            await self._page.evaluate("to => setTimeout(() => { location.href = to }, 50)", self._to)
+            return await self._page.evaluate("() => new Promise(done => setTimeout(done, 5000))")
+        return await self._page.evaluate(*args)
+
+    def __getattr__(self, name):
+        return getattr(self._page, name)
+
+
+@pytest.mark.browser
+async def test_a_page_that_navigates_during_the_markup_call_is_asked_again(page, registry):
+    """The page navigates while its markup is counted ("Execution context was destroyed"): it is asked
+    again once loaded, and the tool its new document's markup calls for is chosen; a page that keeps
+    leaving leaves the planned tool (no choice), never an error."""
+    await page.goto((SITE / "en-shop.html").as_uri())
+    ceneo = realpage("ceneo_search_canon.html").as_uri()
+    choice = await choose(NavigatingPage(page, ceneo), registry, registry.resolve("products_generic"), {})
+    assert choice is not None and choice.chosen == "extraction.products_ceneo"
+    await page.goto((SITE / "en-shop.html").as_uri())
+    leaving = NavigatingPage(page, (SITE / "table.html").as_uri(), times=2)
+    assert await choose(leaving, registry, registry.resolve("products_generic"), {}) is None
