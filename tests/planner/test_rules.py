@@ -302,6 +302,9 @@ CASES: list[tuple[str | None, str, list[tuple[str, dict]], str]] = [
     (LOCAL, "Zeige alle offenen Stellen", [(ARTICLES, {})], "articles"),
     (LOCAL, "liste die Rezepte", [(ARTICLES, {})], "articles"),
     (LOCAL, "the first 3 episodes", [(ARTICLES, {"limit": 3})], "articles"),
+    (LOCAL, "list the issues", [(ARTICLES, {})], "articles"),
+    (LOCAL, "pokaż wszystkie sklepy", [(ARTICLES, {})], "articles"),
+    (LOCAL, "Zeige alle Filialen", [(ARTICLES, {})], "articles"),
     (LOCAL, "hotels under 300 zł", [*price(hi=300)], "products"),
     # "best" before a field: its best end, one item when asked in the singular
     (

@@ -31,6 +31,15 @@ RECORD_NOUNS = (
     r"mieszkania|mieszkań|nieruchomości|domy|samochody|samochodów|firmy|szkoły|uczelnie|"
     r"veranstaltungen|termine|episoden|folgen|stellen(?:angebote)?|bücher|rezepte|kurse|videos|filme|"
     r"publikationen|themen|hotels|wohnungen|immobilien|häuser|autos|fahrzeuge|firmen|unternehmen|schulen|"
+    r"issues|tickets|bugs|pull\s+requests|commits|releases|packages|projects|apps|games|songs|tracks|albums|"
+    r"playlists|channels|reports|documents|datasets|plugins|extensions|templates|lessons|tutorials|guides|"
+    r"lectures|talks|webinars|coupons|vouchers|flights|destinations|places|attractions|museums|venues|"
+    r"clinics|hospitals|pharmacies|stores|shops|branches|locations|offices|agencies|charities|"
+    r"organi[sz]ations|clubs|teams|matches|tournaments|"
+    r"zgłoszenia|projekty|aplikacje|gry|piosenki|utwory|albumy|kanały|raporty|dokumenty|poradniki|lekcje|"
+    r"wykłady|kupony|loty|miejsca|atrakcje|muzea|sklepy|oddziały|lokalizacje|kluby|drużyny|mecze|"
+    r"projekte|spiele|lieder|alben|kanäle|berichte|dokumente|anleitungen|lektionen|vorträge|gutscheine|"
+    r"flüge|orte|sehenswürdigkeiten|museen|geschäfte|filialen|standorte|vereine|mannschaften|"
     + PEOPLE_NOUNS
     + r")\b"
 )
