@@ -815,3 +815,35 @@ def test_a_time_span_of_the_items_is_named_as_not_done(registry, instruction, sa
         for w in plan.warnings
     ), plan.warnings
     assert not any("post (" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    "instruction, said",
+    [
+        ("show the last 3 products", "the last 3"),
+        ("the last 2 pages of products", "the last 2"),
+        ("list every product except the first one", "except the first one"),
+        ("ostatnie 3 produkty", "ostatnie 3"),
+        ("alle Produkte außer dem ersten", "außer dem ersten"),
+    ],
+)
+def test_items_counted_from_the_end_are_named_as_not_done(registry, instruction, said):
+    """The last N items or pages, or all but the first: curllm counts from the first item, so these are
+    named as not done, never answered with the first N (the opposite of what was asked)."""
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert any(
+        w.startswith("not done: items or pages by their place") and repr(said) in w for w in plan.warnings
+    )
+    assert all("limit" not in s.parameters and s.parameters.get("max_pages", 5) == 5 for s in plan.steps), (
+        plan
+    )
+
+
+def test_a_count_of_comments_beside_points_is_no_request_for_comments(registry):
+    """ "articles with at least 50 points and 10 comments": the articles (not their comments), the
+    count the plan does not use quoted."""
+    plan = plan_with_rules("articles with at least 50 points and 10 comments", SHOP, registry).plan
+    assert [s.parameters.get("kind") for s in plan.steps if s.tool == "extraction.articles_generic"] == [
+        "any"
+    ]
+    assert any(w.startswith("not understood") and "'10'" in w for w in plan.warnings), plan.warnings

@@ -150,11 +150,15 @@ def read_comments_wanted(t: Text, facts: list[Fact]) -> None:
         r"\b(?:comments|comment thread|discussion|komentarze|komentarzy|kommentare|replies|odpowiedzi|antworten|"
         r"reviews|customer reviews|opinie|opinii|recenzje|recenzji|bewertungen|rezensionen|kundenbewertungen)\b"
     )
-    if m and not re.search(
-        r"\b(?:most|more|least|fewest|number of|count of|by|najwięcej|najmniej|liczb\w*|meisten|wenigsten|anzahl|nach)"
-        r"\s+(?:der\s+|of\s+(?:the\s+)?)?$",
-        t.original[max(0, m.start() - 20) : m.start()],
-        re.I,
+    if (
+        m
+        and not after_a_count(t.original, m.start())
+        and not re.search(
+            r"\b(?:most|more|least|fewest|number of|count of|by|najwięcej|najmniej|liczb\w*|meisten|wenigsten|anzahl|nach)"
+            r"\s+(?:der\s+|of\s+(?:the\s+)?)?$",
+            t.original[max(0, m.start() - 20) : m.start()],
+            re.I,
+        )
     ):
         facts.append(Fact("item_kind", "comments", m.start(), m.group(0)))
 

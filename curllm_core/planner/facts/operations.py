@@ -659,6 +659,15 @@ REFUSALS: list[tuple[str, str]] = [
         "keeping only the items of a time span: curllm reads the dates the page shows, it does not filter by them",
     ),
     (
+        r"(?:the\s+)?(?:last|final|ostatni\w*|letzte\w*)\s+(?:\d+|two|three|four|five|ten|dwa|dwie|trzy|cztery|"
+        r"pięć|dziesięć|zwei|drei|vier|fünf|zehn)(?!\s*(?:days?|hours?|weeks?|months?|years?|dni|godzin\w*|"
+        r"tygodni\w*|miesięcy|lat|tage\w*|stunden|wochen|monate\w*|jahre\w*)\b)|"
+        r"(?:except|apart\s+from|other\s+than|oprócz|oprocz|z\s+wyjątkiem|z\s+wyjatkiem|poza|außer|ausser|bis\s+auf)\s+"
+        r"(?:the\s+|den\s+|dem\s+|die\s+|des\s+)?(?:first|last|pierwsz\w*|ostatni\w*|erste\w*|letzte\w*)"
+        r"(?:\s+(?:\d+|one|two|three|dwa|trzy|zwei|drei))?(?:\s+(?:one|ones|items?|products?|results?|produkt\w*|wynik\w*))?",
+        "items or pages by their place from the end, or all but some: curllm counts from the first (ask for the first N)",
+    ),
+    (
         r"install\w*|instaluj\w*|zainstaluj\w*|download\s+and\s+run|pobierz\s+i\s+uruchom",
         "installing software is not something curllm does",
     ),
