@@ -847,3 +847,41 @@ def test_a_count_of_comments_beside_points_is_no_request_for_comments(registry):
         "any"
     ]
     assert any(w.startswith("not understood") and "'10'" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    "instruction, said",
+    [
+        ("the average price per category", "per category"),
+        ("how many products per brand", "per brand"),
+        ("średnia cena w każdej kategorii", "w każdej kategorii"),
+        ("Durchschnittspreis je Marke", "je Marke"),
+    ],
+)
+def test_a_figure_for_each_group_is_named_as_not_done(registry, instruction, said):
+    """A figure for each group ("the average price per category"): no step gives one, so it is named
+    as not done and the one figure over all the items is what comes back; never one item of each
+    group first (the figure of those would answer something else in silence)."""
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert any(w.startswith("not done: a figure for each group") and repr(said) in w for w in plan.warnings)
+    assert "validation.per_group" not in [s.tool for s in plan.steps]
+
+
+@pytest.mark.parametrize(
+    "instruction, field",
+    [
+        ("stories without comments", "comments"),
+        ("posty bez komentarzy", "comments"),
+        ("Beiträge ohne Kommentare", "comments"),
+        ("products with no reviews", "reviews"),
+        ("produkty bez opinii", "reviews"),
+    ],
+)
+def test_items_without_comments_or_reviews_are_those_with_none(registry, instruction, field):
+    """ "without comments", "bez opinii", "ohne Kommentare": the items with none (an item that shows no
+    count kept), never the comments themselves, never the word dropped."""
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert steps_of(plan, "validation.filter_number") == [
+        {"field": field, "at_most": 0, "keep_missing": True, "key": plan.expected_output}
+    ]
+    assert all(s.parameters.get("kind") != "comments" for s in plan.steps)

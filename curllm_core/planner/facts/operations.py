@@ -130,6 +130,13 @@ def _numbers(t: Text, facts: list[Fact]) -> None:
                 (m.start(), {"field": _field_of(m), bound: _num(m.group(m.lastindex or 0))}, _said(t, m))
             )
             t.mask(m.start(), m.end())
+    # "posts without comments", "produkty bez opinii", "Produkte ohne Bewertungen", "with no reviews":
+    # none of them (an item that shows no count has none to show)
+    for m in t.finditer(
+        rf"(?<!\w)(?:without(?:\s+any)?|with\s+no|with\s+zero|bez|ohne|keine?n?)\s+(?:{_NUMBER_FIELD})(?!\w)"
+    ):
+        found.append((m.start(), {"field": _field_of(m), "at_most": 0, "keep_missing": True}, _said(t, m)))
+        t.mask(m.start(), m.end())
     if found:
         found.sort(key=lambda f: f[0])
         facts.append(
@@ -456,6 +463,29 @@ def _group(t: Text, facts: list[Fact]) -> None:
         value["each"] = int(many.group(1))
         t.mask(at, at + len(many.group(1)))
         start = min(start, at)
+    if (
+        value["pick"] == "first"
+        and "each" not in value
+        and not one
+        and any(f.kind == "op_aggregate" for f in facts)
+    ):
+        # "the average price per category", "how many products per brand": a figure for each group,
+        # which no step gives (one item of each group, then one figure over them, would answer else).
+        said = t.original[start : m.end()]
+        why = "a figure for each group: curllm gives one figure over all the items"
+        refused = next((f for f in facts if f.kind == "refused"), None)
+        entries = (*(refused.value if refused is not None else ()), (said, why))
+        facts[:] = [f for f in facts if f is not refused]
+        facts.append(
+            Fact(
+                "refused",
+                entries,
+                min(start, refused.start) if refused else start,
+                refused.text if refused else said,
+            )
+        )
+        t.mask(m.start(), m.end())
+        return
     facts.append(Fact("op_group", value, start, t.original[start : m.end()]))
     t.mask(m.start(), m.end())
 
