@@ -16,7 +16,7 @@ from .facts import ACTIONS, Facts
 from .facts.base import Text, negated
 from .ledger import fact_spans, tokens
 from .memo import memo, trigger_rx
-from .wanted import KIND_WORDS, RECORD_NOUNS
+from .wanted import KIND_WORDS, RECORD_NOUNS, RESULT_WORDS
 
 _STATIC_WORDS: dict[str, tuple[re.Pattern, frozenset[str]]] = {}
 #: The static words' places in the last instruction read (the ledger reads it twice).
@@ -31,7 +31,12 @@ def _static_words(registry: Registry) -> tuple[re.Pattern, frozenset[str]]:
     key = registry.fingerprint
     if key not in _STATIC_WORDS:
         # Whole words only: a field word's inflections are in its pattern ("Imagex" is no "image").
-        patterns = [*KIND_WORDS.values(), RECORD_NOUNS, *(rf"\b(?:{rx})\b" for rx in FIELD_WORDS.values())]
+        patterns = [
+            *KIND_WORDS.values(),
+            RECORD_NOUNS,
+            RESULT_WORDS,
+            *(rf"\b(?:{rx})\b" for rx in FIELD_WORDS.values()),
+        ]
         patterns += [rx.pattern for rx in (EACH_ITEM, PER_ITEM, ALL_ITEMS, DETAILS, WITH_FIELD)]
         patterns += [rf"(?<![\w-])(?:{rx})(?![\w-])" for rx in DETAIL_FIELDS.values()]
         words: set[str] = set()

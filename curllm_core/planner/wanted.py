@@ -129,7 +129,7 @@ def wanted_kind(instruction: str, facts: Facts, registry: Registry) -> tuple[str
         # Bare "results" ("the first 5 results", "wyniki", "Treffer") are what a search gave: the
         # organic results (articles: title, url, snippet); with a price to filter by, a shop's offers.
         hit = next(
-            (x for x in re.finditer(_RESULTS, instruction, re.I) if not inside(x.start(), lists)), None
+            (x for x in re.finditer(RESULT_WORDS, instruction, re.I) if not inside(x.start(), lists)), None
         )
         hit = hit or next(
             (
@@ -153,4 +153,4 @@ _ONE_PRODUCT = (
     r"\b(?:dieses|diesem|dieser)\s+produkt\w*|\bprodukt(?:seite|details)\b"
 )
 #: Results with no word for what they are.
-_RESULTS = r"\b(?:results?|hits|wynik(?:i|ów|ow)?|treffer|ergebnisse?)\b"
+RESULT_WORDS = r"\b(?:results?|hits|wynik(?:i|ów|ow)?|treffer|ergebnisse?)\b"

@@ -262,6 +262,9 @@ def test_words_the_plan_does_not_use_are_quoted(registry, instruction, quoted):
         "zeige mir bitte alle Produkte auf dieser Seite",
         "could you please list the 5 cheapest products here",
         "don't buy anything, list the products",
+        # bare results, by their word alone
+        "die ersten 5 Ergebnisse",
+        "pierwsze 3 strony wyników",
     ],
 )
 def test_an_instruction_made_only_of_understood_words_has_no_warning(registry, instruction):
