@@ -97,16 +97,16 @@ async def sightings(page: Any, manifests: list[Manifest]) -> dict[str, Sighting]
 
 async def _count_on_page(page: Any, groups: list[list[str]]) -> list[list[int]] | None:
     """`_COUNT_JS` on the live page. A page still navigating (a form's submit that lands after the
-    step that sent it: "Execution context was destroyed") is asked again once it has loaded; None
-    when it still cannot answer."""
-    for attempt in range(2):
+    step that sent it: "Execution context was destroyed") is asked again once it has loaded, up to
+    `_ASKS` times; None when it still cannot answer."""
+    for attempt in range(_ASKS):
         try:
             counts: list[list[int]] = await page.evaluate(_COUNT_JS, groups)
             return counts
         except Exception as e:  # noqa: BLE001 - playwright's Error, imported only at the edges
             if not _NAVIGATING_RE.search(str(e)):
                 raise
-            if attempt:
+            if attempt == _ASKS - 1:
                 return None
             with contextlib.suppress(Exception):
                 await page.wait_for_load_state("load", timeout=5000)
@@ -114,6 +114,7 @@ async def _count_on_page(page: Any, groups: list[list[str]]) -> list[list[int]] 
 
 
 _NAVIGATING_RE = re.compile(r"context was destroyed|navigat", re.IGNORECASE)
+_ASKS = 3  # a page asked this often while it keeps navigating (a redirect after the submit's landing)
 
 
 def _count_in_html(html: str, groups: list[list[str]]) -> list[list[int]]:

@@ -172,14 +172,21 @@ class NavigatingPage:
 
 
 @pytest.mark.browser
-async def test_a_page_that_navigates_during_the_markup_call_is_asked_again(page, registry):
+async def test_a_page_that_navigates_during_the_markup_call_is_asked_again(page, registry, tmp_path):
     """The page navigates while its markup is counted ("Execution context was destroyed"): it is asked
     again once loaded, and the tool its new document's markup calls for is chosen; a page that keeps
     leaving leaves the planned tool (no choice), never an error."""
     await page.goto((SITE / "en-shop.html").as_uri())
-    ceneo = realpage("ceneo_search_canon.html").as_uri()
-    choice = await choose(NavigatingPage(page, ceneo), registry, registry.resolve("products_generic"), {})
+    rows = "".join(
+        f'<div class="cat-prod-row js_category-list-item"><a href="/p/{i}">Aparat {i}</a> {i}99 zł</div>'
+        for i in range(3)
+    )
+    landing = tmp_path / "landing.html"  # a small page in a site tool's markup: loaded at once
+    landing.write_text(f"<html><body>{rows}</body></html>", encoding="utf-8")
+    choice = await choose(
+        NavigatingPage(page, landing.as_uri()), registry, registry.resolve("products_generic"), {}
+    )
     assert choice is not None and choice.chosen == "extraction.products_ceneo"
     await page.goto((SITE / "en-shop.html").as_uri())
-    leaving = NavigatingPage(page, (SITE / "table.html").as_uri(), times=2)
+    leaving = NavigatingPage(page, (SITE / "table.html").as_uri(), times=3)
     assert await choose(leaving, registry, registry.resolve("products_generic"), {}) is None

@@ -1159,7 +1159,9 @@ def test_a_long_instruction_plans_in_bounded_time(registry, shape):
         return time.process_time() - started
 
     cpu_seconds(100)  # what is built once (vocabularies, compiled patterns) is not the text's cost
-    short, long = cpu_seconds(MAX_INSTRUCTION_CHARS // 4), cpu_seconds(MAX_INSTRUCTION_CHARS)
+    # The lesser of two runs each: a garbage collection inside one run is not the text's cost either.
+    short = min(cpu_seconds(MAX_INSTRUCTION_CHARS // 4) for _ in range(2))
+    long = min(cpu_seconds(MAX_INSTRUCTION_CHARS) for _ in range(2))
     assert long < 5  # well under a second on a quiet machine
     assert long < 0.2 or long < 8 * short, (short, long)
 
