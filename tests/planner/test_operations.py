@@ -73,6 +73,10 @@ def steps_of(plan, tool: str) -> list[dict]:
             "validation.filter_text",
             {"starts_with": "Bosch", "exclude": True},
         ),
+        # a maker's name left out, unquoted ("except Samsung", "oprócz Philipsa", "außer Bosch")
+        ("all products except Samsung", "validation.filter_text", {"word": "Samsung", "exclude": True}),
+        ("produkty oprócz Philipsa", "validation.filter_text", {"word": "Philipsa", "exclude": True}),
+        ("alle Produkte außer Bosch", "validation.filter_text", {"word": "Bosch", "exclude": True}),
         ("posts submitted by pg", "validation.filter_text", {"field": "author", "equals": "pg"}),
         (
             "wpisy napisane przez kowalski",
@@ -888,3 +892,18 @@ def test_items_without_comments_or_reviews_are_those_with_none(registry, instruc
         {"field": field, "at_most": 0, "keep_missing": True, "key": plan.expected_output}
     ]
     assert all(s.parameters.get("kind") != "comments" for s in plan.steps)
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "products in stock or on sale",
+        "produkty dostępne lub w promocji",
+        "Produkte auf Lager oder im Angebot",
+    ],
+)
+def test_either_of_two_flags_is_named_as_not_done(registry, instruction):
+    """Two flags joined by "or": the flag step keeps the items that meet both, which is said, never
+    done in silence as if "and" was asked."""
+    plan = plan_with_rules(instruction, SHOP, registry).plan
+    assert any(w.startswith("not done: either of two conditions") for w in plan.warnings), plan.warnings

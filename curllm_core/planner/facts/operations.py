@@ -256,6 +256,14 @@ def _text(t: Text, facts: list[Fact], kind_is_links: bool, quoted: list[tuple[in
         without = m.group(1).lower() in ("without", "bez", "ohne")
         found.append((m.start(), _matching("contains", value, without), _said(t, m)))
         t.mask(m.start(), m.end())
+    # "all products except Samsung", "oprócz Philipsa", "außer Bosch": a name the items' names must
+    # not hold as a word (not after "ohne": German nouns are capitalised, "ohne Versandkosten")
+    for m in t.finditer(
+        r"(?<!\w)(?:except(?:\s+for)?|excluding|but\s+not|other\s+than|z\s+wyjątkiem|z\s+wyjatkiem|oprócz|oprocz|"
+        r"außer|ausser|ausgenommen)\s+(?-i:([A-Z][\w.+-]*))(?!\w)"
+    ):
+        found.append((m.start(), _matching("word", m.group(1), True), _said(t, m)))
+        t.mask(m.start(), m.end())
     # "excluding 'refurbished'", "except 'outlet'", "z wyjątkiem 'outlet'", "außer 'B-Ware'": a
     # quoted term the items' names must not contain
     for m in t.finditer(
@@ -292,7 +300,8 @@ def _denied(t: Text, pos: int) -> bool:
 
 
 def _matching(how: str, value: str, exclude: bool) -> dict:
-    """A match of the items' names (``contains``, ``starts_with``), kept or (``exclude``) left out."""
+    """A match of the items' names (``contains``, ``starts_with``, a ``word``), kept or (``exclude``)
+    left out."""
     return {"field": "name", how: value, **({"exclude": True} if exclude else {})}
 
 
@@ -370,6 +379,11 @@ def _flags(t: Text, facts: list[Fact]) -> None:
         t.mask(m.start(), m.end())
     if wanted and first:
         facts.append(Fact("op_flags", wanted, first[0], first[1]))
+        either = t.search(r"(?<!\w)(?:or|lub|albo|oder)(?!\w)")
+        if len(wanted) > 1 and either is not None:
+            # "in stock or on sale": either condition, where the flag step keeps the items that meet all
+            why = "either of two conditions: the plan keeps the items that meet both"
+            _refuse(facts, t.original[first[0] : either.end()], why, first[0])
 
 
 # --- distinct, groups, aggregates ---------------------------------------------------------------------
@@ -471,19 +485,8 @@ def _group(t: Text, facts: list[Fact]) -> None:
     ):
         # "the average price per category", "how many products per brand": a figure for each group,
         # which no step gives (one item of each group, then one figure over them, would answer else).
-        said = t.original[start : m.end()]
         why = "a figure for each group: curllm gives one figure over all the items"
-        refused = next((f for f in facts if f.kind == "refused"), None)
-        entries = (*(refused.value if refused is not None else ()), (said, why))
-        facts[:] = [f for f in facts if f is not refused]
-        facts.append(
-            Fact(
-                "refused",
-                entries,
-                min(start, refused.start) if refused else start,
-                refused.text if refused else said,
-            )
-        )
+        _refuse(facts, t.original[start : m.end()], why, start)
         t.mask(m.start(), m.end())
         return
     facts.append(Fact("op_group", value, start, t.original[start : m.end()]))
@@ -698,6 +701,13 @@ REFUSALS: list[tuple[str, str]] = [
         "items or pages by their place from the end, or all but some: curllm counts from the first (ask for the first N)",
     ),
     (
+        r"(?:(?:the|die|der|das)\s+)?(?:[^\W\d_]+\s+)?\d+(?:[.,]\d+)?\s*(?:%|percent|procent\w*|prozent)\s+(?:(?:of|z|ze|der|von)\s+)?"
+        r"(?:the\s+|all\s+|wszystkich\s+|aller\s+)?"
+        r"(?:products?|items?|offers?|results?|stories|articles?|posts?|links?|produkt\w*|ofert\w*|wynik\w*|artyku\w*|"
+        r"angebot\w*|ergebnis\w*|artikel\w*|beitr\w*)",
+        "a share of the items: curllm counts items, never a percentage of them",
+    ),
+    (
         r"install\w*|instaluj\w*|zainstaluj\w*|download\s+and\s+run|pobierz\s+i\s+uruchom",
         "installing software is not something curllm does",
     ),
@@ -736,6 +746,15 @@ def _refusals(t: Text, facts: list[Fact]) -> None:
     if found:
         found.sort()
         facts.append(Fact("refused", tuple((said, why) for _, said, why in found), found[0][0], found[0][1]))
+
+
+def _refuse(facts: list[Fact], said: str, why: str, start: int) -> None:
+    """Add what was asked (``said``) and why it is not done to the instruction's refusals."""
+    refused = next((f for f in facts if f.kind == "refused"), None)
+    entries = (*(refused.value if refused is not None else ()), (said, why))
+    facts[:] = [f for f in facts if f is not refused]
+    at = min(start, refused.start) if refused is not None else start
+    facts.append(Fact("refused", entries, at, refused.text if refused is not None else said))
 
 
 def read_operations(t: Text, facts: list[Fact], quoted: list[tuple[int, int, str]]) -> None:
