@@ -915,6 +915,22 @@ def page_base(tree: LexborHTMLParser, url: str, fallback: str | None = None) -> 
     return url
 
 
+#: Elements a script makes links of (a card with ``role="link"`` and ``data-href``, an app's
+#: ``data-url``): where a record has no ``<a>``, the address it opens.
+SCRIPT_LINKS = "[data-href], [data-url]"
+
+
+def address(link: LexborNode) -> str:
+    """Where a link leads: its ``href``, or the address a script opens (`SCRIPT_LINKS`)."""
+    attrs = link.attributes
+    return (
+        (attrs.get("href") if link.tag in ("a", "area") else None)
+        or attrs.get("data-href")
+        or attrs.get("data-url")
+        or ""
+    ).strip()
+
+
 def absolute_url(href: str | None, base: str) -> str | None:
     """``href`` resolved against ``base``; None for empty, in-page (#...) and non-web links."""
     if not href:

@@ -15,9 +15,11 @@ from selectolax.lexbor import LexborNode
 
 from ...text import collapse_space
 from ._html import (
+    SCRIPT_LINKS,
     ClassWords,
     HiddenIndex,
     absolute_url,
+    address,
     parse_count,
     visible_text,
 )
@@ -222,22 +224,6 @@ def _scope(member: LexborNode, members: set[int], titled: set[int]) -> list[Lexb
 def _one_word_title(text: str) -> bool:
     """A title of one word or a reference ("Iliad", "owner/repo"): letters, not a count or a date."""
     return 2 <= len(text) <= 80 and bool(re.search(r"[^\W\d_]", text)) and not _meta_text(text)
-
-
-#: Elements a script makes links of (a card with ``role="link"`` and ``data-href``, an app's
-#: ``data-url``): where a record has no ``<a>``, the address it opens.
-SCRIPT_LINKS = "[data-href], [data-url]"
-
-
-def address(link: LexborNode) -> str:
-    """Where a link leads: its ``href``, or the address a script opens (`SCRIPT_LINKS`)."""
-    attrs = link.attributes
-    return (
-        (attrs.get("href") if link.tag in ("a", "area") else None)
-        or attrs.get("data-href")
-        or attrs.get("data-url")
-        or ""
-    ).strip()
 
 
 def _target(link: LexborNode, scripts: bool = False, people: bool = False) -> bool:

@@ -53,9 +53,11 @@ from ...errors import BadParams
 from ...tool import ToolContext, require_page
 from ._html import (
     GLUE_TAGS,
+    SCRIPT_LINKS,
     HiddenIndex,
     PageShare,
     absolute_url,
+    address,
     apply_limit,
     colspan,
     page_base,
@@ -82,7 +84,6 @@ from ._parse_memo import document_order, remembering
 from ._record_fields import (
     _BLOCK_TEXT_TAGS,
     _HEADINGS,
-    SCRIPT_LINKS,
     _author,
     _children,
     _comments,
@@ -107,7 +108,6 @@ from ._record_fields import (
     _text,
     _title_link,
     _unwrap,
-    address,
 )
 
 REPEATED_LABEL = 3  # links with the same words: an action every record carries

@@ -69,9 +69,11 @@ from ...tool import ToolContext, require_page
 from . import _price_roles as roles
 from . import _product_names as names
 from ._html import (
+    SCRIPT_LINKS,
     HiddenIndex,
     PageShare,
     absolute_url,
+    address,
     apply_limit,
     classes,
     colspan,
@@ -328,25 +330,14 @@ def _decoy_factor(node: LexborNode, memo: dict[int, float], share: PageShare | N
     return memo.get(node.mem_id, factor)
 
 
-#: What leads to a product's page: a link, or an element a script makes one (a card with
-#: ``role="link"`` and ``data-href``, an app's ``data-url``).
-_LINK_QUERY = "a[href], [data-href], [data-url]"
-
-
-def _target_of(node: LexborNode) -> str:
-    attrs = node.attributes
-    return (
-        (attrs.get("href") if node.tag == "a" else None)
-        or attrs.get("data-href")
-        or attrs.get("data-url")
-        or ""
-    )
+#: What leads to a product's page: a link, or an element a script makes one (`_html.SCRIPT_LINKS`).
+_LINK_QUERY = f"a[href], {SCRIPT_LINKS}"
 
 
 def _qualifies(member: LexborNode, price_len: int) -> bool:
     """A block that can be a product: it holds a link (or is one, or a script's link: `_LINK_QUERY`)
     and text besides its price."""
-    if not _target_of(member) and member.css_first(_LINK_QUERY) is None:
+    if not address(member) and member.css_first(_LINK_QUERY) is None:
         return False
     return len(member.text(deep=True, strip=True)) >= price_len + 8
 
@@ -701,10 +692,10 @@ def _main_url(member: LexborNode, base: str) -> tuple[str | None, list[LexborNod
     links = [member] if member.tag == "a" and member.attributes.get("href") else []
     links += member.css("a[href]") if member.tag != "a" else []
     if not links:  # no link at all: the element a script opens the product from (`_LINK_QUERY`)
-        links = [n for n in member.css(_LINK_QUERY) if _target_of(n)]
+        links = [n for n in member.css(_LINK_QUERY) if address(n)]
     by_href: dict[str, list[LexborNode]] = defaultdict(list)
     for link in links:
-        href = _target_of(link).strip()
+        href = address(link).strip()
         if (
             href
             and not href.startswith("#")
